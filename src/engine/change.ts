@@ -1,0 +1,34 @@
+// What a task's plan returns: data, never an action. `--check --diff` prints exactly this,
+// and tests assert exactly this.
+
+export type ChangeKind = 'create' | 'update' | 'delete' | 'run';
+
+export interface NoChange {
+  readonly kind: 'none';
+  /** Why nothing is needed, e.g. "content and mode already match". */
+  readonly reason: string;
+}
+
+export interface PendingChange<P = unknown> {
+  readonly kind: ChangeKind;
+  /** One line for the report: "write /etc/motd (mode 0644)". */
+  readonly summary: string;
+  /** Unified diff for file changes (before -> after), when the content is text. */
+  readonly diff?: string;
+  /** Whatever apply needs, computed by plan (content to write, units to restart...). */
+  readonly payload: P;
+}
+
+export interface SkipChange {
+  readonly kind: 'skip';
+  readonly reason: string;
+}
+
+export type Change<P = unknown> = NoChange | PendingChange<P> | SkipChange;
+
+export const noChange = (reason: string): NoChange => ({ kind: 'none', reason });
+export const skip = (reason: string): SkipChange => ({ kind: 'skip', reason });
+
+export function isPending<P>(change: Change<P>): change is PendingChange<P> {
+  return change.kind !== 'none' && change.kind !== 'skip';
+}

@@ -1,0 +1,22 @@
+// A fact is a named, typed read of remote state: a shell snippet and a pure parser.
+// The engine concatenates every fact a role needs on a host into ONE remote script, cuts the
+// output back into sections by marker, and hands each section to its parser.
+import type { ShellCommand } from '../ssh/quote.js';
+
+export interface Fact<T> {
+  /**
+   * Cache key, unique per meaning, e.g. "file:/etc/motd" or "os-release". Two tasks that
+   * declare the same key share one read. Changes invalidate facts by key or key prefix.
+   */
+  readonly key: string;
+  /** Runs under `sh` (as root when `become`); its stdout is this fact's section. */
+  readonly script: ShellCommand;
+  /** Needs root to read (e.g. files under /etc/kubernetes/pki). */
+  readonly become?: boolean;
+  /** Pure: section stdout and the snippet's exit code in, typed value out. Throws on garbage. */
+  parse(stdout: string, exitCode: number): T;
+}
+
+export type FactMap = Readonly<Record<string, Fact<unknown>>>;
+
+export type FactValues<M extends FactMap> = { readonly [K in keyof M]: M[K] extends Fact<infer T> ? T : never };

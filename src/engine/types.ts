@@ -1,0 +1,89 @@
+// The shapes a playbook is made of. The engine knows nothing about Kubernetes: roles bring
+// that knowledge as tasks that check (facts), plan (pure), apply (side effects) and verify.
+import type { Connection } from '../ssh/connection.js';
+import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
+import type { Change, PendingChange } from './change.js';
+import type { FactMap, FactValues } from './fact.js';
+
+/** What a task may read about the host it plans for. Pure data, no I/O. */
+export interface HostContext {
+  readonly host: HostSettings;
+  readonly inventory: Inventory;
+  /** host.vars merged over the role's defaults. */
+  readonly vars: Vars;
+  /** Values published by earlier tasks or plays for this run (e.g. generated certificates). */
+  readonly shared: ReadonlyMap<string, unknown>;
+}
+
+/** What apply gets besides the change: the one door to the host, and a way to log. */
+export interface ApplyContext extends HostContext {
+  readonly connection: Connection;
+  readonly signal: AbortSignal;
+  log(message: string): void;
+  /** Publish a value for later tasks of this run (visible in HostContext.shared). */
+  publish(key: string, value: unknown): void;
+}
+
+export interface Task<M extends FactMap = FactMap, P = unknown> {
+  readonly name: string;
+  readonly tags?: readonly string[];
+  /** Facts this task reads; gathered in one batch with the rest of the role's. */
+  facts(ctx: HostContext): M;
+  /** Pure: facts and desired state in, a Change out. No I/O, no clock, no randomness. */
+  plan(facts: FactValues<M>, ctx: HostContext): Change<P>;
+  /** The only code with side effects; never called in check mode. */
+  apply(change: PendingChange<P>, ctx: ApplyContext): Promise<void>;
+  /**
+   * After apply, the engine re-gathers this task's facts and re-plans: the plan must be "none"
+   * or the task fails as not converged. Set false for tasks whose plan cannot reach "none"
+   * right after apply (e.g. a command that starts something asynchronous); then `check`
+   * may do a custom verification.
+   */
+  readonly verify?: boolean | ((ctx: ApplyContext) => Promise<void>);
+  /** Handler names to run (once, at the end of the role) if this task changed something. */
+  readonly notify?: readonly string[];
+  /**
+   * Fact keys (exact, or prefixes ending in "*") that apply makes stale besides this task's
+   * own facts, e.g. "systemd:*" after a daemon-reload.
+   */
+  readonly invalidates?: readonly string[];
+}
+
+/** Any task, whatever its facts and payload: roles hold heterogeneous lists. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTask = Task<any, any>;
+
+export interface Handler {
+  readonly name: string;
+  run(ctx: ApplyContext): Promise<void>;
+}
+
+export interface Role {
+  readonly name: string;
+  /** Defaults for vars; cluster, group and host vars override them. */
+  readonly defaults?: Vars;
+  readonly tags?: readonly string[];
+  readonly tasks: readonly AnyTask[];
+  readonly handlers?: readonly Handler[];
+  /** Folder of the role's templates (absolute), when it renders any. */
+  readonly templateDir?: string;
+}
+
+export interface Play {
+  readonly name: string;
+  /** Host selector: "all", group names, host names or globs, comma separated or a list. */
+  readonly hosts: string | readonly string[];
+  readonly roles: readonly Role[];
+  /** Batch size: a number of hosts or a percentage ("30%"); default all at once. */
+  readonly serial?: number | `${number}%`;
+  /** Abort the play when more than this percentage of its hosts failed (default 100: never). */
+  readonly maxFailPercentage?: number;
+  /** Stop every host of the run when any host of this play fails. */
+  readonly anyErrorsFatal?: boolean;
+}
+
+export interface Playbook {
+  readonly name: string;
+  readonly description: string;
+  readonly plays: readonly Play[];
+}

@@ -1,0 +1,85 @@
+// The effective configuration: what an inventory means once every default is filled in.
+// Everything downstream (SSH, engine, roles, `kcluster config`) reads only this shape.
+
+export type HostRole = 'control-plane' | 'worker' | 'etcd';
+
+export type Vars = Record<string, unknown>;
+
+export interface BecomeSettings {
+  /** Elevate to root for remote commands. Implied false when `user` is root. */
+  readonly enabled: boolean;
+  readonly method: 'sudo';
+  /** Name of the environment variable holding the sudo password, if one is needed. */
+  readonly passwordEnv?: string;
+}
+
+export interface SshEndpoint {
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+  /** Private key file (absolute path, ~ expanded). */
+  readonly keyFile?: string;
+  /** Environment variable holding the key's passphrase. */
+  readonly keyPassphraseEnv?: string;
+  /** Use the ssh-agent at $SSH_AUTH_SOCK. */
+  readonly agent: boolean;
+  /** Environment variable holding a login password (discouraged; keys preferred). */
+  readonly passwordEnv?: string;
+}
+
+export interface HostSettings {
+  readonly name: string;
+  readonly ssh: SshEndpoint;
+  readonly become: BecomeSettings;
+  /** Jump host: connections to this host are forwarded through the bastion's connection. */
+  readonly bastion?: SshEndpoint & { readonly name: string };
+  readonly roles: readonly HostRole[];
+  /** Merged vars: role defaults < cluster vars < group vars < host vars. */
+  readonly vars: Vars;
+  /** Where this host is defined, for error messages: "inventory.yaml:14:5". */
+  readonly source: string;
+}
+
+export interface ApiEndpoint {
+  /** Load balancer address; when absent, every node runs a local proxy to the control planes. */
+  readonly host?: string;
+  readonly port: number;
+}
+
+export interface ArtifactSource {
+  readonly kind: 'release' | 'bundle';
+  /** Directory or tarball, for kind "bundle". */
+  readonly bundle?: string;
+}
+
+export interface ClusterSettings {
+  readonly name: string;
+  readonly kubernetesVersion: string;
+  readonly podCIDR: string;
+  readonly serviceCIDR: string;
+  readonly clusterDomain: string;
+  readonly apiEndpoint: ApiEndpoint;
+  readonly containerRuntime: 'containerd' | 'docker';
+  readonly cni: 'flannel' | 'none';
+  readonly artifacts: ArtifactSource;
+}
+
+export interface SshDefaults {
+  readonly connectTimeoutMs: number;
+  readonly keepaliveIntervalMs: number;
+  readonly connectRetries: number;
+  /** Extra known_hosts file named in the inventory (checked besides ~/.ssh/known_hosts). */
+  readonly knownHostsFile?: string;
+}
+
+export interface Inventory {
+  /** Absolute path of the inventory file. */
+  readonly file: string;
+  readonly cluster: ClusterSettings;
+  readonly ssh: SshDefaults;
+  /** Controller state folder: CA keys, pinned host keys, logs (default ~/.kcluster/<cluster>). */
+  readonly stateDir: string;
+  readonly hosts: readonly HostSettings[];
+  /** Group name -> host names; built-in groups: all, control-plane, worker, etcd. */
+  readonly groups: Readonly<Record<string, readonly string[]>>;
+}

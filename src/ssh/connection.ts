@@ -1,0 +1,96 @@
+// The one door to a host. Everything that reads or changes a machine goes through a
+// Connection, so that every round trip and byte is counted and every command is quoted.
+import type { ShellCommand } from './quote.js';
+
+export interface ExecOptions {
+  /** Fed on the command's stdin (secrets travel here, never in argv). */
+  readonly stdin?: string | Buffer;
+  /** Run as root through the host's become method (sudo); no-op when already root. */
+  readonly become?: boolean;
+  /** Abort the command (and fail) after this long. */
+  readonly timeoutMs?: number;
+  /** A short label for logs and counters, e.g. "facts:demo" or "task:write motd". */
+  readonly label?: string;
+}
+
+export interface ExecResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly durationMs: number;
+}
+
+export interface WriteFileOptions {
+  /** Octal mode such as 0o644. */
+  readonly mode: number;
+  readonly owner?: string;
+  readonly group?: string;
+  readonly become?: boolean;
+  /** Create the parent directory (mode 0755) when missing. */
+  readonly mkdirParents?: boolean;
+  readonly label?: string;
+}
+
+export interface ConnectionStats {
+  /** Commands and transfers started on this host (each costs one network round trip or more). */
+  roundTrips: number;
+  bytesSent: number;
+  bytesReceived: number;
+}
+
+export interface Connection {
+  /** Inventory name of the host, used to prefix every message. */
+  readonly host: string;
+  readonly stats: ConnectionStats;
+  exec(command: ShellCommand, options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Write a file atomically: a temp file in the same directory gets the content, mode and
+   * owner, is flushed, then renamed over the target. Content travels on stdin or SFTP.
+   */
+  writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A command that ran but exited non-zero, with what a person needs to act on it. */
+export class RemoteCommandError extends Error {
+  constructor(
+    readonly host: string,
+    readonly command: string,
+    readonly result: ExecResult,
+    readonly label?: string,
+  ) {
+    const tail = result.stderr.trim().split('\n').slice(-8).join('\n');
+    super(
+      `${host}: command${label ? ` (${label})` : ''} exited ${result.code}: ${abbreviate(command)}` +
+        (tail ? `\n${tail}` : ''),
+    );
+    this.name = 'RemoteCommandError';
+  }
+}
+
+/** The host could not be reached or the connection broke. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly host: string,
+    message: string,
+  ) {
+    super(`${host}: unreachable: ${message}`);
+    this.name = 'UnreachableError';
+  }
+}
+
+function abbreviate(command: string): string {
+  const oneLine = command.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 200 ? `${oneLine.slice(0, 197)}...` : oneLine;
+}
+
+/** Throw RemoteCommandError unless the command exited 0. */
+export async function execChecked(
+  connection: Connection,
+  command: ShellCommand,
+  options: ExecOptions = {},
+): Promise<ExecResult> {
+  const result = await connection.exec(command, options);
+  if (result.code !== 0) throw new RemoteCommandError(connection.host, command.text, result, options.label);
+  return result;
+}
