@@ -1,0 +1,16 @@
+// What every CLI command gets: its streams, environment and a way to set the exit code.
+// Commands never call process.exit: main() returns the code so the library stays testable.
+import type { Writable } from 'node:stream';
+
+export interface CliContext {
+  readonly stdout: Writable & { isTTY?: boolean; columns?: number };
+  readonly stderr: Writable & { isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** Interactive prompts are allowed (stdin is a TTY and CI is not set). */
+  readonly interactive: boolean;
+  /** Aborted on SIGINT/SIGTERM. */
+  readonly signal: AbortSignal;
+  /** Set the process exit code; the highest-priority (largest) code set wins. */
+  setExitCode(code: number): void;
+}
