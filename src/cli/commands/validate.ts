@@ -1,0 +1,20 @@
+// `kcluster validate -i FILE`: every inventory problem at once, with its exact position.
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+
+export function registerValidateCommand(program: Command, cli: CliContext): void {
+  program
+    .command('validate')
+    .description('check an inventory and report every problem with its file:line:col')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .action(async (options: { inventory: string }) => {
+      const inventory = await loadInventoryOrReport(cli, options.inventory);
+      if (!inventory) return;
+      const count = (group: string): number => inventory.groups[group]?.length ?? 0;
+      cli.stdout.write(
+        `${options.inventory}: valid (${inventory.hosts.length} hosts: ${count('control-plane')} control planes, ` +
+          `${count('worker')} workers, ${count('etcd')} etcd members)\n`,
+      );
+    });
+}

@@ -1,0 +1,80 @@
+// Read an inventory file: parse YAML keeping positions, validate against the shipped schema,
+// run the semantic checks, and resolve defaults. Every problem is reported, all at once.
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { formatDiagnostic, type Diagnostic } from './diagnostics.js';
+import type { Inventory } from './model.js';
+import type { RawInventory } from './raw-inventory.js';
+import { defaultHomeDir, resolveInventory } from './resolve-inventory.js';
+import { compileInventorySchema, schemaDiagnostics } from './schema-diagnostics.js';
+import { semanticDiagnostics } from './semantic-checks.js';
+import { SourceMap } from './source-map.js';
+
+export { formatDiagnostic, type Diagnostic };
+
+export type InventoryLoadResult =
+  | { readonly ok: true; readonly inventory: Inventory; readonly warnings: Diagnostic[] }
+  | { readonly ok: false; readonly errors: Diagnostic[]; readonly warnings: Diagnostic[] };
+
+export interface LoadInventoryOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly homeDir?: string;
+}
+
+const byPosition = (a: Diagnostic, b: Diagnostic): number => a.line - b.line || a.col - b.col;
+
+function failure(errors: Diagnostic[], warnings: Diagnostic[] = []): InventoryLoadResult {
+  return { ok: false, errors: [...errors].sort(byPosition), warnings: [...warnings].sort(byPosition) };
+}
+
+/** Parse and check inventory text; `file` is used for messages and relative paths. */
+export function parseInventory(text: string, file: string, options: LoadInventoryOptions = {}): InventoryLoadResult {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return failure(
+      doc.errors.map((e) => {
+        const pos = lines.linePos(e.pos[0]);
+        return { file, line: pos.line, col: pos.col, path: '', message: `YAML syntax: ${e.message.split('\n')[0]}`, severity: 'error' as const };
+      }),
+    );
+  }
+  const data: unknown = doc.toJS();
+  const map = new SourceMap(doc, lines);
+  if (data === null || data === undefined) {
+    return failure([{ file, line: 1, col: 1, path: '', message: 'the inventory is empty: it needs at least `hosts:`', severity: 'error' }]);
+  }
+  const validate = compileInventorySchema();
+  if (!validate(data)) {
+    const errors = schemaDiagnostics(validate.errors ?? [], map, file);
+    // Still report duplicates, CIDRs and the like in the same pass, where the shapes allow it.
+    const semantic = semanticDiagnostics(data as RawInventory, undefined, map, file, { tolerant: true });
+    return failure([...errors, ...semantic.filter((d) => d.severity === 'error')], semantic.filter((d) => d.severity === 'warning'));
+  }
+
+  const raw = data as RawInventory;
+  const ctx = { file, env: options.env ?? process.env, homeDir: options.homeDir ?? defaultHomeDir() };
+  const semanticOnly = semanticDiagnostics(raw, undefined, map, file);
+  const inventory = semanticOnly.some((d) => d.severity === 'error') ? undefined : resolveInventory(raw, ctx);
+  const diagnostics = inventory ? semanticDiagnostics(raw, inventory, map, file) : semanticOnly;
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
+  if (!inventory || errors.length > 0) return failure(errors, warnings);
+  const hosts = inventory.hosts.map((host, i) => {
+    const pos = map.value(['hosts', i]);
+    return { ...host, source: `${file}:${pos.line}:${pos.col}` };
+  });
+  return { ok: true, inventory: { ...inventory, hosts }, warnings };
+}
+
+export async function loadInventory(file: string, options: LoadInventoryOptions = {}): Promise<InventoryLoadResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String((error as Error).message);
+    return failure([{ file, line: 1, col: 1, path: '', message: `cannot read the inventory: ${why}`, severity: 'error' }]);
+  }
+  return parseInventory(text, file, options);
+}

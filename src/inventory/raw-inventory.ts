@@ -1,0 +1,51 @@
+// The inventory document as written, once it passed the JSON Schema (shapes mirror
+// inventory.schema.json; every field optional unless the schema requires it).
+import type { HostRole, Vars } from './model.js';
+
+export interface RawSshSettings {
+  readonly user?: string;
+  readonly port?: number;
+  readonly keyFile?: string;
+  readonly agent?: boolean;
+  readonly keyPassphraseEnv?: string;
+  readonly passwordEnv?: string;
+}
+
+export interface RawSshDefaults extends RawSshSettings {
+  readonly knownHostsFile?: string;
+  readonly connectTimeout?: number | string;
+  readonly keepaliveInterval?: number | string;
+  readonly connectRetries?: number;
+}
+
+export type RawBastion =
+  | string
+  | { readonly name?: string; readonly address: string; readonly port?: number; readonly user?: string; readonly keyFile?: string; readonly agent?: boolean };
+
+export interface RawHost extends RawSshSettings {
+  readonly name: string;
+  readonly address: string;
+  readonly become?: boolean | { readonly method?: 'sudo'; readonly passwordEnv?: string };
+  readonly bastion?: RawBastion;
+  readonly roles?: readonly HostRole[];
+  readonly vars?: Vars;
+}
+
+export interface RawInventory {
+  readonly cluster?: {
+    readonly name?: string;
+    readonly kubernetesVersion?: string;
+    readonly podCIDR?: string;
+    readonly serviceCIDR?: string;
+    readonly clusterDomain?: string;
+    readonly apiEndpoint?: { readonly host?: string; readonly port?: number };
+    readonly containerRuntime?: 'containerd' | 'docker';
+    readonly cni?: 'flannel' | 'none';
+    readonly artifacts?: { readonly source?: 'release' | 'bundle'; readonly bundle?: string };
+  };
+  readonly ssh?: RawSshDefaults;
+  readonly stateDir?: string;
+  readonly vars?: Vars;
+  readonly groups?: Readonly<Record<string, { readonly hosts?: readonly string[]; readonly vars?: Vars }>>;
+  readonly hosts: readonly RawHost[];
+}

@@ -1,0 +1,157 @@
+// From a schema-valid document to the effective Inventory: defaults filled in, paths
+// resolved, ssh settings inherited, vars merged by precedence.
+//
+// Vars precedence (the last one wins): role defaults (merged later by the engine)
+//   < cluster `vars` < group vars (control-plane, etcd, worker, then custom groups in file
+//   order) < host `vars`. Plain objects merge deeply; arrays and scalars are replaced.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS } from './defaults.js';
+import type { HostRole, HostSettings, Inventory, SshEndpoint, Vars } from './model.js';
+import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-inventory.js';
+import { deepMerge } from './deep-merge.js';
+
+export const BUILTIN_GROUPS = ['all', 'control-plane', 'etcd', 'worker'] as const;
+
+export interface ResolveContext {
+  readonly file: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly homeDir: string;
+}
+
+export function expandPath(path: string, ctx: ResolveContext): string {
+  const expanded = path === '~' ? ctx.homeDir : path.startsWith('~/') ? join(ctx.homeDir, path.slice(2)) : path;
+  return isAbsolute(expanded) ? expanded : resolve(dirname(resolve(ctx.file)), expanded);
+}
+
+export function parseDuration(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') return value;
+  const m = /^([0-9]+)(ms|s|m)$/.exec(value);
+  if (!m) return fallback;
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : n * 60_000;
+}
+
+/** The key to use when the inventory names none: agent, else the first default key file. */
+function defaultAuth(ctx: ResolveContext): { keyFile?: string; agent: boolean } {
+  if (ctx.env['SSH_AUTH_SOCK']) return { agent: true };
+  for (const name of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
+    const file = join(ctx.homeDir, '.ssh', name);
+    if (existsSync(file)) return { keyFile: file, agent: false };
+  }
+  return { agent: false };
+}
+
+function endpoint(address: string, own: RawSshSettings, defaults: RawSshSettings, ctx: ResolveContext): SshEndpoint {
+  const keyFile = own.keyFile ?? defaults.keyFile;
+  const agent = own.agent ?? defaults.agent;
+  const auth =
+    keyFile === undefined && agent === undefined
+      ? defaultAuth(ctx)
+      : { ...(keyFile !== undefined ? { keyFile: expandPath(keyFile, ctx) } : {}), agent: agent ?? false };
+  const keyPassphraseEnv = own.keyPassphraseEnv ?? defaults.keyPassphraseEnv;
+  const passwordEnv = own.passwordEnv ?? defaults.passwordEnv;
+  return {
+    address,
+    port: own.port ?? defaults.port ?? SSH_DEFAULTS.port,
+    user: own.user ?? defaults.user ?? SSH_DEFAULTS.user,
+    ...auth,
+    ...(keyPassphraseEnv !== undefined ? { keyPassphraseEnv } : {}),
+    ...(passwordEnv !== undefined ? { passwordEnv } : {}),
+  };
+}
+
+function hostRoles(raw: RawHost, anyEtcd: boolean): HostRole[] {
+  const roles: HostRole[] = [...(raw.roles ?? ['worker'])];
+  if (!anyEtcd && roles.includes('control-plane') && !roles.includes('etcd')) roles.push('etcd');
+  return roles;
+}
+
+function bastionFor(raw: RawBastion | undefined, hosts: readonly RawHost[], defaults: RawSshSettings, ctx: ResolveContext) {
+  if (raw === undefined) return undefined;
+  if (typeof raw === 'string') {
+    const target = hosts.find((h) => h.name === raw);
+    if (!target) return undefined; // reported by the semantic checks
+    return { name: target.name, ...endpoint(target.address, target, defaults, ctx) };
+  }
+  return { name: raw.name ?? raw.address, ...endpoint(raw.address, raw, defaults, ctx) };
+}
+
+export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Inventory {
+  const cluster = raw.cluster ?? {};
+  const name = cluster.name ?? CLUSTER_DEFAULTS.name;
+  const sshDefaults = raw.ssh ?? {};
+  const anyEtcd = raw.hosts.some((h) => h.roles?.includes('etcd'));
+  const groupsRaw = raw.groups ?? {};
+
+  const hostsWithRoles = raw.hosts.map((h) => ({ raw: h, roles: hostRoles(h, anyEtcd) }));
+  const groups: Record<string, string[]> = {
+    all: raw.hosts.map((h) => h.name),
+    'control-plane': hostsWithRoles.filter((h) => h.roles.includes('control-plane')).map((h) => h.raw.name),
+    etcd: hostsWithRoles.filter((h) => h.roles.includes('etcd')).map((h) => h.raw.name),
+    worker: hostsWithRoles.filter((h) => h.roles.includes('worker')).map((h) => h.raw.name),
+  };
+  for (const [group, def] of Object.entries(groupsRaw)) {
+    if (!(BUILTIN_GROUPS as readonly string[]).includes(group)) groups[group] = [...(def.hosts ?? [])];
+  }
+  const groupOrder = ['control-plane', 'etcd', 'worker', ...Object.keys(groupsRaw).filter((g) => !(BUILTIN_GROUPS as readonly string[]).includes(g))];
+
+  const hosts: HostSettings[] = hostsWithRoles.map(({ raw: h, roles }, index) => {
+    let vars: Vars = deepMerge({}, raw.vars ?? {});
+    for (const group of groupOrder) {
+      if (groups[group]?.includes(h.name)) vars = deepMerge(vars, groupsRaw[group]?.vars ?? {});
+    }
+    vars = deepMerge(vars, h.vars ?? {});
+    const ssh = endpoint(h.address, h, sshDefaults, ctx);
+    const becomeRaw = h.become;
+    const becomeEnabled = typeof becomeRaw === 'boolean' ? becomeRaw : becomeRaw !== undefined || ssh.user !== 'root';
+    const passwordEnv = typeof becomeRaw === 'object' ? becomeRaw.passwordEnv : undefined;
+    const bastion = bastionFor(h.bastion, raw.hosts, sshDefaults, ctx);
+    return {
+      name: h.name,
+      ssh,
+      become: { enabled: becomeEnabled && ssh.user !== 'root', method: 'sudo', ...(passwordEnv ? { passwordEnv } : {}) },
+      ...(bastion ? { bastion } : {}),
+      roles,
+      vars,
+      source: `hosts[${index}]`,
+    };
+  });
+
+  const artifacts = cluster.artifacts ?? {};
+  return {
+    file: resolve(ctx.file),
+    cluster: {
+      name,
+      kubernetesVersion: cluster.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
+      podCIDR: cluster.podCIDR ?? CLUSTER_DEFAULTS.podCIDR,
+      serviceCIDR: cluster.serviceCIDR ?? CLUSTER_DEFAULTS.serviceCIDR,
+      clusterDomain: cluster.clusterDomain ?? CLUSTER_DEFAULTS.clusterDomain,
+      apiEndpoint: {
+        ...(cluster.apiEndpoint?.host !== undefined ? { host: cluster.apiEndpoint.host } : {}),
+        port: cluster.apiEndpoint?.port ?? CLUSTER_DEFAULTS.apiPort,
+      },
+      containerRuntime: cluster.containerRuntime ?? CLUSTER_DEFAULTS.containerRuntime,
+      cni: cluster.cni ?? CLUSTER_DEFAULTS.cni,
+      artifacts: {
+        kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
+        ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),
+      },
+    },
+    ssh: {
+      connectTimeoutMs: parseDuration(sshDefaults.connectTimeout, SSH_DEFAULTS.connectTimeoutMs),
+      keepaliveIntervalMs: parseDuration(sshDefaults.keepaliveInterval, SSH_DEFAULTS.keepaliveIntervalMs),
+      connectRetries: sshDefaults.connectRetries ?? SSH_DEFAULTS.connectRetries,
+      ...(sshDefaults.knownHostsFile !== undefined ? { knownHostsFile: expandPath(sshDefaults.knownHostsFile, ctx) } : {}),
+    },
+    stateDir: raw.stateDir !== undefined ? expandPath(raw.stateDir, ctx) : join(ctx.homeDir, '.kcluster', name),
+    hosts,
+    groups,
+  };
+}
+
+export function defaultHomeDir(): string {
+  return homedir();
+}

@@ -1,0 +1,54 @@
+// Host selectors, as Ansible's patterns: names, groups, globs, `all`, `!x` to exclude and
+// `&x` to intersect; comma separated or a list. The result keeps inventory order.
+import type { Inventory } from './model.js';
+
+function globToRegExp(glob: string): RegExp {
+  let out = '';
+  for (const ch of glob) {
+    if (ch === '*') out += '.*';
+    else if (ch === '?') out += '.';
+    else if (ch === '[' || ch === ']') out += ch;
+    else out += ch.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+function termHosts(inventory: Inventory, term: string): string[] | undefined {
+  const group = inventory.groups[term];
+  if (group) return [...group];
+  if (inventory.hosts.some((h) => h.name === term)) return [term];
+  if (/[*?[]/.test(term)) {
+    const re = globToRegExp(term);
+    const names = new Set<string>();
+    for (const h of inventory.hosts) if (re.test(h.name)) names.add(h.name);
+    for (const g of Object.keys(inventory.groups)) if (re.test(g)) for (const n of inventory.groups[g] ?? []) names.add(n);
+    return [...names];
+  }
+  return undefined;
+}
+
+export function selectHosts(inventory: Inventory, selector: string | readonly string[]): { hosts: string[]; unknown: string[] } {
+  const terms = (typeof selector === 'string' ? [selector] : selector)
+    .flatMap((s) => s.split(/[,:]/))
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  const unknown: string[] = [];
+  let selected = new Set<string>();
+  const resolveTerm = (term: string): Set<string> => {
+    const hosts = termHosts(inventory, term);
+    if (hosts === undefined) unknown.push(term);
+    return new Set(hosts ?? []);
+  };
+  for (const term of terms.filter((t) => !t.startsWith('!') && !t.startsWith('&'))) {
+    for (const h of resolveTerm(term)) selected.add(h);
+  }
+  if (terms.every((t) => t.startsWith('!') || t.startsWith('&'))) selected = new Set(inventory.groups['all'] ?? []);
+  for (const term of terms.filter((t) => t.startsWith('&'))) {
+    const keep = resolveTerm(term.slice(1));
+    selected = new Set([...selected].filter((h) => keep.has(h)));
+  }
+  for (const term of terms.filter((t) => t.startsWith('!'))) {
+    for (const h of resolveTerm(term.slice(1))) selected.delete(h);
+  }
+  return { hosts: inventory.hosts.map((h) => h.name).filter((n) => selected.has(n)), unknown };
+}

@@ -1,0 +1,55 @@
+// Positions of nodes in the parsed YAML document, so every diagnostic names file:line:col.
+import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from 'yaml';
+
+export interface Position {
+  readonly line: number;
+  readonly col: number;
+}
+
+export class SourceMap {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  private at(offset: number | undefined): Position {
+    if (offset === undefined) return { line: 1, col: 1 };
+    const p = this.lines.linePos(offset);
+    return { line: p.line, col: p.col };
+  }
+
+  private nodeAt(path: readonly (string | number)[]): { node: Node | undefined; parents: Node[] } {
+    let node: unknown = this.doc.contents;
+    const parents: Node[] = [];
+    for (const segment of path) {
+      if (isMap(node)) {
+        parents.push(node);
+        const pair = node.items.find((p: Pair) => isScalar(p.key) && p.key.value === segment);
+        node = pair?.value ?? undefined;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        parents.push(node);
+        node = node.items[segment];
+      } else {
+        return { node: undefined, parents };
+      }
+    }
+    return { node: node as Node | undefined, parents };
+  }
+
+  /** Where the value at this path starts (or its closest existing ancestor). */
+  value(path: readonly (string | number)[]): Position {
+    const { node, parents } = this.nodeAt(path);
+    const target = node ?? parents[parents.length - 1];
+    return this.at(target?.range?.[0]);
+  }
+
+  /** Where a key of the map at `path` is written (for unknown keys). */
+  key(path: readonly (string | number)[], key: string): Position {
+    const { node } = this.nodeAt(path);
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+      if (pair && isScalar(pair.key)) return this.at(pair.key.range?.[0]);
+    }
+    return this.value(path);
+  }
+}
