@@ -1,0 +1,118 @@
+// The path every playbook-running command shares (run, and later apply / upgrade / reset):
+// load the inventory, open the state folder, wire SSH, reporter and debug log, run, recap.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CliContext } from './context.js';
+import { ExitCode } from './exit-codes.js';
+import { loadInventoryOrReport } from './load-inventory-or-report.js';
+import type { Playbook } from '../engine/types.js';
+import { runPlaybook, type RunSummary } from '../engine/run-playbook.js';
+import { InputError } from '../engine/input-error.js';
+import { createReporter } from '../report/create-reporter.js';
+import { createSshConnector } from '../ssh/connector.js';
+import { hostKeyPolicyFor } from '../ssh/host-key-policy-for.js';
+import { promptHidden } from './prompt-hidden.js';
+
+export interface PlaybookCommandOptions {
+  readonly inventory: string;
+  readonly check?: boolean;
+  readonly diff?: boolean;
+  readonly limit?: string;
+  readonly tags?: string;
+  readonly skipTags?: string;
+  readonly concurrency?: string;
+  readonly output?: string;
+}
+
+function splitList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function parseConcurrency(value: string | undefined, cli: CliContext): number | undefined {
+  if (value === undefined) return 64;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) {
+    cli.stderr.write(`kcluster: --concurrency must be an integer 1-10000 (got "${value}")\n`);
+    return undefined;
+  }
+  return n;
+}
+
+function reporterMode(output: string | undefined, cli: CliContext): 'tree' | 'plain' | 'json' | undefined {
+  if (output === 'json') return 'json';
+  if (output !== undefined && output !== 'text') {
+    cli.stderr.write(`kcluster: --output must be "text" or "json" (got "${output}")\n`);
+    return undefined;
+  }
+  return cli.stdout.isTTY && !cli.env['CI'] ? 'tree' : 'plain';
+}
+
+function timestampForFile(date: Date): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}
+
+export async function runPlaybookCommand(
+  cli: CliContext,
+  playbook: Playbook,
+  options: PlaybookCommandOptions,
+): Promise<RunSummary | undefined> {
+  const concurrency = parseConcurrency(options.concurrency, cli);
+  const mode = reporterMode(options.output, cli);
+  if (concurrency === undefined || mode === undefined) {
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+  const inventory = await loadInventoryOrReport(cli, options.inventory);
+  if (!inventory) return undefined;
+
+  const logDir = join(inventory.stateDir, 'logs');
+  await mkdir(logDir, { recursive: true, mode: 0o700 });
+  const debugLogPath = join(logDir, `${timestampForFile(new Date())}-${playbook.name}.log`);
+  const reporter = createReporter({
+    mode,
+    out: cli.stdout,
+    err: cli.stderr,
+    color: mode !== 'json' && Boolean(cli.stdout.isTTY) && cli.env['NO_COLOR'] === undefined,
+    debugLogPath,
+  });
+  const connector = createSshConnector({
+    inventory,
+    env: cli.env,
+    hostKeys: hostKeyPolicyFor(inventory, cli.env),
+    log: (line) => reporter.debug(line),
+    ...(cli.interactive ? { promptPassphrase: (keyFile: string) => promptHidden(`passphrase for ${keyFile}: `) } : {}),
+  });
+  try {
+    const limit = splitList(options.limit);
+    const tags = splitList(options.tags);
+    const skipTags = splitList(options.skipTags);
+    const summary = await runPlaybook({
+      inventory,
+      playbook,
+      connect: (host, signal) => connector.connect(host, signal),
+      concurrency,
+      check: options.check ?? false,
+      diff: options.diff ?? false,
+      ...(limit ? { limit } : {}),
+      ...(tags ? { tags } : {}),
+      ...(skipTags ? { skipTags } : {}),
+      events: reporter,
+      signal: cli.signal,
+      log: (line) => reporter.debug(line),
+      debugLogPath: reporter.debugLogPath,
+    });
+    cli.setExitCode(summary.exitCode);
+    return summary;
+  } catch (error) {
+    if (error instanceof InputError) {
+      cli.stderr.write(`kcluster: ${error.message}\n`);
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
+    throw error;
+  } finally {
+    await connector.closeAll();
+    await reporter.close();
+  }
+}

@@ -1,0 +1,46 @@
+// What the engine tells reporters, as it happens. Every event carries a timestamp (ms).
+import type { RunSummary } from './recap.js';
+
+export type TaskStatus = 'ok' | 'changed' | 'skipped' | 'failed';
+
+interface Stamped {
+  readonly time: number;
+}
+
+export type RunEvent = Stamped &
+  (
+    | { readonly type: 'run-start'; readonly playbook: string; readonly hosts: readonly string[]; readonly check: boolean; readonly debugLog?: string }
+    | { readonly type: 'play-start'; readonly play: string; readonly hosts: readonly string[] }
+    | { readonly type: 'host-start'; readonly play: string; readonly host: string }
+    | { readonly type: 'role-start'; readonly play: string; readonly host: string; readonly role: string }
+    | { readonly type: 'facts-gathered'; readonly host: string; readonly role: string; readonly keys: readonly string[]; readonly roundTrips: number; readonly durationMs: number }
+    | { readonly type: 'task-start'; readonly play: string; readonly host: string; readonly role: string; readonly task: string }
+    | {
+        readonly type: 'task-result';
+        readonly play: string;
+        readonly host: string;
+        readonly role: string;
+        readonly task: string;
+        readonly status: TaskStatus;
+        readonly summary?: string;
+        readonly reason?: string;
+        readonly diff?: string;
+        readonly error?: string;
+        readonly durationMs: number;
+        readonly roundTrips: number;
+        readonly check: boolean;
+      }
+    | { readonly type: 'handler-result'; readonly play: string; readonly host: string; readonly role: string; readonly handler: string; readonly status: 'changed' | 'failed'; readonly error?: string; readonly check: boolean }
+    | { readonly type: 'host-unreachable'; readonly play: string; readonly host: string; readonly error: string }
+    | { readonly type: 'host-failed'; readonly play: string; readonly host: string; readonly error: string }
+    | { readonly type: 'host-end'; readonly play: string; readonly host: string; readonly ok: number; readonly changed: number; readonly failed: number; readonly unreachable: boolean }
+    | { readonly type: 'play-end'; readonly play: string; readonly aborted?: string }
+    | { readonly type: 'run-end'; readonly summary: RunSummary }
+  );
+
+/** Any event without its timestamp, as the engine builds it. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> : never) : never;
+
+export interface EventSink {
+  emit(event: RunEvent): void;
+}

@@ -1,0 +1,31 @@
+// A Connection that writes every command to the debug log: label, command text, exit code,
+// duration and the end of stderr. Stdin is never logged: it may carry secrets.
+import type { Connection, ExecOptions, ExecResult, WriteFileOptions } from '../ssh/connection.js';
+import type { ShellCommand } from '../ssh/quote.js';
+
+export function loggedConnection(inner: Connection, log: (line: string) => void): Connection {
+  return {
+    host: inner.host,
+    get stats() {
+      return inner.stats;
+    },
+    async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
+      const label = options.label ?? 'command';
+      log(`${inner.host}: exec [${label}]${options.become ? ' (become)' : ''}${options.stdin !== undefined ? ` (stdin: ${Buffer.byteLength(options.stdin)} bytes, not logged)` : ''}\n${command.text}`);
+      try {
+        const result = await inner.exec(command, options);
+        const tail = result.stderr.trim().split('\n').slice(-10).join('\n');
+        log(`${inner.host}: exit ${result.code} in ${result.durationMs} ms [${label}]${tail ? `\nstderr: ${tail}` : ''}`);
+        return result;
+      } catch (error) {
+        log(`${inner.host}: error [${label}]: ${(error as Error).message}`);
+        throw error;
+      }
+    },
+    async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
+      log(`${inner.host}: write ${path} (${Buffer.byteLength(content)} bytes, mode ${options.mode.toString(8)}, content not logged)`);
+      await inner.writeFile(path, content, options);
+    },
+    close: () => inner.close(),
+  };
+}
