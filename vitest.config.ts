@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast tests with no network and no root (pure + engine with fakes), and
-// integration tests over real SSH to lab hosts (need root and a lab; see test/run-all.sh).
+// Three projects, run in this order by test/run-all.sh:
+// - unit: pure and engine tests (fakes named as such); no network, no root;
+// - lab: the lab itself (each test brings up and tears down its own lab hosts);
+// - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB).
+const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
+
 export default defineConfig({
   test: {
     projects: [
@@ -12,13 +16,13 @@ export default defineConfig({
           testTimeout: 20_000,
         },
       },
+      { test: { name: 'lab', include: ['test/integration/lab/**/*.test.ts'], ...slow } },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          testTimeout: 300_000,
-          hookTimeout: 600_000,
-          fileParallelism: false,
+          exclude: ['test/integration/lab/**'],
+          ...slow,
         },
       },
     ],

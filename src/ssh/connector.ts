@@ -2,7 +2,7 @@
 // connect timeout and keepalive, bounded retries with backoff (on connect only), jump hosts
 // (a forwarded channel through the bastion's own, shared connection), and the become probe.
 import { readFileSync } from 'node:fs';
-import { Client, utils, type ConnectConfig } from 'ssh2';
+import ssh2, { type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import type { HostSettings, Inventory, SshEndpoint } from '../inventory/model.js';
 import { UnreachableError, type Connection } from './connection.js';
@@ -57,7 +57,7 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 
 export function createSshConnector(options: SshConnectorOptions): SshConnector {
   const open: SshConnection[] = [];
-  const bastions = new Map<string, Promise<Client>>();
+  const bastions = new Map<string, Promise<ssh2.Client>>();
   const passphrases = new Map<string, Promise<string | undefined>>();
   const log = options.log ?? (() => {});
   const timeouts = options.inventory.ssh;
@@ -71,7 +71,7 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     }
     const keyFile = endpoint.keyFile;
     // parseKey without a passphrase fails only for encrypted keys (or garbage, reported later).
-    const parsed = utils.parseKey(readFileSync(keyFile));
+    const parsed = ssh2.utils.parseKey(readFileSync(keyFile));
     const encrypted = parsed instanceof Error && /passphrase/i.test(parsed.message);
     if (!encrypted) return undefined;
     if (!options.promptPassphrase) {
@@ -122,12 +122,12 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     };
   }
 
-  function connectOnce(endpoint: SshEndpoint, target: HostKeyTarget, sock?: Duplex): Promise<Client> {
+  function connectOnce(endpoint: SshEndpoint, target: HostKeyTarget, sock?: Duplex): Promise<ssh2.Client> {
     const mismatch: { error?: HostKeyMismatchError } = {};
     return config(endpoint, target, mismatch).then(
       (cfg) =>
-        new Promise<Client>((resolve, reject) => {
-          const client = new Client();
+        new Promise<ssh2.Client>((resolve, reject) => {
+          const client = new ssh2.Client();
           client.once('ready', () => resolve(client));
           client.once('error', (error: Error & { code?: string; level?: string }) => {
             client.end();
@@ -157,7 +157,7 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     }
   }
 
-  function bastionClient(bastion: NonNullable<HostSettings['bastion']>, signal?: AbortSignal): Promise<Client> {
+  function bastionClient(bastion: NonNullable<HostSettings['bastion']>, signal?: AbortSignal): Promise<ssh2.Client> {
     const key = `${bastion.user}@${bastion.address}:${bastion.port}`;
     let pending = bastions.get(key);
     if (!pending) {
@@ -168,7 +168,7 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     return pending;
   }
 
-  function forward(jump: Client, endpoint: SshEndpoint): Promise<Duplex> {
+  function forward(jump: ssh2.Client, endpoint: SshEndpoint): Promise<Duplex> {
     return new Promise((resolve, reject) => {
       jump.forwardOut('127.0.0.1', 0, endpoint.address, endpoint.port, (error, stream) => {
         if (error) reject(new Error(`the bastion could not reach ${endpoint.address}:${endpoint.port}: ${error.message}`));

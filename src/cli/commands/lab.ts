@@ -1,0 +1,109 @@
+// `kcluster lab up|down|status|deps`: throwaway hosts on this machine (systemd-nspawn).
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import { labUp, LabError } from '../../lab/lab-up.js';
+import { labDown } from '../../lab/lab-down.js';
+import { knownLabs, readLabInfo } from '../../lab/lab-state.js';
+import { labStatusOf } from '../../lab/lab-status.js';
+import { packageRoot } from '../../util/package-root.js';
+
+function fail(cli: CliContext, error: unknown): void {
+  if (error instanceof LabError) {
+    for (const line of error.message.split('\n')) cli.stderr.write(`kcluster lab: ${line}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return;
+  }
+  cli.stderr.write(`kcluster lab: ${(error as Error).message}\n`);
+  cli.setExitCode(ExitCode.HostsFailed);
+}
+
+export function registerLabCommand(program: Command, cli: CliContext): void {
+  const lab = program.command('lab').description('a lab of real hosts on this Linux machine (systemd-nspawn containers with systemd and sshd)');
+  const quietLog = (line: string): void => {
+    if (cli.env['KCLUSTER_LAB_VERBOSE']) cli.stderr.write(`  ${line}\n`);
+  };
+
+  lab
+    .command('up')
+    .description('start lab hosts and write an inventory for them')
+    .option('--name <name>', 'lab name (hosts are <name>1..<name>N)', 'lab')
+    .option('--hosts <n>', 'number of hosts', '3')
+    .option('--control-planes <n>', 'how many of them are control planes', '1')
+    .option('--privileged', 'hosts can run container runtimes and a kubelet')
+    .option('--subnet <cidr>', 'private /24 for the lab bridge', '10.231.0.0/24')
+    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; subnet: string }) => {
+      const started = Date.now();
+      try {
+        const { info, alreadyUp } = await labUp({
+          name: options.name,
+          hosts: Number(options.hosts),
+          controlPlanes: Number(options.controlPlanes),
+          privileged: options.privileged ?? false,
+          subnet: options.subnet,
+          log: quietLog,
+        });
+        cli.stdout.write(
+          [
+            alreadyUp ? `lab "${info.name}" is already up` : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+            ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
+            `inventory:   ${info.inventoryFile}`,
+            `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
+            `next:        kcluster run demo -i ${info.inventoryFile}`,
+            '',
+          ].join('\n'),
+        );
+      } catch (error) {
+        fail(cli, error);
+      }
+    });
+
+  lab
+    .command('down')
+    .description('stop the lab and remove everything it created (the base image cache stays)')
+    .option('--name <name>', 'lab name', 'lab')
+    .option('--all', 'every lab on this machine')
+    .action(async (options: { name: string; all?: boolean }) => {
+      const names = options.all ? knownLabs() : [options.name];
+      try {
+        for (const name of names) {
+          const result = await labDown(name, quietLog);
+          cli.stdout.write(`lab "${name}" ${result.found ? 'down' : 'was not recorded; cleaned up whatever was left'} in ${(result.durationMs / 1000).toFixed(1)} s\n`);
+        }
+      } catch (error) {
+        fail(cli, error);
+      }
+    });
+
+  lab
+    .command('status')
+    .description('labs on this machine and their hosts')
+    .option('--name <name>', 'only this lab')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((options: { name?: string; output: 'text' | 'json' }) => {
+      const names = options.name ? [options.name] : knownLabs();
+      const labs = names.map((n) => readLabInfo(n)).filter((i) => i !== undefined).map(labStatusOf);
+      if (options.output === 'json') {
+        cli.stdout.write(`${JSON.stringify(labs, null, 2)}\n`);
+        return;
+      }
+      if (labs.length === 0) cli.stdout.write('no lab is up\n');
+      for (const l of labs) {
+        cli.stdout.write(`lab "${l.name}" ${l.subnet}${l.privileged ? ' privileged' : ''}  inventory: ${l.inventory}\n`);
+        for (const h of l.hosts) cli.stdout.write(`  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',').padEnd(14)} ${h.running ? 'running' : 'stopped'}\n`);
+      }
+    });
+
+  lab
+    .command('deps')
+    .description('install the Debian/Ubuntu packages the lab needs (systemd-container, debootstrap, OpenSSH, iproute2), without recommends')
+    .action(() => {
+      try {
+        execFileSync('bash', [join(packageRoot(), 'src', 'lab', 'scripts', 'install-host-deps.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+      } catch {
+        cli.setExitCode(ExitCode.HostsFailed);
+      }
+    });
+}

@@ -1,0 +1,24 @@
+// kcluster as a library: everything the CLI does can be done from TypeScript.
+export { main } from './cli/main.js';
+export { loadInventory, parseInventory, formatDiagnostic, type Diagnostic, type InventoryLoadResult } from './inventory/load-inventory.js';
+export type * from './inventory/model.js';
+export { selectHosts } from './inventory/select-hosts.js';
+export { renderEffectiveConfig } from './inventory/effective-config.js';
+export { runPlaybook, type RunOptions } from './engine/run-playbook.js';
+export type { RunSummary, HostRecap } from './engine/recap.js';
+export type * from './engine/types.js';
+export type * from './engine/fact.js';
+export * from './engine/change.js';
+export type { RunEvent, EventSink } from './engine/events.js';
+export { createReporter } from './report/create-reporter.js';
+export { createSshConnector, type SshConnector } from './ssh/connector.js';
+export { hostKeyPolicyFor } from './ssh/host-key-policy-for.js';
+export { sh, shellRaw, shellJoin, ShellCommand } from './ssh/quote.js';
+export * from './ssh/connection.js';
+export { managedFile } from './tasks/template-file.js';
+export { systemdService } from './tasks/systemd-service.js';
+export { sysctl } from './tasks/sysctl.js';
+export { packagesPresent } from './tasks/package-present.js';
+export { createTemplateRenderer } from './templates/render.js';
+export { labUp } from './lab/lab-up.js';
+export { labDown } from './lab/lab-down.js';

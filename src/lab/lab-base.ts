@@ -1,0 +1,27 @@
+// The lab's Debian base root filesystem: built once with debootstrap from this machine's own
+// mirror, cached under /var/cache/kcluster/lab-base keyed by suite, packages and tweaks.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { debianMirror, machineAptMirrors } from './apt-sources.js';
+import { runScript } from './run-script.js';
+
+export const BASE_SUITE = 'bookworm';
+export const BASE_PACKAGES = [
+  'systemd', 'systemd-sysv', 'dbus', 'libpam-systemd', 'openssh-server', 'iproute2', 'iputils-ping', 'procps',
+  'ca-certificates', 'curl', 'kmod', 'iptables', 'conntrack', 'socat', 'less', 'sudo', 'gnupg',
+];
+
+export function baseDir(scriptsDir: string): string {
+  const recipe = readFileSync(join(scriptsDir, 'build-base.sh'), 'utf8');
+  const key = createHash('sha256').update(`${BASE_SUITE}\n${BASE_PACKAGES.join(',')}\n${recipe}`).digest('hex').slice(0, 12);
+  return join('/var/cache/kcluster/lab-base', `${BASE_SUITE}-${key}`, 'rootfs');
+}
+
+export async function ensureBase(scriptsDir: string, log: (line: string) => void): Promise<string> {
+  const dir = baseDir(scriptsDir);
+  const mirror = debianMirror(machineAptMirrors());
+  if (!mirror) throw new Error('no Debian mirror in this machine\'s apt sources (/etc/apt/sources.list*): the lab base is built from it');
+  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: BASE_PACKAGES.join(',') }, log);
+  return dir;
+}

@@ -1,0 +1,49 @@
+// Names, addresses and paths of a lab, derived from its name and subnet (pure).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface LabSettings {
+  readonly name: string;
+  readonly hosts: number;
+  readonly controlPlanes: number;
+  readonly privileged: boolean;
+  /** First three octets of the /24, e.g. "10.231.0". */
+  readonly net: string;
+  readonly subnet: string;
+  readonly bridge: string;
+  /** Overlay layers, data dirs, pids: on a real filesystem (not overlay, not tmpfs). */
+  readonly runDir: string;
+  /** What the user reads: inventory, ssh_config, known_hosts, key, lab.json. */
+  readonly homeDir: string;
+}
+
+export const LAB_ROOT = '/var/lib/kcluster/labs';
+
+export function validateLabName(name: string): string | undefined {
+  if (!/^[a-z][a-z0-9]{0,9}$/.test(name)) return `lab name "${name}" must be 1-10 lowercase letters and digits, starting with a letter`;
+  return undefined;
+}
+
+/** Only /24 subnets: hosts are .11 upward, the machine's side of the bridge is .1. */
+export function parseLabSubnet(subnet: string): string | { error: string } {
+  const m = /^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.0\/24$/.exec(subnet);
+  if (!m || [m[1], m[2], m[3]].some((o) => Number(o) > 255)) return { error: `--subnet must be an IPv4 /24 such as 10.231.0.0/24 (got "${subnet}")` };
+  return `${m[1]}.${m[2]}.${m[3]}`;
+}
+
+export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; net: string; subnet: string; home?: string }): LabSettings {
+  return {
+    ...options,
+    bridge: `kc-${options.name}`,
+    runDir: join(LAB_ROOT, options.name),
+    homeDir: join(options.home ?? homedir(), '.kcluster', 'labs', options.name),
+  };
+}
+
+export function labHosts(settings: Pick<LabSettings, 'name' | 'hosts' | 'controlPlanes' | 'net'>): { name: string; address: string; roles: string[] }[] {
+  return Array.from({ length: settings.hosts }, (_, i) => ({
+    name: `${settings.name}${i + 1}`,
+    address: `${settings.net}.${11 + i}`,
+    roles: i < settings.controlPlanes ? ['control-plane'] : ['worker'],
+  }));
+}

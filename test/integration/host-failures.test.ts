@@ -1,0 +1,113 @@
+// What happens when hosts misbehave, over real SSH on the lab: a changed host key is refused
+// with both fingerprints, a down host is unreachable while the others complete, and sudo with
+// a password works without the password ever reaching argv or the logs.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
+
+function variant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
+  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
+  edit(doc);
+  const file = join(mkdtempSync(join(tmpdir(), 'kcluster-inv-')), 'inventory.yaml');
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+function statusByHost(stdout: string): Map<string, { failed: number; unreachable: boolean; changed: number }> {
+  const end = parseEvents(stdout).find((e) => e['type'] === 'run-end') as
+    | { summary: { hosts: { host: string; failed: number; unreachable: boolean; changed: number }[] } }
+    | undefined;
+  if (!end) throw new Error(`no run-end event:\n${stdout.slice(-2000)}`);
+  return new Map(end.summary.hosts.map((h) => [h.host, h]));
+}
+
+describe('host failures over real SSH', () => {
+  let lab: TestLab;
+  beforeAll(() => {
+    lab = testLab();
+  });
+
+  it('refuses a host whose key does not match known_hosts, shows both fingerprints, and goes on with the others', async () => {
+    const victim = lab.hosts[0]!;
+    const keyDir = mkdtempSync(join(tmpdir(), 'kcluster-key-'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keyDir, 'other')]);
+    const otherKey = readFileSync(join(keyDir, 'other.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ');
+    const knownHosts = readFileSync(lab.knownHostsFile, 'utf8')
+      .split('\n')
+      .map((line) => (line.split(' ')[0]!.split(',').includes(victim.address) ? `${victim.address},${victim.name} ${otherKey}` : line))
+      .join('\n');
+    const knownHostsFile = join(keyDir, 'known_hosts');
+    writeFileSync(knownHostsFile, knownHosts);
+    const file = variant(lab, (doc) => {
+      doc['ssh'] = { ...(doc['ssh'] as object), knownHostsFile };
+    });
+    const run = await kcluster(['run', 'demo', '-i', file, '--output', 'json']);
+    expect(run.code).not.toBe(0);
+    const hosts = statusByHost(run.stdout);
+    expect(hosts.get(victim.name)?.unreachable || (hosts.get(victim.name)?.failed ?? 0) > 0).toBe(true);
+    for (const other of lab.hosts.slice(1)) expect(hosts.get(other.name)?.failed, other.name).toBe(0);
+    const message = run.stdout + run.stderr;
+    expect(message).toContain(execFileSync('ssh-keygen', ['-l', '-f', join(keyDir, 'other.pub')], { encoding: 'utf8' }).split(' ')[1]!);
+    expect(message).toMatch(/SHA256:[A-Za-z0-9+/]{43}.*SHA256:[A-Za-z0-9+/]{43}/s);
+    expect(message).toContain(`kcluster trust --refresh ${victim.name}`);
+  });
+
+  it('reports a host that is down as unreachable, completes the others, exits 5', async () => {
+    const base = lab.hosts[0]!.address.split('.').slice(0, 3).join('.');
+    const file = variant(lab, (doc) => {
+      doc['ssh'] = { ...(doc['ssh'] as object), connectTimeout: '2s', connectRetries: 1 };
+      (doc['hosts'] as unknown[]).push({ name: 'downhost', address: `${base}.250`, roles: ['worker'] });
+    });
+    const started = Date.now();
+    const run = await kcluster(['run', 'demo', '-i', file, '--output', 'json']);
+    expect(run.code).toBe(5);
+    const hosts = statusByHost(run.stdout);
+    expect(hosts.get('downhost')?.unreachable).toBe(true);
+    for (const h of lab.hosts) expect(hosts.get(h.name)?.failed, h.name).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
+
+  it('runs as a non-root user through sudo with a password fed on stdin, never in argv or logs', async () => {
+    const host = lab.hosts[1]!;
+    const password = "s3cr't $(touch /tmp/pwned) \"q\"";
+    // A deploy user whose sudo asks for a password (set with chpasswd from stdin).
+    const setup = await sshHost(
+      lab,
+      host.name,
+      [
+        'id deploy >/dev/null 2>&1 || useradd -m -s /bin/sh deploy',
+        'install -d -m 700 -o deploy -g deploy /home/deploy/.ssh',
+        'install -m 600 -o deploy -g deploy /root/.ssh/authorized_keys /home/deploy/.ssh/authorized_keys',
+        "echo 'deploy ALL=(ALL:ALL) ALL' > /etc/sudoers.d/deploy && chmod 440 /etc/sudoers.d/deploy",
+      ].join(' && '),
+    );
+    expect(setup.code, setup.stderr).toBe(0);
+    execFileSync('ssh', ['-F', lab.sshConfigFile, host.name, 'chpasswd'], { input: `deploy:${password}\n` });
+    const file = variant(lab, (doc) => {
+      const hosts = doc['hosts'] as Record<string, unknown>[];
+      const i = hosts.findIndex((h) => h['name'] === host.name);
+      hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };
+    });
+    const run = await kcluster(['run', 'demo', '-i', file, '--limit', host.name, '--output', 'json'], {
+      KC_TEST_SUDO_PASSWORD: password,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(statusByHost(run.stdout).get(host.name)?.failed).toBe(0);
+    expect(run.stdout).not.toContain(password);
+    // The debug logs of this cluster never contain the password.
+    const logDir = join(homedir(), '.kcluster', String((parse(readFileSync(file, 'utf8')) as { cluster: { name: string } }).cluster.name), 'logs');
+    for (const log of readdirSync(logDir)) expect(readFileSync(join(logDir, log), 'utf8')).not.toContain(password);
+    expect((await sshHost(lab, host.name, 'test -e /tmp/pwned; echo $?')).stdout.trim()).toBe('1');
+
+    const wrong = await kcluster(['run', 'demo', '-i', file, '--limit', host.name, '--output', 'json'], {
+      KC_TEST_SUDO_PASSWORD: 'wrong',
+    });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout + wrong.stderr).toMatch(/sudo/i);
+  });
+});

@@ -1,0 +1,82 @@
+// The shared test lab that test/run-all.sh brings up (`kcluster lab up --name kctest`):
+// where its files are, how to reach its hosts with the OpenSSH client, how to run the CLI.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+
+const run = promisify(execFile);
+
+export interface TestLab {
+  readonly dir: string;
+  readonly inventoryFile: string;
+  readonly sshConfigFile: string;
+  readonly knownHostsFile: string;
+  readonly keyFile: string;
+  readonly hosts: readonly { name: string; address: string }[];
+}
+
+export const repoRoot = resolve(import.meta.dirname, '../../..');
+
+/** The lab named by KCLUSTER_TEST_LAB; fails loudly (never skips) when it is missing. */
+export function testLab(): TestLab {
+  const dir = process.env['KCLUSTER_TEST_LAB'];
+  if (!dir || !existsSync(join(dir, 'inventory.yaml'))) {
+    throw new Error(
+      'integration tests need the test lab: run them through `npm test` (test/run-all.sh), ' +
+        'or `kcluster lab up --name kctest` and KCLUSTER_TEST_LAB=~/.kcluster/labs/kctest',
+    );
+  }
+  const inventoryFile = join(dir, 'inventory.yaml');
+  const doc = parse(readFileSync(inventoryFile, 'utf8')) as { hosts: { name: string; address: string }[] };
+  return {
+    dir,
+    inventoryFile,
+    sshConfigFile: join(dir, 'ssh_config'),
+    knownHostsFile: join(dir, 'known_hosts'),
+    keyFile: join(dir, 'id_ed25519'),
+    hosts: doc.hosts.map((h) => ({ name: h.name, address: h.address })),
+  };
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run the built CLI (bin/kcluster.js) as a user would, with CI=true and no TTY. */
+export async function kcluster(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [join(repoRoot, 'bin/kcluster.js'), ...args], {
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw error;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** Run a command on a lab host through the OpenSSH client (independent of kcluster's SSH code). */
+export async function sshHost(lab: TestLab, host: string, command: string): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await run('ssh', ['-F', lab.sshConfigFile, host, command], { maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw error;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** NDJSON events printed by `--output json`. */
+export function parseEvents(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (`npm test`, called by .ci/run):
+#   1. host packages (apt) and a fresh build;
+#   2. unit + engine tests;
+#   3. lab tests (each brings up and tears down its own lab hosts);
+#   4. integration tests over real SSH on a shared 3-host test lab brought up here.
+# Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+[ "$(id -u)" = 0 ] || { echo "npm test: the suite needs root (lab hosts are systemd-nspawn containers); run it with sudo" >&2; exit 2; }
+
+bash src/lab/scripts/install-host-deps.sh || exit 1
+[ -d node_modules ] || npm ci || exit 1
+npm run --silent build || exit 1
+
+RESULTS=$(mktemp -d /tmp/kcluster-test-results.XXXXXX)
+status=0
+run_project() { # name [extra env...]
+  local project=$1; shift
+  echo "== vitest project: $project"
+  env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
+    --outputFile.json="$RESULTS/$project.json" || status=1
+}
+
+run_project unit
+run_project lab
+
+TEST_LAB=kctest
+LAB_DIR=${HOME}/.kcluster/labs/$TEST_LAB
+node bin/kcluster.js lab down --name "$TEST_LAB" >/dev/null 2>&1 || true
+if node bin/kcluster.js lab up --name "$TEST_LAB" --hosts 3; then
+  run_project integration KCLUSTER_TEST_LAB="$LAB_DIR" KCLUSTER_ROOT="$ROOT"
+else
+  echo "npm test: could not bring up the test lab; integration tests not run" >&2
+  status=1
+fi
+node bin/kcluster.js lab down --name "$TEST_LAB" || status=1
+
+node test/summarize-results.mjs "$RESULTS"/*.json || status=1
+rm -rf "$RESULTS"
+exit $status
