@@ -45,7 +45,13 @@ async function gather(run: HostRunContext, role: string, facts: readonly Fact<un
   const started = Date.now();
   const become = missing.some((f) => f.become);
   const result = await run.connection.exec(buildFactBatch(missing, run.nonce), { become, label: `facts:${role}` });
-  const sections = parseFactBatch(result.stdout, missing.length, run.nonce);
+  let sections;
+  try {
+    sections = parseFactBatch(result.stdout, missing.length, run.nonce);
+  } catch (error) {
+    const stderr = result.stderr.trim().split('\n').slice(-5).join(' | ');
+    throw new Error(`gathering facts failed (exit ${result.code}): ${(error as Error).message}${stderr ? `; stderr: ${stderr}` : ''}`);
+  }
   missing.forEach((fact, i) => {
     const section = sections[i]!;
     try {

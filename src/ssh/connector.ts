@@ -6,7 +6,8 @@ import ssh2, { type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import type { HostSettings, Inventory, SshEndpoint } from '../inventory/model.js';
 import { UnreachableError, type Connection } from './connection.js';
-import { SUDO_PROBE, type BecomeMode } from './become.js';
+import { SUDO_PROBE, wrapBecome, type BecomeMode } from './become.js';
+import { sh } from './quote.js';
 import { HostKeyMismatchError, type HostKeyPolicy, type HostKeyTarget } from './host-key-policy.js';
 import { SshConnection } from './ssh-connection.js';
 
@@ -187,7 +188,13 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     }
     const password = options.env[variable];
     if (password === undefined) throw new UnreachableError(host.name, `the sudo password variable ${variable} is not set`);
-    return { kind: 'sudo-password', password };
+    const mode: BecomeMode = { kind: 'sudo-password', password };
+    // Check the password once now, so a wrong one fails here with a clear message.
+    const check = await connection.exec(wrapBecome(mode, sh`true`).command, { stdin: `${password}\n`, label: 'become password check' });
+    if (check.code !== 0) {
+      throw new Error(`${host.name}: sudo rejected the password in ${variable} for user ${host.ssh.user}: ${check.stderr.trim().split('\n').pop() ?? ''}`);
+    }
+    return mode;
   }
 
   return {
