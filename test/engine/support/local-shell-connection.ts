@@ -1,0 +1,41 @@
+// A stand-in for SSH in engine tests: runs each command with the local /bin/sh, counts round
+// trips like the real connection, and records every command. Named "fake" in test titles.
+import { execFile } from 'node:child_process';
+import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from '../../../src/ssh/connection.js';
+import type { ShellCommand } from '../../../src/ssh/quote.js';
+import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
+
+export class LocalShellConnection implements Connection {
+  readonly stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
+  readonly commands: { label: string; text: string }[] = [];
+  /** Called before each exec; throw to simulate a broken host. */
+  beforeExec: (label: string) => void = () => {};
+  inFlight = 0;
+
+  constructor(readonly host: string) {}
+
+  exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
+    this.stats.roundTrips += 1;
+    this.commands.push({ label: options.label ?? '', text: command.text });
+    this.beforeExec(options.label ?? '');
+    const started = Date.now();
+    return new Promise((resolve) => {
+      const child = execFile('/bin/sh', ['-c', command.text], { encoding: 'utf8' }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr, durationMs: Date.now() - started });
+      });
+      // A command that never reads stdin closes the pipe early: that is not an error.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.stdin ?? '');
+    });
+  }
+
+  async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
+    // Owner changes need root on the controller: tests write as whoever runs them.
+    const { mode, mkdirParents } = options;
+    const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }), { stdin: content, label: `write ${path}` });
+    if (result.code !== 0) throw new Error(`write ${path} failed: ${result.stderr}`);
+  }
+
+  async close(): Promise<void> {}
+}
