@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (`npm test`, called by .ci/run):
-#   1. host packages (apt) and a fresh build;
+#   1. host packages (apt), a fresh build, and a strict type-check of sources and tests;
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts);
 #   4. integration tests over real SSH on a shared 3-host test lab brought up here.
@@ -13,6 +13,7 @@ ROOT=$PWD
 bash src/lab/scripts/install-host-deps.sh || exit 1
 [ -d node_modules ] || npm ci || exit 1
 npm run --silent build || exit 1
+npm run --silent typecheck || exit 1
 
 RESULTS=$(mktemp -d /tmp/kcluster-test-results.XXXXXX)
 status=0

@@ -48,7 +48,8 @@ export class TreeReporter {
         if (!view) break;
         const counts = `ok=${event.ok} changed=${event.changed}${event.failed ? ` failed=${event.failed}` : ''}`;
         if (view.wrapper) view.wrapper.title = `${event.host}  ${counts}`;
-        if (view.wrapper && view.lines.length > 0) view.wrapper.output = view.lines.join('\n');
+        // What stays under the host: its changes (and diffs), not the last task it checked.
+        if (view.wrapper) view.wrapper.output = view.lines.join('\n');
         break;
       }
       case 'host-failed':
