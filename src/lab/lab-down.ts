@@ -11,7 +11,7 @@ export async function labDown(name: string, log: (line: string) => void): Promis
   const started = Date.now();
   const info = readLabInfo(name);
   // Without lab.json (an interrupted `up`), tear down by the names the lab would have used.
-  const settings = info ?? labSettings({ name, hosts: 0, controlPlanes: 0, privileged: false, net: '', subnet: '' });
+  const settings = info ?? labSettings({ name, hosts: 0, controlPlanes: 0, privileged: false, light: false, net: '', subnet: '' });
   await runScript(join(scriptsDir(), 'down.sh'), { NAME: name, RUN_DIR: settings.runDir, HOME_DIR: settings.homeDir, BRIDGE: settings.bridge }, log);
   return { found: info !== undefined, durationMs: Date.now() - started };
 }

@@ -7,6 +7,8 @@ export interface LabSettings {
   readonly hosts: number;
   readonly controlPlanes: number;
   readonly privileged: boolean;
+  /** Light hosts: network namespace + overlay root + sshd, no systemd (scale tests). */
+  readonly light: boolean;
   /** First three octets of the /24, e.g. "10.231.0". */
   readonly net: string;
   readonly subnet: string;
@@ -31,7 +33,7 @@ export function parseLabSubnet(subnet: string): string | { error: string } {
   return `${m[1]}.${m[2]}.${m[3]}`;
 }
 
-export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; net: string; subnet: string; home?: string }): LabSettings {
+export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string }): LabSettings {
   return {
     ...options,
     bridge: `kc-${options.name}`,

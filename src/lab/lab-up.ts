@@ -16,6 +16,7 @@ export interface LabUpOptions {
   readonly hosts: number;
   readonly controlPlanes: number;
   readonly privileged: boolean;
+  readonly light: boolean;
   readonly subnet: string;
   readonly log: (line: string) => void;
 }
@@ -29,17 +30,20 @@ export function scriptsDir(): string {
 export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alreadyUp: boolean }> {
   const nameProblem = validateLabName(options.name);
   if (nameProblem) throw new LabError(nameProblem);
-  if (!Number.isInteger(options.hosts) || options.hosts < 1 || options.hosts > 200) throw new LabError(`--hosts must be 1-200 (got ${options.hosts})`);
+  // A /24 from .11 upward holds 240 hosts; full hosts (systemd each) are limited by memory.
+  const maxHosts = options.light ? 240 : 100;
+  if (!Number.isInteger(options.hosts) || options.hosts < 1 || options.hosts > maxHosts) throw new LabError(`--hosts must be 1-${maxHosts}${options.light ? '' : ' (up to 240 with --light)'} (got ${options.hosts})`);
+  if (options.light && options.privileged) throw new LabError('--light and --privileged exclude each other: light hosts have no systemd to run a container runtime');
   if (!Number.isInteger(options.controlPlanes) || options.controlPlanes < 1 || options.controlPlanes > options.hosts) {
     throw new LabError(`--control-planes must be 1-${options.hosts} (got ${options.controlPlanes})`);
   }
   const net = parseLabSubnet(options.subnet);
   if (typeof net !== 'string') throw new LabError(net.error);
-  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, net, subnet: options.subnet });
+  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet });
 
   const existing = readLabInfo(options.name);
   if (existing && labIsRunning(existing)) {
-    const same = existing.hosts === settings.hosts && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
+    const same = existing.hosts === settings.hosts && existing.light === settings.light && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
     if (!same) throw new LabError(`the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`);
     return { info: existing, alreadyUp: true };
   }
@@ -68,7 +72,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     APT_PROXY_CMD: join(packageRoot(), 'dist', 'src', 'lab', 'apt-proxy.js'),
   };
   try {
-    await runScript(join(scriptsDir(), 'up.sh'), env, options.log);
+    await runScript(join(scriptsDir(), settings.light ? 'light-up.sh' : 'up.sh'), env, options.log);
   } catch (error) {
     // Leave nothing half-built behind.
     await runScript(join(scriptsDir(), 'down.sh'), env, options.log).catch(() => undefined);

@@ -8,11 +8,17 @@ pids=()
 for H in "$RUN_DIR"/hosts/*/; do
   [ -f "$H/pid" ] || continue
   p=$(cat "$H/pid")
+  if [ -f "$H/netns" ]; then
+    # Light host: unshare ignores SIGTERM while it waits; TERM the namespace's PID 1 (its
+    # child) instead, and SIGKILL unshare after a grace period (--kill-child ends the rest).
+    c=$(pgrep -P "$p" 2>/dev/null || true); [ -n "$c" ] && kill -TERM $c 2>/dev/null
+    pids+=("$p")
   # SIGTERM to `systemd-nspawn --boot` is an orderly poweroff of the container.
-  if alive "$p"; then kill -TERM "$p" 2>/dev/null && pids+=("$p"); fi
+  elif alive "$p"; then kill -TERM "$p" 2>/dev/null && pids+=("$p"); fi
 done
 for p in "${pids[@]}"; do
   for _ in $(seq 1 150); do alive "$p" || break; sleep 0.1; done
+  alive "$p" && kill -KILL "$p" 2>/dev/null
 done
 # Still running: kill the host's whole cgroup at once (SIGKILL to nspawn alone would leave the
 # container's init running, re-parented).
@@ -29,6 +35,7 @@ parents=()
 for H in "$RUN_DIR"/hosts/*/; do
   [ -d "$H" ] || continue
   host=$(basename "$H")
+  [ -f "$H/netns" ] && ip netns del "$(cat "$H/netns")" 2>/dev/null  # its veth pair goes with it
   # Anything mounted below the host (its root, runtimes' leftovers), deepest first.
   grep -o " ${H%/}/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
   for d in $(cat "$H/cgroups" 2>/dev/null); do
