@@ -67,6 +67,9 @@ describe('kcluster lab (3 real hosts)', () => {
     const other = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '2', '--subnet', SUBNET]);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('lab down --name kclab');
+    const clash = await kcluster(['lab', 'up', '--name', 'kcother', '--hosts', '1', '--subnet', SUBNET]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('the subnet 10.231.1.0/24 is already in use on this machine');
   });
 
   it('reports status, then `lab down` leaves no process, mount, bridge, veth, cgroup or directory', async () => {
