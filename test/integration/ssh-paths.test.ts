@@ -1,0 +1,89 @@
+// More of the real SSH path on the lab: a jump host, trust-on-first-use pins and a
+// deliberate re-key, and `kcluster facts` in one round trip per host.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kcluster, parseEvents, testLab, type TestLab } from './support/test-lab.js';
+
+function variant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
+  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
+  edit(doc);
+  const file = join(mkdtempSync(join(tmpdir(), 'kcluster-inv-')), 'inventory.yaml');
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+describe('SSH paths over the lab', () => {
+  let lab: TestLab;
+  beforeAll(() => {
+    lab = testLab();
+  });
+
+  it('reaches a host through a bastion (the host sees the bastion as its client)', async () => {
+    const [jump, , target] = lab.hosts;
+    const file = variant(lab, (doc) => {
+      const hosts = doc['hosts'] as Record<string, unknown>[];
+      hosts[2] = { ...hosts[2], bastion: jump!.name };
+    });
+    const run = await kcluster(['facts', '-i', file, '--limit', target!.name, '--output', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    // Run a command over the jump: SSH_CONNECTION names the client address as seen by the target.
+    const { createSshConnector } = await import('../../src/ssh/connector.js');
+    const { hostKeyPolicyFor } = await import('../../src/ssh/host-key-policy-for.js');
+    const { loadInventory } = await import('../../src/inventory/load-inventory.js');
+    const { sh } = await import('../../src/ssh/quote.js');
+    const loaded = await loadInventory(file, { env: process.env });
+    if (!loaded.ok) throw new Error('inventory');
+    const connector = createSshConnector({ inventory: loaded.inventory, env: process.env, hostKeys: hostKeyPolicyFor(loaded.inventory, process.env) });
+    try {
+      const connection = await connector.connect(loaded.inventory.hosts[2]!);
+      const result = await connection.exec(sh`echo "$SSH_CONNECTION"`);
+      expect(result.stdout.split(' ')[0]).toBe(jump!.address);
+      expect(result.stdout.split(' ')[2]).toBe(target!.address);
+    } finally {
+      await connector.closeAll();
+    }
+  });
+
+  it('pins keys on first use, refuses a changed pin, and re-keys with trust --refresh', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'kcluster-state-'));
+    const file = variant(lab, (doc) => {
+      const ssh = { ...(doc['ssh'] as Record<string, unknown>) };
+      delete ssh['knownHostsFile'];
+      doc['ssh'] = ssh;
+      doc['stateDir'] = stateDir;
+    });
+    const first = await kcluster(['facts', '-i', file]);
+    expect(first.code, first.stderr).toBe(0);
+    const pins = readFileSync(join(stateDir, 'known_hosts'), 'utf8');
+    for (const h of lab.hosts) expect(pins).toContain(`${h.address},${h.name} ssh-ed25519 `);
+    // Swap two hosts' pinned keys: both now present a key other than the pinned one.
+    const lines = pins.trim().split('\n');
+    const swapped = [`${lines[0]!.split(' ')[0]} ${lines[1]!.split(' ').slice(1).join(' ')}`, `${lines[1]!.split(' ')[0]} ${lines[0]!.split(' ').slice(1).join(' ')}`, ...lines.slice(2)];
+    writeFileSync(join(stateDir, 'known_hosts'), `${swapped.join('\n')}\n`);
+    const refused = await kcluster(['run', 'demo', '-i', file, '--output', 'json']);
+    expect(refused.code).toBe(5);
+    const victim = lab.hosts.find((h) => swapped[0]!.startsWith(`${h.address},`))!;
+    const unreachable = parseEvents(refused.stdout).filter((e) => e['type'] === 'host-unreachable').map((e) => String(e['error']));
+    expect(unreachable.join('\n')).toContain(`kcluster trust --refresh ${victim.name}`);
+    // Pins are appended in connection order: re-key exactly the two hosts whose pins were swapped.
+    const swappedNames = [lines[0]!, lines[1]!].map((l) => l.split(' ')[0]!.split(',')[1]!);
+    const trust = await kcluster(['trust', '-i', file, '--refresh', ...swappedNames]);
+    expect(trust.code, trust.stderr).toBe(0);
+    expect(trust.stdout).toContain('forgot 1 pinned key(s)');
+    const after = await kcluster(['run', 'demo', '-i', file]);
+    expect(after.code, after.stdout + after.stderr).toBe(0);
+  });
+
+  it('kcluster facts: one round trip per host, a table a person can read', async () => {
+    const table = await kcluster(['facts', '-i', lab.inventoryFile]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^host\s+os\s+kernel\s+arch\s+cpus\s+memory\s+swap\s+cgroup\s+init/);
+    for (const h of lab.hosts) expect(table.stdout).toMatch(new RegExp(`${h.name}\\s+Debian GNU/Linux 12 \\(bookworm\\).*systemd.*${h.address.replace(/\./g, '\\.')}/24`));
+    const json = JSON.parse((await kcluster(['facts', '-i', lab.inventoryFile, '-o', 'json'])).stdout) as { host: string; roundTrips: number; facts: { hostname: string } }[];
+    expect(json.map((r) => [r.host, r.facts.hostname, r.roundTrips])).toEqual(lab.hosts.map((h) => [h.name, h.name, 1]));
+  });
+});
