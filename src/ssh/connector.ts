@@ -96,6 +96,11 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
       }
     }
     const passphrase = await passphraseFor(endpoint);
+    if (privateKey) {
+      // A wrong passphrase or an unreadable key will not get better by retrying.
+      const parsed = ssh2.utils.parseKey(privateKey, passphrase);
+      if (parsed instanceof Error) throw new FinalConnectError(`cannot use the key ${endpoint.keyFile}: ${parsed.message}`);
+    }
     const password = endpoint.passwordEnv ? options.env[endpoint.passwordEnv] : undefined;
     if (endpoint.passwordEnv && password === undefined) throw new FinalConnectError(`the password variable ${endpoint.passwordEnv} is not set`);
     const agent = endpoint.agent ? options.env['SSH_AUTH_SOCK'] : undefined;

@@ -1,12 +1,7 @@
 // The engine end to end over real SSH on the 3 lab hosts: the demo playbook applies in
 // parallel, converges, re-checks in one round trip per host, and --check changes nothing.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { readFileSync } from 'node:fs';
-import { kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
 interface HostRecap {
   host: string;
@@ -23,15 +18,6 @@ function recapOf(stdout: string): HostRecap[] {
   return end.summary.hosts;
 }
 
-/** A copy of the lab inventory with a change applied to the parsed document. */
-function inventoryVariant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
-  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
-  edit(doc);
-  const dir = mkdtempSync(join(tmpdir(), 'kcluster-inv-'));
-  const file = join(dir, 'inventory.yaml');
-  writeFileSync(file, stringify(doc));
-  return file;
-}
 
 describe('demo playbook on 3 lab hosts over real SSH', () => {
   let lab: TestLab;

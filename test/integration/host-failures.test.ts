@@ -6,16 +6,9 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { parse } from 'yaml';
+import { inventoryVariant, kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
-function variant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
-  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
-  edit(doc);
-  const file = join(mkdtempSync(join(tmpdir(), 'kcluster-inv-')), 'inventory.yaml');
-  writeFileSync(file, stringify(doc));
-  return file;
-}
 
 function statusByHost(stdout: string): Map<string, { failed: number; unreachable: boolean; changed: number }> {
   const end = parseEvents(stdout).find((e) => e['type'] === 'run-end') as
@@ -42,7 +35,7 @@ describe('host failures over real SSH', () => {
       .join('\n');
     const knownHostsFile = join(keyDir, 'known_hosts');
     writeFileSync(knownHostsFile, knownHosts);
-    const file = variant(lab, (doc) => {
+    const file = inventoryVariant(lab, (doc) => {
       doc['ssh'] = { ...(doc['ssh'] as object), knownHostsFile };
     });
     const run = await kcluster(['run', 'demo', '-i', file, '--output', 'json']);
@@ -58,7 +51,7 @@ describe('host failures over real SSH', () => {
 
   it('reports a host that is down as unreachable, completes the others, exits 5', async () => {
     const base = lab.hosts[0]!.address.split('.').slice(0, 3).join('.');
-    const file = variant(lab, (doc) => {
+    const file = inventoryVariant(lab, (doc) => {
       doc['ssh'] = { ...(doc['ssh'] as object), connectTimeout: '2s', connectRetries: 1 };
       (doc['hosts'] as unknown[]).push({ name: 'downhost', address: `${base}.250`, roles: ['worker'] });
     });
@@ -87,7 +80,7 @@ describe('host failures over real SSH', () => {
     );
     expect(setup.code, setup.stderr).toBe(0);
     execFileSync('ssh', ['-F', lab.sshConfigFile, host.name, 'chpasswd'], { input: `deploy:${password}\n` });
-    const file = variant(lab, (doc) => {
+    const file = inventoryVariant(lab, (doc) => {
       const hosts = doc['hosts'] as Record<string, unknown>[];
       const i = hosts.findIndex((h) => h['name'] === host.name);
       hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };

@@ -1,19 +1,12 @@
 // More of the real SSH path on the lab: a jump host, trust-on-first-use pins and a
 // deliberate re-key, and `kcluster facts` in one round trip per host.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { kcluster, parseEvents, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
-function variant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
-  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
-  edit(doc);
-  const file = join(mkdtempSync(join(tmpdir(), 'kcluster-inv-')), 'inventory.yaml');
-  writeFileSync(file, stringify(doc));
-  return file;
-}
 
 describe('SSH paths over the lab', () => {
   let lab: TestLab;
@@ -23,7 +16,7 @@ describe('SSH paths over the lab', () => {
 
   it('reaches a host through a bastion (the host sees the bastion as its client)', async () => {
     const [jump, , target] = lab.hosts;
-    const file = variant(lab, (doc) => {
+    const file = inventoryVariant(lab, (doc) => {
       const hosts = doc['hosts'] as Record<string, unknown>[];
       hosts[2] = { ...hosts[2], bastion: jump!.name };
     });
@@ -49,7 +42,7 @@ describe('SSH paths over the lab', () => {
 
   it('pins keys on first use, refuses a changed pin, and re-keys with trust --refresh', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'kcluster-state-'));
-    const file = variant(lab, (doc) => {
+    const file = inventoryVariant(lab, (doc) => {
       const ssh = { ...(doc['ssh'] as Record<string, unknown>) };
       delete ssh['knownHostsFile'];
       doc['ssh'] = ssh;
@@ -85,5 +78,39 @@ describe('SSH paths over the lab', () => {
     for (const h of lab.hosts) expect(table.stdout).toMatch(new RegExp(`${h.name}\\s+Debian GNU/Linux 12 \\(bookworm\\).*systemd.*${h.address.replace(/\./g, '\\.')}/24`));
     const json = JSON.parse((await kcluster(['facts', '-i', lab.inventoryFile, '-o', 'json'])).stdout) as { host: string; roundTrips: number; facts: { hostname: string } }[];
     expect(json.map((r) => [r.host, r.facts.hostname, r.roundTrips])).toEqual(lab.hosts.map((h) => [h.name, h.name, 1]));
+  });
+
+  it('logs in with a passphrase-protected key (passphrase from an env var) and with ssh-agent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kcluster-keys-'));
+    const key = join(dir, 'id_locked');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'open sesame', '-f', key]);
+    const pub = readFileSync(`${key}.pub`, 'utf8').trim();
+    const host = lab.hosts[0]!;
+    expect((await sshHost(lab, host.name, `grep -qF '${pub}' /root/.ssh/authorized_keys || echo '${pub}' >> /root/.ssh/authorized_keys`)).code).toBe(0);
+    const withKey = inventoryVariant(lab, (doc) => {
+      doc['ssh'] = { ...(doc['ssh'] as object), keyFile: key, keyPassphraseEnv: 'KC_TEST_PASSPHRASE' };
+    });
+    const ok = await kcluster(['facts', '-i', withKey, '--limit', host.name], { KC_TEST_PASSPHRASE: 'open sesame' });
+    expect(ok.code, ok.stderr).toBe(0);
+    const missing = await kcluster(['facts', '-i', withKey, '--limit', host.name], { KC_TEST_PASSPHRASE: '' });
+    expect(missing.code).toBe(5);
+    const noVar = await kcluster(['facts', '-i', withKey, '--limit', host.name]);
+    expect(noVar.stderr).toContain('the key passphrase variable KC_TEST_PASSPHRASE is not set');
+
+    const socket = join(dir, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 50 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+      execFileSync('ssh-add', [lab.keyFile], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'ignore' });
+      const withAgent = inventoryVariant(lab, (doc) => {
+        const ssh: Record<string, unknown> = { ...(doc['ssh'] as Record<string, unknown>), agent: true };
+        delete ssh['keyFile'];
+        doc['ssh'] = ssh;
+      });
+      const viaAgent = await kcluster(['facts', '-i', withAgent], { SSH_AUTH_SOCK: socket });
+      expect(viaAgent.code, viaAgent.stderr).toBe(0);
+    } finally {
+      agent.kill('SIGTERM');
+    }
   });
 });

@@ -4,14 +4,9 @@
 # Env: NAME RUN_DIR HOME_DIR BASE BRIDGE NET COUNT WAIT
 set -euo pipefail
 : "${NAME:?}" "${RUN_DIR:?}" "${HOME_DIR:?}" "${BASE:?}" "${BRIDGE:?}" "${NET:?}" "${COUNT:?}"
-mkdir -p "$RUN_DIR/hosts" "$HOME_DIR"
-chmod 700 "$HOME_DIR"
-[ -f "$HOME_DIR/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "kcluster-lab-$NAME" -f "$HOME_DIR/id_ed25519"
-if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-  ip link add "$BRIDGE" type bridge
-  ip addr add "$NET.1/24" dev "$BRIDGE"
-  ip link set "$BRIDGE" up
-fi
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+ensure_key_and_bridge
 : > "$HOME_DIR/known_hosts"
 start_host() { # index
   local i=$1 host=$NAME$1 ip=$NET.$((10+$1)) H=$RUN_DIR/hosts/$NAME$1
@@ -46,15 +41,5 @@ for i in $(seq 1 "$COUNT"); do start_host "$i"; done
 for i in $(seq 1 "$COUNT"); do
   echo "$NET.$((10+i)),$NAME$i $(cut -d' ' -f1,2 "$RUN_DIR/hosts/$NAME$i/root/etc/ssh/ssh_host_ed25519_key.pub")" >> "$HOME_DIR/known_hosts"
 done
-{
-  printf 'Host %s*\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  BatchMode yes\n  ConnectTimeout 3\n  LogLevel ERROR\n' \
-    "$NAME" "$HOME_DIR/id_ed25519" "$HOME_DIR/known_hosts"
-  for i in $(seq 1 "$COUNT"); do printf 'Host %s%s\n  HostName %s\n' "$NAME" "$i" "$NET.$((10+i))"; done
-} > "$HOME_DIR/ssh_config"
-deadline=$((SECONDS + ${WAIT:-180}))
-for i in $(seq 1 "$COUNT"); do
-  until ssh -F "$HOME_DIR/ssh_config" -o KexAlgorithms=curve25519-sha256 "$NAME$i" true 2>/dev/null; do
-    [ $SECONDS -lt $deadline ] || { echo "$NAME$i: no ssh after ${WAIT:-180}s; see $RUN_DIR/hosts/$NAME$i/log" >&2; exit 1; }
-    sleep 0.1
-  done
-done
+write_ssh_config
+wait_for_ssh log

@@ -6,15 +6,9 @@
 set -euo pipefail
 : "${NAME:?}" "${RUN_DIR:?}" "${HOME_DIR:?}" "${BASE:?}" "${BRIDGE:?}" "${NET:?}" "${COUNT:?}"
 PRIVILEGED=${PRIVILEGED:-0}
-mkdir -p "$RUN_DIR/hosts" "$HOME_DIR"
-chmod 700 "$HOME_DIR"
-[ -f "$HOME_DIR/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "kcluster-lab-$NAME" -f "$HOME_DIR/id_ed25519"
-
-if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-  ip link add "$BRIDGE" type bridge
-  ip addr add "$NET.1/24" dev "$BRIDGE"
-  ip link set "$BRIDGE" up
-fi
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+ensure_key_and_bridge
 # All hosts are uid 0 of one kernel and share its inotify instance limit (default 128).
 [ "$(sysctl -n fs.inotify.max_user_instances)" -ge 8192 ] || sysctl -qw fs.inotify.max_user_instances=8192
 
@@ -80,17 +74,6 @@ for i in $(seq 1 "$COUNT"); do
   echo $! > "$H/pid"
 done
 
-{
-  printf 'Host %s*\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n  BatchMode yes\n  ConnectTimeout 3\n  LogLevel ERROR\n' \
-    "$NAME" "$HOME_DIR/id_ed25519" "$HOME_DIR/known_hosts"
-  for i in $(seq 1 "$COUNT"); do printf 'Host %s%s\n  HostName %s\n' "$NAME" "$i" "$NET.$((10+i))"; done
-} > "$HOME_DIR/ssh_config"
+write_ssh_config
 
-deadline=$((SECONDS + ${WAIT:-180}))
-for i in $(seq 1 "$COUNT"); do
-  until ssh -F "$HOME_DIR/ssh_config" "$NAME$i" true 2>/dev/null; do
-    kill -0 "$(cat "$RUN_DIR/hosts/$NAME$i/pid")" 2>/dev/null || { echo "$NAME$i died during boot; see $RUN_DIR/hosts/$NAME$i/console.log" >&2; exit 1; }
-    [ $SECONDS -lt $deadline ] || { echo "$NAME$i: no ssh after ${WAIT:-180}s; see $RUN_DIR/hosts/$NAME$i/console.log" >&2; exit 1; }
-    sleep 0.2
-  done
-done
+wait_for_ssh console.log

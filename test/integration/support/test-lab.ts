@@ -1,10 +1,11 @@
 // The shared test lab that test/run-all.sh brings up (`kcluster lab up --name kctest`):
 // where its files are, how to reach its hosts with the OpenSSH client, how to run the CLI.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 
 const run = promisify(execFile);
 
@@ -79,4 +80,13 @@ export function parseEvents(stdout: string): Record<string, unknown>[] {
     .split('\n')
     .filter((line) => line.trim().length > 0)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A copy of the lab inventory (in a temp dir) with an edit applied to the parsed document. */
+export function inventoryVariant(lab: TestLab, edit: (doc: Record<string, unknown>) => void): string {
+  const doc = parse(readFileSync(lab.inventoryFile, 'utf8')) as Record<string, unknown>;
+  edit(doc);
+  const file = join(mkdtempSync(join(tmpdir(), 'kcluster-inv-')), 'inventory.yaml');
+  writeFileSync(file, stringify(doc));
+  return file;
 }
