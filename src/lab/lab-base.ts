@@ -12,16 +12,22 @@ export const BASE_PACKAGES = [
   'ca-certificates', 'curl', 'kmod', 'iptables', 'conntrack', 'socat', 'less', 'sudo', 'gnupg',
 ];
 
-export function baseDir(scriptsDir: string): string {
+/** The base's packages: python3 is added only for labs that must host Ansible (benchmarks). */
+export function basePackages(python: boolean): string[] {
+  return python ? [...BASE_PACKAGES, 'python3'] : BASE_PACKAGES;
+}
+
+export function baseDir(scriptsDir: string, packages: readonly string[]): string {
   const recipe = readFileSync(join(scriptsDir, 'build-base.sh'), 'utf8');
-  const key = createHash('sha256').update(`${BASE_SUITE}\n${BASE_PACKAGES.join(',')}\n${recipe}`).digest('hex').slice(0, 12);
+  const key = createHash('sha256').update(`${BASE_SUITE}\n${packages.join(',')}\n${recipe}`).digest('hex').slice(0, 12);
   return join('/var/cache/kcluster/lab-base', `${BASE_SUITE}-${key}`, 'rootfs');
 }
 
-export async function ensureBase(scriptsDir: string, log: (line: string) => void): Promise<string> {
-  const dir = baseDir(scriptsDir);
+export async function ensureBase(scriptsDir: string, python: boolean, log: (line: string) => void): Promise<string> {
+  const packages = basePackages(python);
+  const dir = baseDir(scriptsDir, packages);
   const mirror = debianMirror(machineAptMirrors());
   if (!mirror) throw new Error('no Debian mirror in this machine\'s apt sources (/etc/apt/sources.list*): the lab base is built from it');
-  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: BASE_PACKAGES.join(',') }, log);
+  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: packages.join(',') }, log);
   return dir;
 }

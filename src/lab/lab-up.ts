@@ -17,6 +17,8 @@ export interface LabUpOptions {
   readonly controlPlanes: number;
   readonly privileged: boolean;
   readonly light: boolean;
+  /** Add python3 to the hosts (Ansible needs it; kcluster does not). */
+  readonly python?: boolean;
   readonly subnet: string;
   readonly log: (line: string) => void;
 }
@@ -50,7 +52,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   const problems = labPreflight(net, settings.bridge);
   if (problems.length > 0) throw new LabError(problems.join('\n'));
 
-  const base = await ensureBase(scriptsDir(), options.log);
+  const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
   const info: LabInfo = {
     ...settings,
     inventoryFile: join(settings.homeDir, 'inventory.yaml'),

@@ -34,8 +34,9 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--control-planes <n>', 'how many of them are control planes', '1')
     .option('--privileged', 'hosts can run container runtimes and a kubelet')
     .option('--light', 'light hosts for scale tests: network namespace + sshd, no systemd (up to 240)')
+    .option('--python', 'add python3 to the hosts (for comparing with Ansible; kcluster needs none)')
     .option('--subnet <cidr>', 'private /24 for the lab bridge', '10.231.0.0/24')
-    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; subnet: string }) => {
+    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string }) => {
       const started = Date.now();
       try {
         const { info, alreadyUp } = await labUp({
@@ -44,6 +45,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
           controlPlanes: Number(options.controlPlanes),
           privileged: options.privileged ?? false,
           light: options.light ?? false,
+          python: options.python ?? false,
           subnet: options.subnet,
           log: quietLog,
         });

@@ -1,20 +1,44 @@
-// `kcluster run -i FILE PLAYBOOK`: run any playbook by name (see `kcluster run --list`).
+// `kcluster run -i FILE PLAYBOOK`: run a playbook shipped with kcluster (by name), or one of
+// your own: a path to an ES module whose default export (or `playbook` export) is a Playbook.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { addPlaybookOptions } from '../playbook-options.js';
+import type { Playbook } from '../../engine/types.js';
 import { findPlaybook, playbookNames } from '../../../playbooks/index.js';
+
+function isPlaybook(value: unknown): value is Playbook {
+  const p = value as Partial<Playbook> | undefined;
+  return typeof p?.name === 'string' && Array.isArray(p.plays);
+}
+
+async function playbookFrom(reference: string, cli: CliContext): Promise<Playbook | string> {
+  if (!/[/\\]|\.m?js$/.test(reference)) {
+    return findPlaybook(reference) ?? `unknown playbook "${reference}"; known: ${playbookNames().join(', ')} (or a path to a module)`;
+  }
+  const file = resolve(cli.cwd, reference);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    return `cannot load the playbook module ${file}: ${(error as Error).message}`;
+  }
+  const candidate = module['default'] ?? module['playbook'];
+  return isPlaybook(candidate) ? candidate : `${file} exports no playbook: export default { name, description, plays: [...] }`;
+}
 
 export function registerRunCommand(program: Command, cli: CliContext): void {
   const command = program
     .command('run')
     .description('run a playbook on the hosts of an inventory')
-    .argument('<playbook>', `playbook name (${playbookNames().join(', ')})`);
-  addPlaybookOptions(command).action(async (name: string, options: PlaybookCommandOptions) => {
-    const playbook = findPlaybook(name);
-    if (!playbook) {
-      cli.stderr.write(`kcluster: unknown playbook "${name}"; known: ${playbookNames().join(', ')}\n`);
+    .argument('<playbook>', `a shipped playbook (${playbookNames().join(', ')}) or a path to a module exporting one`);
+  addPlaybookOptions(command).action(async (reference: string, options: PlaybookCommandOptions) => {
+    const playbook = await playbookFrom(reference, cli);
+    if (typeof playbook === 'string') {
+      cli.stderr.write(`kcluster: ${playbook}\n`);
       cli.setExitCode(ExitCode.InvalidInput);
       return;
     }
