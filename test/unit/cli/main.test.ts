@@ -1,0 +1,59 @@
+// The CLI as a function: exit codes and messages for bad input, without any host.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env: { SSH_AUTH_SOCK: '/x' }, signal: new AbortController().signal });
+  return { code, out, err };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'kc-cli-'));
+const inventory = join(dir, 'inv.yaml');
+writeFileSync(inventory, 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
+
+describe('kcluster CLI', () => {
+  it('--help exits 0', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Usage: kcluster');
+  });
+  it('an unknown option exits 2', async () => {
+    expect((await cli(['validate', '--frobnicate'])).code).toBe(2);
+  });
+  it('validate: a missing file exits 2 with its name', async () => {
+    const r = await cli(['validate', '-i', join(dir, 'missing.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('missing.yaml:1:1: cannot read the inventory: no such file');
+  });
+  it('validate: a good inventory exits 0', async () => {
+    const r = await cli(['validate', '-i', inventory]);
+    expect(r).toMatchObject({ code: 0, out: `${inventory}: valid (1 hosts: 1 control planes, 0 workers, 1 etcd members)\n` });
+  });
+  it('config -o json prints the effective configuration', async () => {
+    const r = await cli(['config', '-i', inventory, '-o', 'json']);
+    expect(JSON.parse(r.out).cluster.kubernetesVersion).toMatch(/^v1\./);
+  });
+  it('run: unknown playbooks and modules without a playbook exit 2', async () => {
+    expect((await cli(['run', 'nope', '-i', inventory])).err).toContain('unknown playbook "nope"');
+    const module = join(dir, 'empty.mjs');
+    writeFileSync(module, 'export const x = 1;\n');
+    const r = await cli(['run', module, '-i', inventory]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('exports no playbook');
+  });
+  it('run: an unknown --limit term exits 2 before connecting anywhere', async () => {
+    const r = await cli(['run', 'demo', '-i', inventory, '--limit', 'nosuchhost', '--output', 'json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--limit: no host or group named "nosuchhost"');
+  });
+});
