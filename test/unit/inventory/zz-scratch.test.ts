@@ -38,3 +38,20 @@ it('probe', () => {
     console.log(`--- ${name}: ${r.ok ? 'OK ' + JSON.stringify(r.inventory.hosts.map((h) => [h.name, h.roles, h.vars, h.bastion?.name])) : ''}\n` + [...(r.ok ? [] : r.errors), ...r.warnings].map(formatDiagnostic).join('\n'));
   }
 });
+it('probe2', () => {
+  const more: Record<string, string> = {
+    agentStr: `hosts:\n${cp}    agent: "yes"\n`,
+    becomeObjBad: `hosts:\n${cp}    become: { methd: sudo }\n`,
+    bastionEmpty: `hosts:\n${cp}    bastion: ""\n`,
+    durFloat: `ssh:\n  connectTimeout: 1.5\nhosts:\n${cp}`,
+    hostNamedWorker: `hosts:\n${cp}  - name: worker\n    address: 10.0.0.7\n`,
+    bundleRel: `cluster:\n  artifacts: { bundle: ./b.tar }\nhosts:\n${cp}`,
+    sshBecome: `ssh:\n  user: deploy\n  become: { passwordEnv: PW }\nhosts:\n${cp}`,
+    laughs: `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\nhosts:\n${cp}`,
+    noauth: `hosts:\n${cp}  - name: w1\n    address: 10.0.0.3\n`,
+  };
+  for (const [name, text] of Object.entries(more)) {
+    const r = parseInventory(text, 'inv.yaml', { env: name === 'noauth' ? {} : env, homeDir: '/nonexistent' });
+    console.log(`--- ${name}: ${r.ok ? 'OK ' + JSON.stringify(r.inventory.hosts.map((h) => [h.name, h.become, h.vars])) + JSON.stringify(r.inventory.cluster.artifacts) : ''}\n` + [...(r.ok ? [] : r.errors), ...r.warnings].map(formatDiagnostic).join('\n'));
+  }
+});
