@@ -23,7 +23,7 @@ function portOf(host: unknown, raw: RawInventory): unknown {
 
 function checkBastion(raw: RawInventory, host: unknown, i: number, report: Report): void {
   const bastion = isRecord(host) ? host['bastion'] : undefined;
-  if (typeof bastion !== 'string') return;
+  if (typeof bastion !== 'string' || bastion === '') return;
   const hosts = hostList(raw);
   const target = hosts.find((h) => stringAt(h, 'name') === bastion);
   if (bastion === stringAt(host, 'name')) {

@@ -59,7 +59,7 @@ export function messageFor(error: ErrorObject, unionAllowed?: string): string {
     case 'required':
       return `missing required key "${(error.params as { missingProperty: string }).missingProperty}"`;
     case 'minItems':
-      return allowed ? `must be ${allowed}` : `must have at least ${(error.params as { limit: number }).limit} item(s)`;
+      return allowed ? `must be ${allowed}${got}` : `must have at least ${(error.params as { limit: number }).limit} item(s)${got}`;
     case 'uniqueItems':
       return `must not repeat an item${got}`;
     default:

@@ -2,10 +2,16 @@
 import type { LineCounter, YAMLError } from 'yaml';
 import type { Diagnostic } from './diagnostics.js';
 
+/** The key written at `offset` (yaml's error range covers only its first character). */
+function keyAt(text: string, offset: number): string {
+  const m = /^(?:"([^"\n]*)"|'([^'\n]*)'|([^:\n]*?))\s*:/.exec(text.slice(offset));
+  return (m?.[1] ?? m?.[2] ?? m?.[3] ?? '').trim();
+}
+
 function wording(error: YAMLError, text: string): string {
   switch (error.code) {
     case 'DUPLICATE_KEY':
-      return `duplicate key "${text.slice(error.pos[0], error.pos[1]).trim()}": a key may appear only once in a map`;
+      return `duplicate key "${keyAt(text, error.pos[0])}": a key may appear only once in a map`;
     case 'MULTIPLE_DOCS':
       return 'the inventory must be a single YAML document: remove this "---" and what follows it, or merge the documents';
     case 'TAB_AS_INDENT':
