@@ -1,5 +1,6 @@
 // A remote file's state: existence, type, mode, owner, size, sha256, and (for small text
 // files, when asked) its content, so plans can show a diff without another round trip.
+import { createHash } from 'node:crypto';
 import { sh } from '../ssh/quote.js';
 import type { Fact } from '../engine/fact.js';
 
@@ -22,13 +23,14 @@ export function fileState(path: string, options: { content?: boolean; maxContent
   return {
     key: options.content ? `file:${path}` : `file-meta:${path}`,
     become: true,
-    // stat line; sha256; then base64 content between lines (only for small regular files).
+    // One stat line; then either the content (small files, when asked: its sha256 is computed
+    // here, saving a process per file on the host) or the sha256 from sha256sum.
     script: sh`f=${path}
 if [ ! -e "$f" ] && [ ! -L "$f" ]; then echo absent; exit 0; fi
-stat -c '%F|%a|%U|%G|%s' -- "$f"
+s=$(stat -c '%F|%a|%U|%G|%s' -- "$f") || exit 1
+echo "$s"
 if [ -f "$f" ] && [ ! -L "$f" ]; then
-  sha256sum -- "$f" | cut -d' ' -f1
-  if [ "$(stat -c %s -- "$f")" -le ${max} ]; then echo content; base64 -w0 -- "$f"; echo; fi
+  if [ "\${s##*|}" -le ${max} ]; then echo content; base64 -w0 -- "$f"; echo; else sha256sum < "$f"; fi
 fi`,
     parse(stdout) {
       const lines = stdout.split('\n');
@@ -36,8 +38,9 @@ fi`,
       const [kind = '', mode = '', owner = '', group = '', size = '0'] = (lines[0] ?? '').split('|');
       const type = kind === 'regular file' || kind === 'regular empty file' ? 'file' : kind === 'directory' ? 'directory' : kind === 'symbolic link' ? 'symlink' : 'other';
       if (!/^[0-7]{3,4}$/.test(mode)) throw new Error(`unexpected stat output: ${lines[0] ?? ''}`);
-      const sha256 = lines[1] && /^[0-9a-f]{64}$/.test(lines[1]) ? lines[1] : undefined;
-      const content = lines[2] === 'content' ? Buffer.from(lines[3] ?? '', 'base64') : undefined;
+      const content = lines[1] === 'content' ? Buffer.from(lines[2] ?? '', 'base64') : undefined;
+      const summed = lines[1]?.slice(0, 64);
+      const sha256 = content ? createHash('sha256').update(content).digest('hex') : summed && /^[0-9a-f]{64}$/.test(summed) ? summed : undefined;
       return {
         exists: true,
         type,
