@@ -11,6 +11,8 @@ export interface LabInfo extends LabSettings {
   readonly keyFile: string;
   readonly hostList: readonly { name: string; address: string; roles: string[] }[];
   readonly createdAt: string;
+  /** Hosts have python3 (`lab up --python`). */
+  readonly python?: boolean;
 }
 
 export function labsHome(home = homedir()): string {

@@ -45,7 +45,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
 
   const existing = readLabInfo(options.name);
   if (existing && labIsRunning(existing)) {
-    const same = existing.hosts === settings.hosts && existing.light === settings.light && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
+    const same = existing.hosts === settings.hosts && existing.light === settings.light && (existing.python ?? false) === (options.python ?? false) && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
     if (!same) throw new LabError(`the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`);
     return { info: existing, alreadyUp: true };
   }
@@ -55,6 +55,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
   const info: LabInfo = {
     ...settings,
+    python: options.python ?? false,
     inventoryFile: join(settings.homeDir, 'inventory.yaml'),
     sshConfigFile: join(settings.homeDir, 'ssh_config'),
     knownHostsFile: join(settings.homeDir, 'known_hosts'),
