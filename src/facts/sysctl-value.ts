@@ -15,8 +15,7 @@ export function sysctlPath(key: string): string {
 export function sysctlValue(key: string): Fact<SysctlValue> {
   return {
     key: `sysctl:${key}`,
-    // Read with the shell's own `read`: no process per sysctl on the host.
-    script: sh`if [ -r ${sysctlPath(key)} ]; then echo present; while IFS= read -r l; do echo "$l"; done < ${sysctlPath(key)}; else echo absent; fi`,
+    script: sh`if [ -r ${sysctlPath(key)} ]; then echo present; cat ${sysctlPath(key)}; else echo absent; fi`,
     parse(stdout) {
       const [state, ...rest] = stdout.split('\n');
       if (state === 'absent') return { present: false };
