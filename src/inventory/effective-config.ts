@@ -5,6 +5,7 @@ import type { Inventory } from './model.js';
 
 export function effectiveConfig(inventory: Inventory): Record<string, unknown> {
   return {
+    file: inventory.file,
     cluster: inventory.cluster,
     ssh: inventory.ssh,
     stateDir: inventory.stateDir,
@@ -23,5 +24,5 @@ export function effectiveConfig(inventory: Inventory): Record<string, unknown> {
 
 export function renderEffectiveConfig(inventory: Inventory, format: 'yaml' | 'json'): string {
   const config = effectiveConfig(inventory);
-  return format === 'json' ? `${JSON.stringify(config, null, 2)}\n` : stringify(config, { lineWidth: 0 });
+  return format === 'json' ? `${JSON.stringify(config, null, 2)}\n` : stringify(config, { lineWidth: 0, aliasDuplicateObjects: false });
 }

@@ -9,6 +9,7 @@ import { defaultHomeDir, resolveInventory } from './resolve-inventory.js';
 import { compileInventorySchema, schemaDiagnostics } from './schema-diagnostics.js';
 import { semanticDiagnostics } from './semantic-checks.js';
 import { SourceMap } from './source-map.js';
+import { yamlDiagnostics } from './yaml-diagnostics.js';
 
 export { formatDiagnostic, type Diagnostic };
 
@@ -31,15 +32,14 @@ function failure(errors: Diagnostic[], warnings: Diagnostic[] = []): InventoryLo
 export function parseInventory(text: string, file: string, options: LoadInventoryOptions = {}): InventoryLoadResult {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    return failure(
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return { file, line: pos.line, col: pos.col, path: '', message: `YAML syntax: ${e.message.split('\n')[0]}`, severity: 'error' as const };
-      }),
-    );
+  if (doc.errors.length > 0) return failure(yamlDiagnostics(doc.errors, text, lines, file));
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // yaml refuses documents whose aliases expand without bound (a "billion laughs" file).
+    return failure([{ file, line: 1, col: 1, path: '', message: `YAML: ${(error as Error).message}`, severity: 'error' }]);
   }
-  const data: unknown = doc.toJS();
   const map = new SourceMap(doc, lines);
   if (data === null || data === undefined) {
     return failure([{ file, line: 1, col: 1, path: '', message: 'the inventory is empty: it needs at least `hosts:`', severity: 'error' }]);

@@ -11,7 +11,11 @@ export interface RawSshSettings {
   readonly passwordEnv?: string;
 }
 
+export type RawBecome = boolean | { readonly method?: 'sudo'; readonly passwordEnv?: string };
+
 export interface RawSshDefaults extends RawSshSettings {
+  /** For every host that does not set its own `become`. */
+  readonly become?: RawBecome;
   readonly knownHostsFile?: string;
   readonly connectTimeout?: number | string;
   readonly keepaliveInterval?: number | string;
@@ -25,7 +29,7 @@ export type RawBastion =
 export interface RawHost extends RawSshSettings {
   readonly name: string;
   readonly address: string;
-  readonly become?: boolean | { readonly method?: 'sudo'; readonly passwordEnv?: string };
+  readonly become?: RawBecome;
   readonly bastion?: RawBastion;
   readonly roles?: readonly HostRole[];
   readonly vars?: Vars;

@@ -2,8 +2,9 @@
 // resolved, ssh settings inherited, vars merged by precedence.
 //
 // Vars precedence (the last one wins): role defaults (merged later by the engine)
-//   < cluster `vars` < group vars (control-plane, etcd, worker, then custom groups in file
-//   order) < host `vars`. Plain objects merge deeply; arrays and scalars are replaced.
+//   < cluster `vars` < group vars (`all`, then the built-in role groups control-plane, etcd,
+//   worker, then custom groups in file order) < host `vars`. Plain objects merge deeply;
+//   arrays and scalars are replaced. See README.md beside this file.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -37,7 +38,7 @@ export function parseDuration(value: number | string | undefined, fallback: numb
 /** The key to use when the inventory names none: agent, else the first default key file. */
 function defaultAuth(ctx: ResolveContext): { keyFile?: string; agent: boolean } {
   if (ctx.env['SSH_AUTH_SOCK']) return { agent: true };
-  for (const name of ['id_ed25519', 'id_ecdsa', 'id_rsa']) {
+  for (const name of ['id_ed25519', 'id_rsa']) {
     const file = join(ctx.homeDir, '.ssh', name);
     if (existsSync(file)) return { keyFile: file, agent: false };
   }
@@ -96,7 +97,8 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
   for (const [group, def] of Object.entries(groupsRaw)) {
     if (!(BUILTIN_GROUPS as readonly string[]).includes(group)) groups[group] = [...(def.hosts ?? [])];
   }
-  const groupOrder = ['control-plane', 'etcd', 'worker', ...Object.keys(groupsRaw).filter((g) => !(BUILTIN_GROUPS as readonly string[]).includes(g))];
+  // `all` holds every host, so its vars are the weakest of the groups'.
+  const groupOrder = ['all', 'control-plane', 'etcd', 'worker', ...Object.keys(groupsRaw).filter((g) => !(BUILTIN_GROUPS as readonly string[]).includes(g))];
 
   const hosts: HostSettings[] = hostsWithRoles.map(({ raw: h, roles }, index) => {
     let vars: Vars = deepMerge({}, raw.vars ?? {});
@@ -105,7 +107,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
     }
     vars = deepMerge(vars, h.vars ?? {});
     const ssh = endpoint(h.address, h, sshDefaults, ctx);
-    const becomeRaw = h.become;
+    const becomeRaw = h.become ?? sshDefaults.become;
     const becomeEnabled = typeof becomeRaw === 'boolean' ? becomeRaw : becomeRaw !== undefined || ssh.user !== 'root';
     const passwordEnv = typeof becomeRaw === 'object' ? becomeRaw.passwordEnv : undefined;
     const bastion = bastionFor(h.bastion, raw.hosts, sshDefaults, ctx);

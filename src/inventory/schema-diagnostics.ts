@@ -1,13 +1,16 @@
-// Validate the parsed document against the shipped JSON Schema (ajv, allErrors) and turn
-// every ajv error into a sentence that says what is wrong and what is allowed.
+// Validate the parsed document against the shipped JSON Schema (ajv, allErrors) and map
+// every ajv error to the YAML node it is about: the unknown key itself for additional
+// properties, the parent map for a missing key, the value otherwise.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { packageRoot } from '../util/package-root.js';
 import { formatPath, type Diagnostic } from './diagnostics.js';
+import { allowedText, messageFor, shown } from './schema-messages.js';
 import type { SourceMap } from './source-map.js';
 import { closest } from './suggest.js';
 
+/** Where the schema lives inside the package (editors read it through `$schema=`). */
 export const SCHEMA_PATH = join('src', 'inventory', 'inventory.schema.json');
 
 export function compileInventorySchema(): ValidateFunction {
@@ -27,34 +30,51 @@ function pathSegments(instancePath: string): (string | number)[] {
     .map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
 }
 
-function shown(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
 }
 
-function allowedText(error: ErrorObject): string | undefined {
-  const parent = error.parentSchema as { allowed?: unknown } | undefined;
-  return typeof parent?.allowed === 'string' ? parent.allowed : undefined;
+function branchAccepts(branch: unknown, type: string): boolean {
+  const declared = (branch as { type?: unknown }).type;
+  if (declared === undefined) return true;
+  const types = Array.isArray(declared) ? declared.map(String) : [String(declared)];
+  return types.includes(type) || (type === 'integer' && types.includes('number'));
 }
 
-function messageFor(error: ErrorObject): string {
-  const allowed = allowedText(error);
-  const got = ` (got ${shown(error.data)})`;
-  switch (error.keyword) {
-    case 'enum': {
-      const values = (error.params as { allowedValues: unknown[] }).allowedValues.map((v) => String(v));
-      const guess = typeof error.data === 'string' ? closest(error.data, values) : undefined;
-      return `must be one of ${values.join(', ')}${got}${guess ? `; did you mean "${guess}"?` : ''}`;
+const within = (e: ErrorObject, at: string): boolean => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
+
+/**
+ * A union (`true | false | { method, passwordEnv }`) makes ajv report every branch. When the
+ * value's type picks exactly one branch, only that branch's errors say something useful;
+ * otherwise one sentence naming every accepted form does. Returns the errors to drop and, for
+ * kept branch errors at the union's own place, the union's wording.
+ */
+function resolveUnions(errors: readonly ErrorObject[]): { drop: Set<ErrorObject>; wording: Map<ErrorObject, string> } {
+  const drop = new Set<ErrorObject>();
+  const wording = new Map<ErrorObject, string>();
+  errors.forEach((union, index) => {
+    if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') return;
+    const branches = Array.isArray(union.schema) ? (union.schema as unknown[]) : [];
+    const members = errors.slice(0, index).filter((e) => within(e, union.instancePath) && !drop.has(e));
+    const picked = branches.flatMap((b, i) => (branchAccepts(b, jsonType(union.data)) ? [i] : []));
+    const chosen = picked.length === 1 ? picked[0] : undefined;
+    const inChosen = (e: ErrorObject): boolean =>
+      e.schemaPath.startsWith(`${union.schemaPath}/${String(chosen)}/`) || e.instancePath !== union.instancePath;
+    if (chosen === undefined || !members.some(inChosen)) {
+      for (const e of members) drop.add(e);
+      return;
     }
-    case 'required':
-      return `missing required key "${(error.params as { missingProperty: string }).missingProperty}"`;
-    case 'minItems':
-      return allowed ? `must be ${allowed}` : `must have at least ${(error.params as { limit: number }).limit} item(s)`;
-    case 'uniqueItems':
-      return `must not repeat an item${got}`;
-    default:
-      return allowed ? `must be ${allowed}${got}` : `${error.message ?? 'is invalid'}${got}`;
-  }
+    drop.add(union);
+    const unionAllowed = allowedText(union);
+    for (const e of members) {
+      if (!inChosen(e)) drop.add(e);
+      else if (unionAllowed && e.instancePath === union.instancePath) wording.set(e, unionAllowed);
+    }
+  });
+  return { drop, wording };
 }
 
 function knownKeys(error: ErrorObject): string[] {
@@ -64,34 +84,38 @@ function knownKeys(error: ErrorObject): string[] {
 
 export function schemaDiagnostics(errors: readonly ErrorObject[], map: SourceMap, file: string): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const seenPaths = new Set<string>();
-  // anyOf/oneOf report each branch's failure and then their own: keep the union's message only.
-  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const seen = new Set<string>();
+  const { drop, wording } = resolveUnions(errors);
   for (const error of errors) {
+    if (drop.has(error) || error.keyword === 'propertyNames') continue;
     const segments = pathSegments(error.instancePath);
     if (error.keyword === 'additionalProperties') {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       const guess = closest(key, knownKeys(error));
-      const pos = map.key(segments, key);
       out.push({
         file,
-        ...pos,
+        ...map.key(segments, key),
         path: formatPath([...segments, key]),
         message: `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (allowed: ${knownKeys(error).join(', ')})`,
         severity: 'error',
       });
       continue;
     }
-    if (unionPaths.has(error.instancePath) && error.keyword !== 'anyOf') continue;
-    // A union whose object branch reported a deeper, more precise error: keep only that one.
-    if (error.keyword === 'anyOf' && errors.some((e) => e.instancePath.startsWith(`${error.instancePath}/`))) continue;
-    if (error.keyword === 'propertyNames') continue; // reported through the nested pattern error
+    if (error.propertyName !== undefined) {
+      // A bad map key (a group name): point at the key and show it.
+      const key = error.propertyName;
+      const allowed = allowedText(error);
+      const message = allowed ? `must be ${allowed} (got ${shown(key)})` : `is not an allowed name (got ${shown(key)})`;
+      out.push({ file, ...map.key(segments, key), path: formatPath([...segments, key]), message, severity: 'error' });
+      continue;
+    }
     const path = formatPath(segments);
+    const message = messageFor(error, wording.get(error));
     // One message per place: "must be an integer 1-65535" covers type, minimum and maximum.
-    const dedupeKey = `${path}\u0000${error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : allowedText(error) ?? error.keyword}`;
-    if (seenPaths.has(dedupeKey)) continue;
-    seenPaths.add(dedupeKey);
-    out.push({ file, ...map.value(segments), path, message: messageFor(error), severity: 'error' });
+    const dedupeKey = `${path}\u0000${error.keyword === 'required' ? message : allowedText(error) ?? wording.get(error) ?? error.keyword}`;
+    if (seen.has(dedupeKey)) continue;
+    seen.add(dedupeKey);
+    out.push({ file, ...map.value(segments), path, message, severity: 'error' });
   }
   return out;
 }

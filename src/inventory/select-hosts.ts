@@ -2,29 +2,37 @@
 // `&x` to intersect; comma separated or a list. The result keeps inventory order.
 import type { Inventory } from './model.js';
 
-function globToRegExp(glob: string): RegExp {
+/** `*`, `?` and `[...]` (with `[!...]` negated) as a RegExp; undefined for an unclosed `[`. */
+function globToRegExp(glob: string): RegExp | undefined {
   let out = '';
-  for (const ch of glob) {
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
     if (ch === '*') out += '.*';
     else if (ch === '?') out += '.';
-    else if (ch === '[' || ch === ']') out += ch;
-    else out += ch.replace(/[.+^${}()|\\]/g, '\\$&');
+    else if (ch === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end < 0) return undefined;
+      const body = glob.slice(i + 1, end);
+      const negated = body.startsWith('!') || body.startsWith('^');
+      out += `[${negated ? '^' : ''}${(negated ? body.slice(1) : body).replace(/[\\\]^]/g, '\\$&')}]`;
+      i = end;
+    } else out += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
   }
   return new RegExp(`^${out}$`);
 }
 
+/** The hosts a term names, or undefined when it names nothing (a glob that matches nothing too). */
 function termHosts(inventory: Inventory, term: string): string[] | undefined {
   const group = inventory.groups[term];
   if (group) return [...group];
   if (inventory.hosts.some((h) => h.name === term)) return [term];
-  if (/[*?[]/.test(term)) {
-    const re = globToRegExp(term);
-    const names = new Set<string>();
-    for (const h of inventory.hosts) if (re.test(h.name)) names.add(h.name);
-    for (const g of Object.keys(inventory.groups)) if (re.test(g)) for (const n of inventory.groups[g] ?? []) names.add(n);
-    return [...names];
-  }
-  return undefined;
+  if (!/[*?[]/.test(term)) return undefined;
+  const re = globToRegExp(term);
+  if (!re) return undefined;
+  const names = new Set<string>();
+  for (const h of inventory.hosts) if (re.test(h.name)) names.add(h.name);
+  for (const g of Object.keys(inventory.groups)) if (re.test(g)) for (const n of inventory.groups[g] ?? []) names.add(n);
+  return names.size > 0 ? [...names] : undefined;
 }
 
 export function selectHosts(inventory: Inventory, selector: string | readonly string[]): { hosts: string[]; unknown: string[] } {

@@ -1,17 +1,17 @@
-// "did you mean ...?" for misspelled keys and names.
+// "did you mean ...?" for misspelt keys and names.
 
+/** Edit distance counting a swap of two neighbouring letters as one edit ("prot" -> "port"). */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
     }
   }
-  return row[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
 /** The closest candidate within a small edit distance, if any. */

@@ -86,7 +86,7 @@ describe('inventory diagnostics', () => {
   it('says when there is no way to log in', () => {
     const result = parseInventory(host(), 'inv.yaml', { env: {}, homeDir: home });
     expect(result.ok ? [] : result.errors.map(formatDiagnostic)).toEqual([
-      'inv.yaml:2:5: hosts[0]: no way to log in: set ssh.keyFile (or keyFile on the host), agent: true with SSH_AUTH_SOCK set, or passwordEnv',
+      'inv.yaml:2:3: hosts: no way to log in to cp1: no keyFile, agent or passwordEnv is set, SSH_AUTH_SOCK is not set, and neither ~/.ssh/id_ed25519 nor ~/.ssh/id_rsa exists; set ssh.keyFile (or keyFile on a host), agent: true with a running ssh-agent, or passwordEnv',
     ]);
   });
 
