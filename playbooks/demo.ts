@@ -5,5 +5,5 @@ import { demoRole } from '../roles/demo/index.js';
 export const demoPlaybook: Playbook = {
   name: 'demo',
   description: 'files from templates, a systemd service with a restart handler, a sysctl, a package check',
-  plays: [{ name: 'demo', hosts: 'all', roles: [demoRole()] }],
+  plays: [{ name: 'demo', hosts: 'all', roles: [demoRole] }],
 };

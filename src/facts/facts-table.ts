@@ -3,11 +3,27 @@ import type { HostFacts } from './host-facts.js';
 
 const gib = (bytes: number): string => `${(bytes / 1024 ** 3).toFixed(1)}G`;
 
-export function factsTable(rows: readonly { host: string; facts?: HostFacts; error?: string }[]): string {
+export interface FactsRow {
+  readonly host: string;
+  readonly facts?: HostFacts;
+  /** Shown in the os column when there are no facts: "UNREACHABLE", "FAILED". */
+  readonly error?: string;
+}
+
+/** Runtimes with their version number when `--version` gave one: "containerd 1.7.22". */
+function runtimes(facts: HostFacts): string {
+  const list = Object.entries(facts.runtimes).map(([name, r]) => {
+    const version = /\bv?(\d+\.\d+(?:\.\d+)?)/.exec(r.version ?? '')?.[1];
+    return version ? `${name} ${version}` : name;
+  });
+  return list.join(',') || '-';
+}
+
+export function factsTable(rows: readonly FactsRow[]): string {
   const header = ['host', 'os', 'kernel', 'arch', 'cpus', 'memory', 'swap', 'cgroup', 'init', 'runtimes', 'addresses'];
   const cells = rows.map((r) => {
     const f = r.facts;
-    if (!f) return [r.host, 'UNREACHABLE', '', '', '', '', '', '', '', '', ''];
+    if (!f) return [r.host, r.error ?? '?', '', '', '', '', '', '', '', '', ''];
     return [
       r.host,
       f.os.prettyName,
@@ -18,7 +34,7 @@ export function factsTable(rows: readonly { host: string; facts?: HostFacts; err
       f.swapOn ? `on ${gib(f.swapBytes)}` : 'off',
       f.cgroup,
       f.init,
-      Object.keys(f.runtimes).join(',') || '-',
+      runtimes(f),
       f.addresses.filter((a) => a.family === 'inet' && a.iface !== 'lo').map((a) => a.address).join(','),
     ];
   });

@@ -1,27 +1,29 @@
-// Whether an OS package is installed, through the host's package database (dpkg or rpm:
-// the adapter for the host's distro family, see src/os/).
-import { sh } from '../ssh/quote.js';
+// Whether an OS package is installed, asked through the adapter of the host's family (dpkg on
+// Debian and kin, rpm on RHEL and kin). The family is decided on the host from
+// /etc/os-release in the same snippet, so one package costs no extra round trip.
 import type { Fact } from '../engine/fact.js';
+import { adapterForFamily, UnsupportedOsError } from '../os/choose-adapter.js';
+import { parsePerFamilyOutput, perFamilyScript } from '../os/family-script.js';
+import type { OsFamily } from '../os/os-adapter.js';
 
 export interface PackageState {
   readonly installed: boolean;
   readonly version?: string;
-  readonly manager: 'dpkg' | 'rpm' | 'none';
+  /** The family whose adapter answered: tasks install through the same adapter. */
+  readonly family: OsFamily;
+}
+
+export function parsePackageState(stdout: string): PackageState {
+  const out = parsePerFamilyOutput(stdout);
+  if (!out.family) throw new UnsupportedOsError(out);
+  const result = adapterForFamily(out.family).parsePackageQuery(out.rest);
+  return { ...result, family: out.family };
 }
 
 export function packageState(name: string): Fact<PackageState> {
   return {
     key: `package:${name}`,
-    script: sh`if command -v dpkg-query >/dev/null 2>&1; then
-  echo dpkg; dpkg-query -W -f='\${db:Status-Status} \${Version}\\n' -- ${name} 2>/dev/null || true
-elif command -v rpm >/dev/null 2>&1; then
-  echo rpm; rpm -q --qf 'installed %{VERSION}-%{RELEASE}\\n' -- ${name} 2>/dev/null || true
-else echo none; fi`,
-    parse(stdout) {
-      const [manager = 'none', line = ''] = stdout.split('\n');
-      if (manager !== 'dpkg' && manager !== 'rpm') return { installed: false, manager: 'none' };
-      const [status, version] = line.trim().split(' ');
-      return status === 'installed' && version ? { installed: true, version, manager } : { installed: false, manager };
-    },
+    script: perFamilyScript((adapter) => adapter.packageQuery(name)),
+    parse: (stdout) => parsePackageState(stdout),
   };
 }

@@ -1,42 +1,58 @@
-// OS packages that must be installed. With install: false a missing package fails the host
-// with the command to install it (preflight style); with install: true it is installed.
+// OS packages that must be installed, checked through the host family's adapter. With
+// install: false a missing package fails the host with the command to install it
+// (preflight style); with install: true the adapter installs it.
 import { noChange, type Change } from '../engine/change.js';
 import type { FactMap } from '../engine/fact.js';
 import type { Task } from '../engine/types.js';
 import { execChecked } from '../ssh/connection.js';
 import { packageState, type PackageState } from '../facts/package-state.js';
-import { installPackagesCommand, type PackageManager } from '../os/package-manager.js';
+import { adapterForFamily } from '../os/choose-adapter.js';
+import type { OsFamily } from '../os/os-adapter.js';
 
-export interface PackagesOptions {
+export interface PackagePresentOptions {
   readonly names: readonly string[];
+  /** false: only check, and fail with the install command when something is missing. */
   readonly install: boolean;
+  readonly name?: string;
   readonly tags?: readonly string[];
 }
 
-interface Payload {
+export interface PackagePayload {
   readonly missing: readonly string[];
-  readonly manager: PackageManager | 'none';
+  readonly family: OsFamily;
 }
 
-export function planPackages(options: PackagesOptions, states: Readonly<Record<string, PackageState>>): Change<Payload> {
+/** Pure: each package's state in, the Change out. */
+export function planPackages(options: PackagePresentOptions, states: Readonly<Record<string, PackageState>>): Change<PackagePayload> {
   const missing = options.names.filter((n) => !states[n]?.installed);
-  if (missing.length === 0) return noChange(`installed: ${options.names.map((n) => `${n} ${states[n]?.version ?? ''}`.trim()).join(', ')}`);
-  const manager = Object.values(states)[0]?.manager ?? 'none';
-  return { kind: 'run', summary: `install ${missing.join(', ')}`, payload: { missing, manager } };
+  if (missing.length === 0) {
+    return noChange(`installed: ${options.names.map((n) => `${n} ${states[n]?.version ?? ''}`.trim()).join(', ')}`);
+  }
+  const family = states[missing[0]!]?.family;
+  if (!family) throw new Error(`no package state for ${missing[0]!}`);
+  const command = adapterForFamily(family).installPackages(missing).text;
+  return {
+    kind: 'run',
+    summary: options.install ? `install ${missing.join(', ')}` : `install ${missing.join(', ')} (not allowed here: run \`${command}\` as root)`,
+    payload: { missing, family },
+  };
 }
 
-export function packagesPresent(options: PackagesOptions): Task<FactMap, Payload> {
+export function packagePresent(options: PackagePresentOptions): Task<FactMap, PackagePayload> {
   return {
-    name: `packages ${options.names.join(', ')} present`,
+    name: options.name ?? `packages ${options.names.join(', ')} present`,
     ...(options.tags ? { tags: options.tags } : {}),
     facts: () => Object.fromEntries(options.names.map((n) => [n, packageState(n)])),
-    plan: (facts) => planPackages(options, facts as Record<string, PackageState>),
+    plan: (facts) => planPackages(options, facts as Readonly<Record<string, PackageState>>),
     apply: async (change, ctx) => {
-      const { missing, manager } = change.payload;
-      if (manager === 'none') throw new Error(`${missing.join(', ')} missing and no dpkg or rpm on this host: install them by hand`);
-      const command = installPackagesCommand(manager, missing);
-      if (!options.install) throw new Error(`${missing.join(', ')} not installed: install with \`${command.text}\``);
+      const { missing, family } = change.payload;
+      const command = adapterForFamily(family).installPackages(missing);
+      const list = missing.join(', ');
+      if (!options.install) throw new Error(`${list} ${missing.length > 1 ? 'are' : 'is'} not installed: install ${missing.length > 1 ? 'them' : 'it'} with \`${command.text}\` (as root)`);
       await execChecked(ctx.connection, command, { become: true, label: `install ${missing.join(' ')}`, timeoutMs: 600_000 });
     },
   };
 }
+
+/** Older name of packagePresent, kept for playbooks written against it. */
+export const packagesPresent = packagePresent;

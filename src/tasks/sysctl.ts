@@ -1,11 +1,12 @@
-// A kernel parameter: its live value and its persisted line under /etc/sysctl.d.
+// A kernel parameter: its live value (/proc/sys) and its persisted line under /etc/sysctl.d,
+// so it survives a reboot.
 import { noChange, type Change } from '../engine/change.js';
 import type { Task } from '../engine/types.js';
 import { execChecked } from '../ssh/connection.js';
 import { sh } from '../ssh/quote.js';
-import { fileState, type FileState } from '../facts/file-state.js';
+import { fileState, fileStateKeys, type FileState } from '../facts/file-state.js';
 import { sysctlPath, sysctlValue, type SysctlValue } from '../facts/sysctl-value.js';
-import { planManagedFile } from './template-file.js';
+import { planManagedFile } from './managed-file.js';
 
 export interface SysctlOptions {
   readonly key: string;
@@ -13,40 +14,58 @@ export interface SysctlOptions {
   /** e.g. /etc/sysctl.d/90-kcluster.conf (one file per setting keeps ownership clear). */
   readonly persistFile: string;
   readonly tags?: readonly string[];
+  readonly notify?: readonly string[];
 }
 
-interface Payload {
+export interface SysctlPayload {
   readonly runtime: boolean;
   readonly persist?: Buffer;
 }
 
-export function planSysctl(options: SysctlOptions, live: SysctlValue, file: FileState): Change<Payload> {
-  if (!live.present) throw new Error(`${options.key} does not exist on this kernel (no ${sysctlPath(options.key)})`);
-  const line = Buffer.from(`# Managed by kcluster\n${options.key} = ${options.value}\n`);
-  const filePlan = planManagedFile({ path: options.persistFile, content: () => line, mode: 0o644 }, file, line);
-  const runtime = live.value !== options.value;
-  if (!runtime && filePlan.kind === 'none') return noChange(`${options.key} = ${options.value}, persisted in ${options.persistFile}`);
-  const parts = [runtime ? `set ${options.key} = ${options.value} (was ${live.value})` : '', filePlan.kind !== 'none' ? `persist in ${options.persistFile}` : ''].filter(Boolean);
+/** The kernel prints multi-value settings separated by tabs; compare them word by word. */
+const normalise = (value: string): string => value.trim().replace(/\s+/g, ' ');
+
+export function persistedSysctl(options: Pick<SysctlOptions, 'key' | 'value'>): string {
+  return `# Managed by kcluster\n${options.key} = ${normalise(options.value)}\n`;
+}
+
+/** Pure: live value and persisted file in, the Change out. */
+export function planSysctl(options: SysctlOptions, live: SysctlValue, file: FileState): Change<SysctlPayload> {
+  if (!live.present) {
+    throw new Error(`${options.key} does not exist on this kernel (no ${sysctlPath(options.key)}): load the module that provides it, or drop the setting`);
+  }
+  const want = normalise(options.value);
+  const line = Buffer.from(persistedSysctl(options));
+  const filePlan = planManagedFile({ path: options.persistFile, mode: 0o644 }, file, line);
+  const runtime = normalise(live.value ?? '') !== want;
+  const persist = filePlan.kind !== 'none';
+  if (!runtime && !persist) return noChange(`${options.key} = ${want}, persisted in ${options.persistFile}`);
+  const parts = [runtime ? `set ${options.key} = ${want} (was ${normalise(live.value ?? '')})` : '', persist ? `persist in ${options.persistFile}` : ''];
+  const diff = filePlan.kind !== 'none' && filePlan.kind !== 'skip' ? filePlan.diff : undefined;
   return {
     kind: 'update',
-    summary: parts.join('; '),
-    ...(filePlan.kind !== 'none' && filePlan.kind !== 'skip' && filePlan.diff ? { diff: filePlan.diff } : {}),
-    payload: { runtime, ...(filePlan.kind !== 'none' ? { persist: line } : {}) },
+    summary: parts.filter(Boolean).join('; '),
+    ...(diff ? { diff } : {}),
+    payload: { runtime, ...(persist ? { persist: line } : {}) },
   };
 }
 
-export function sysctl(options: SysctlOptions): Task<{ live: ReturnType<typeof sysctlValue>; file: ReturnType<typeof fileState> }, Payload> {
+export function sysctl(options: SysctlOptions): Task<{ live: ReturnType<typeof sysctlValue>; file: ReturnType<typeof fileState> }, SysctlPayload> {
+  const path = sysctlPath(options.key);
   return {
-    name: `sysctl ${options.key} = ${options.value}`,
+    name: `sysctl ${options.key} = ${normalise(options.value)}`,
     ...(options.tags ? { tags: options.tags } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
+    invalidates: fileStateKeys(options.persistFile),
     facts: () => ({ live: sysctlValue(options.key), file: fileState(options.persistFile, { content: true }) }),
     plan: (facts) => planSysctl(options, facts.live, facts.file),
     apply: async (change, ctx) => {
       if (change.payload.persist) {
-        await ctx.connection.writeFile(options.persistFile, change.payload.persist, { mode: 0o644, owner: 'root', group: 'root', become: true, mkdirParents: true });
+        await ctx.connection.writeFile(options.persistFile, change.payload.persist, { mode: 0o644, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `write ${options.persistFile}` });
       }
       if (change.payload.runtime) {
-        await execChecked(ctx.connection, sh`printf '%s\n' ${options.value} > ${sysctlPath(options.key)}`, { become: true, label: `sysctl ${options.key}` });
+        // Writing /proc/sys directly needs no sysctl binary (absent from minimal images).
+        await execChecked(ctx.connection, sh`printf '%s\n' ${normalise(options.value)} > ${path}`, { become: true, label: `sysctl ${options.key}` });
       }
     },
   };

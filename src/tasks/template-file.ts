@@ -1,77 +1,34 @@
-// A file whose content kcluster owns: plan compares the desired bytes, mode and owner with
-// the host's file and shows a unified diff; apply writes it atomically.
-import { createHash } from 'node:crypto';
-import { createTwoFilesPatch } from 'diff';
-import { noChange, type Change } from '../engine/change.js';
+// A file rendered from a Handlebars template (a .hbs file or inline text) with per-host data.
+// The template is read and compiled when the task is built, so plan only renders: pure.
 import type { HostContext, Task } from '../engine/types.js';
-import { fileState, type FileState } from '../facts/file-state.js';
+import type { fileState } from '../facts/file-state.js';
+import { createTemplateRenderer, type TemplateData, type TemplateRenderer } from '../templates/render.js';
+import { managedFile, type ManagedFileOptions, type ManagedFilePayload } from './managed-file.js';
 
-export interface ManagedFileOptions {
-  readonly name?: string;
-  readonly path: string;
-  readonly content: (ctx: HostContext) => string | Buffer;
-  readonly mode: number;
-  readonly owner?: string;
-  readonly group?: string;
-  readonly notify?: readonly string[];
-  readonly tags?: readonly string[];
-  readonly invalidates?: readonly string[];
-}
+export { managedFile, planManagedFile, type ManagedFileOptions, type ManagedFilePayload } from './managed-file.js';
 
-interface Payload {
-  readonly content: Buffer;
-}
+type Source =
+  /** Absolute path of a .hbs file. */
+  | { readonly template: string; readonly content?: never }
+  /** Handlebars source text (plain text without `{{` renders as itself). */
+  | { readonly content: string; readonly template?: never };
 
-function isText(buffer: Buffer): boolean {
-  return !buffer.includes(0) && buffer.length <= 256 * 1024;
-}
-
-export function planManagedFile(options: ManagedFileOptions, current: FileState, desired: Buffer): Change<Payload> {
-  const mode = options.mode.toString(8).padStart(4, '0');
-  const owner = options.owner ?? 'root';
-  const group = options.group ?? 'root';
-  const sha256 = createHash('sha256').update(desired).digest('hex');
-  const label = options.path.replace(/^\//, '');
-  if (!current.exists) {
-    const diff = isText(desired) ? createTwoFilesPatch('/dev/null', `b/${label}`, '', desired.toString('utf8')) : undefined;
-    return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group})`, ...(diff ? { diff } : {}), payload: { content: desired } };
-  }
-  if (current.type !== 'file') {
-    return { kind: 'update', summary: `replace the ${current.type} at ${options.path} with a file`, payload: { content: desired } };
-  }
-  const reasons: string[] = [];
-  if (current.sha256 !== sha256) reasons.push('content');
-  if (current.mode !== mode) reasons.push(`mode ${current.mode} -> ${mode}`);
-  if (current.owner !== owner || current.group !== group) reasons.push(`owner ${current.owner}:${current.group} -> ${owner}:${group}`);
-  if (reasons.length === 0) return noChange(`${options.path} is up to date`);
-  const before = current.content;
-  const diff =
-    reasons.includes('content') && before && isText(before) && isText(desired)
-      ? createTwoFilesPatch(`a/${label}`, `b/${label}`, before.toString('utf8'), desired.toString('utf8'))
-      : undefined;
-  return { kind: 'update', summary: `update ${options.path} (${reasons.join(', ')})`, ...(diff ? { diff } : {}), payload: { content: desired } };
-}
-
-export function managedFile(options: ManagedFileOptions): Task<{ file: ReturnType<typeof fileState> }, Payload> {
-  return {
-    name: options.name ?? `file ${options.path}`,
-    ...(options.tags ? { tags: options.tags } : {}),
-    ...(options.notify ? { notify: options.notify } : {}),
-    ...(options.invalidates ? { invalidates: options.invalidates } : {}),
-    facts: () => ({ file: fileState(options.path, { content: true }) }),
-    plan: (facts, ctx) => {
-      const content = options.content(ctx);
-      return planManagedFile(options, facts.file, Buffer.isBuffer(content) ? content : Buffer.from(content));
-    },
-    apply: async (change, ctx) => {
-      await ctx.connection.writeFile(options.path, change.payload.content, {
-        mode: options.mode,
-        owner: options.owner ?? 'root',
-        group: options.group ?? 'root',
-        become: true,
-        mkdirParents: true,
-        label: `write ${options.path}`,
-      });
-    },
+export type TemplateFileOptions = Source &
+  Omit<ManagedFileOptions, 'content'> & {
+    /** Values for the template, fixed or computed per host (pure). */
+    readonly data?: TemplateData | ((ctx: HostContext) => TemplateData);
+    /** Share one renderer (and its compile cache) across a role's tasks. */
+    readonly renderer?: TemplateRenderer;
   };
+
+export function templateFile(options: TemplateFileOptions): Task<{ file: ReturnType<typeof fileState> }, ManagedFilePayload> {
+  const renderer = options.renderer ?? createTemplateRenderer();
+  const compiled =
+    options.template !== undefined ? renderer.compile(options.template) : renderer.compileInline(`for ${options.path}`, options.content);
+  const data = options.data ?? {};
+  const { template: _template, content: _content, data: _data, renderer: _renderer, ...file } = options;
+  return managedFile({
+    ...file,
+    content: (ctx) => compiled(typeof data === 'function' ? data(ctx) : data),
+  });
 }

@@ -1,0 +1,21 @@
+// What a task may ask about a host's OS. One implementation per distro family: a task asks
+// the adapter and never branches on a distro name.
+import type { ShellCommand } from '../ssh/quote.js';
+
+export type OsFamily = 'debian' | 'rhel';
+
+export interface PackageQueryResult {
+  readonly installed: boolean;
+  readonly version?: string;
+}
+
+export interface OsAdapter {
+  readonly family: OsFamily;
+  /** os-release ID or ID_LIKE words that belong to this family. */
+  readonly ids: readonly string[];
+  /** Prints one package's state; exits 0 whether or not it is installed. */
+  packageQuery(name: string): ShellCommand;
+  parsePackageQuery(stdout: string): PackageQueryResult;
+  /** Installs packages without prompting (run as root). */
+  installPackages(names: readonly string[]): ShellCommand;
+}

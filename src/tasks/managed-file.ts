@@ -1,0 +1,92 @@
+// A file whose content kcluster owns: plan compares the desired bytes, mode and owner with
+// the host's file (sha256, so a big or binary file needs no content) and shows a unified diff
+// for text; apply writes it atomically through the connection.
+import { createHash } from 'node:crypto';
+import { createTwoFilesPatch } from 'diff';
+import { noChange, type Change } from '../engine/change.js';
+import type { HostContext, Task } from '../engine/types.js';
+import { bytesAsText, fileState, fileStateKeys, DEFAULT_MAX_CONTENT_BYTES, type FileState } from '../facts/file-state.js';
+
+export interface ManagedFileOptions {
+  readonly name?: string;
+  readonly path: string;
+  /** Called at plan time: must be pure (compute from ctx, no I/O). */
+  readonly content: (ctx: HostContext) => string | Buffer;
+  /** Octal, e.g. 0o644. */
+  readonly mode: number;
+  /** Default root:root. */
+  readonly owner?: string;
+  readonly group?: string;
+  readonly notify?: readonly string[];
+  readonly tags?: readonly string[];
+  /** Fact keys this write makes stale besides the file's own (e.g. "systemd:*" for a unit). */
+  readonly invalidates?: readonly string[];
+}
+
+export interface ManagedFilePayload {
+  readonly content: Buffer;
+}
+
+type FilePlanOptions = Pick<ManagedFileOptions, 'path' | 'mode' | 'owner' | 'group'>;
+
+export const octalMode = (mode: number): string => mode.toString(8).padStart(4, '0');
+
+function textForDiff(bytes: Buffer): string | undefined {
+  return bytes.length <= DEFAULT_MAX_CONTENT_BYTES ? bytesAsText(bytes) : undefined;
+}
+
+/** Pure: the host's file and the desired bytes in, the Change out. */
+export function planManagedFile(options: FilePlanOptions, current: FileState, desired: Buffer): Change<ManagedFilePayload> {
+  const mode = octalMode(options.mode);
+  const owner = options.owner ?? 'root';
+  const group = options.group ?? 'root';
+  const label = options.path.replace(/^\/+/, '');
+  const payload = { content: desired };
+  const desiredText = textForDiff(desired);
+  if (!current.exists) {
+    const diff = desiredText !== undefined ? createTwoFilesPatch('/dev/null', `b/${label}`, '', desiredText) : undefined;
+    return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group})`, ...(diff ? { diff } : {}), payload };
+  }
+  if (current.type !== 'file') {
+    return { kind: 'update', summary: `replace the ${current.type ?? 'thing'} at ${options.path} with a file (mode ${mode}, ${owner}:${group})`, payload };
+  }
+  const contentDiffers = current.sha256 !== createHash('sha256').update(desired).digest('hex');
+  const attributes: string[] = [];
+  if (current.mode !== mode) attributes.push(`mode ${current.mode ?? '?'} -> ${mode}`);
+  if (current.owner !== owner || current.group !== group) attributes.push(`owner ${current.owner ?? '?'}:${current.group ?? '?'} -> ${owner}:${group}`);
+  if (!contentDiffers && attributes.length === 0) return noChange(`${options.path} already has this content, mode ${mode} and owner ${owner}:${group}`);
+  if (!contentDiffers) {
+    return { kind: 'update', summary: `update ${options.path} (${attributes.join(', ')}; content unchanged)`, payload };
+  }
+  const diff =
+    current.content !== undefined && desiredText !== undefined
+      ? createTwoFilesPatch(`a/${label}`, `b/${label}`, current.content, desiredText)
+      : undefined;
+  const what = diff ? 'content' : 'content (binary or too large to diff)';
+  return { kind: 'update', summary: `update ${options.path} (${[what, ...attributes].join(', ')})`, ...(diff ? { diff } : {}), payload };
+}
+
+export function managedFile(options: ManagedFileOptions): Task<{ file: ReturnType<typeof fileState> }, ManagedFilePayload> {
+  return {
+    name: options.name ?? `file ${options.path}`,
+    ...(options.tags ? { tags: options.tags } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
+    // Other reads of the same path (metadata only, other size caps) are stale too.
+    invalidates: [...fileStateKeys(options.path), ...(options.invalidates ?? [])],
+    facts: () => ({ file: fileState(options.path, { content: true }) }),
+    plan: (facts, ctx) => {
+      const content = options.content(ctx);
+      return planManagedFile(options, facts.file, Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8'));
+    },
+    apply: async (change, ctx) => {
+      await ctx.connection.writeFile(options.path, change.payload.content, {
+        mode: options.mode,
+        owner: options.owner ?? 'root',
+        group: options.group ?? 'root',
+        become: true,
+        mkdirParents: true,
+        label: `write ${options.path}`,
+      });
+    },
+  };
+}
