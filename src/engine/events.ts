@@ -30,10 +30,15 @@ export type RunEvent = Stamped &
         readonly roundTrips: number;
         readonly check: boolean;
       }
+    /** In check mode, status "changed" means "would run". */
     | { readonly type: 'handler-result'; readonly play: string; readonly host: string; readonly role: string; readonly handler: string; readonly status: 'changed' | 'failed'; readonly error?: string; readonly check: boolean }
     | { readonly type: 'host-unreachable'; readonly play: string; readonly host: string; readonly error: string }
     | { readonly type: 'host-failed'; readonly play: string; readonly host: string; readonly error: string }
-    | { readonly type: 'host-end'; readonly play: string; readonly host: string; readonly ok: number; readonly changed: number; readonly failed: number; readonly unreachable: boolean }
+    /** Told to stop (Ctrl-C, anyErrorsFatal, maxFailPercentage) after the task it was on; not a failure. */
+    | { readonly type: 'host-stopped'; readonly play: string; readonly host: string; readonly reason: string }
+    /** The host's part of the play is over; counts are for the whole run so far. */
+    | { readonly type: 'host-end'; readonly play: string; readonly host: string; readonly ok: number; readonly changed: number; readonly skipped: number; readonly failed: number; readonly unreachable: boolean }
+    /** `aborted`: why the rest of the play, and of the run, was not run. */
     | { readonly type: 'play-end'; readonly play: string; readonly aborted?: string }
     | { readonly type: 'run-end'; readonly summary: RunSummary }
   );

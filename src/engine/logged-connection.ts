@@ -24,7 +24,12 @@ export function loggedConnection(inner: Connection, log: (line: string) => void)
     },
     async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
       log(`${inner.host}: write ${path} (${Buffer.byteLength(content)} bytes, mode ${options.mode.toString(8)}, content not logged)`);
-      await inner.writeFile(path, content, options);
+      try {
+        await inner.writeFile(path, content, options);
+      } catch (error) {
+        log(`${inner.host}: error writing ${path}: ${(error as Error).message}`);
+        throw error;
+      }
     },
     close: () => inner.close(),
   };

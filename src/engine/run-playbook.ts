@@ -3,179 +3,214 @@
 import type { Connection } from '../ssh/connection.js';
 import { UnreachableError } from '../ssh/connection.js';
 import type { HostSettings, Inventory } from '../inventory/model.js';
-import { selectHosts } from '../inventory/select-hosts.js';
 import type { EventSink, RunEventInput } from './events.js';
 import { exitCodeFor } from './exit-code.js';
 import { FactCache } from './fact-cache.js';
 import { newNonce } from './fact-batch.js';
-import { InputError } from './input-error.js';
 import { loggedConnection } from './logged-connection.js';
+import { PlayStop } from './play-stop.js';
+import { batchesOf, limitHosts, playHosts } from './play-hosts.js';
 import { emptyRecap, type HostRecap, type RunSummary } from './recap.js';
 import { HostStopped, runRolesOnHost } from './run-roles-on-host.js';
 import { Semaphore } from './semaphore.js';
 import { taskSelector } from './task-selector.js';
 import type { Play, Playbook } from './types.js';
+import { validatePlaybook } from './validate-playbook.js';
 
 export type { RunSummary, HostRecap };
 
 export interface RunOptions {
   readonly inventory: Inventory;
   readonly playbook: Playbook;
+  /** Opens the host's one connection for the run (real SSH or a fake); any failure = unreachable. */
   readonly connect: (host: HostSettings, signal: AbortSignal) => Promise<Connection>;
+  /** Hosts in flight at once, across the whole run. */
   readonly concurrency: number;
+  /** Stop after plan: nothing changes on any host. */
   readonly check: boolean;
   readonly diff: boolean;
+  /** Host selector terms (names, groups, globs, !x, &x); an unknown term is an InputError. */
   readonly limit?: readonly string[];
   readonly tags?: readonly string[];
   readonly skipTags?: readonly string[];
   readonly events: EventSink;
+  /** Aborted (Ctrl-C): start nothing new, let what runs finish, report "interrupted". */
   readonly signal: AbortSignal;
+  /** Initial run-scoped shared values; tasks add theirs with ctx.publish. */
   readonly shared?: Map<string, unknown>;
-  /** Debug log: every command, never stdin. */
+  /** Debug log: every command (label, text, exit code, duration, stderr tail), never stdin. */
   readonly log?: (line: string) => void;
+  /** Shown to people when something fails. */
   readonly debugLogPath?: string;
 }
 
-function batchesOf(hosts: readonly string[], serial: Play['serial']): string[][] {
-  if (serial === undefined) return [[...hosts]];
-  const size = typeof serial === 'number' ? serial : Math.max(1, Math.floor((hosts.length * Number(serial.slice(0, -1))) / 100));
-  const out: string[][] = [];
-  for (let i = 0; i < hosts.length; i += Math.max(1, size)) out.push(hosts.slice(i, i + Math.max(1, size)));
-  return out;
+interface RunState {
+  readonly options: RunOptions;
+  readonly recaps: Map<string, HostRecap>;
+  readonly caches: Map<string, FactCache>;
+  readonly connections: Map<string, Promise<Connection>>;
+  /** Hosts that failed or became unreachable: they take no part in later plays. */
+  readonly dropped: Set<string>;
+  readonly shared: Map<string, unknown>;
+  readonly semaphore: Semaphore;
+  readonly selectTask: ReturnType<typeof taskSelector>;
+  readonly nonce: string;
+  readonly log: (line: string) => void;
+  emit(event: RunEventInput): void;
 }
 
-function playHosts(inventory: Inventory, play: Play): string[] {
-  const selection = selectHosts(inventory, play.hosts);
-  if (selection.unknown.length > 0) throw new InputError(`play "${play.name}" selects unknown hosts or groups: ${selection.unknown.join(', ')}`);
-  return selection.hosts;
+function connectionFor(run: RunState, host: HostSettings): Promise<Connection> {
+  let pending = run.connections.get(host.name);
+  if (!pending) {
+    // Whatever the connector throws (refused, auth, host key, sudo check), the host is unreachable.
+    pending = run.options.connect(host, run.options.signal).then(
+      (c) => loggedConnection(c, run.log),
+      (error: unknown) => {
+        if (error instanceof UnreachableError) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        throw new UnreachableError(host.name, message.startsWith(`${host.name}: `) ? message.slice(host.name.length + 2) : message);
+      },
+    );
+    run.connections.set(host.name, pending);
+  }
+  return pending;
+}
+
+/** One host through one play; never throws: the outcome lands in the recap and the events. */
+async function runHost(run: RunState, play: Play, name: string, stop: PlayStop): Promise<'done' | 'dropped' | 'stopped'> {
+  const { options } = run;
+  const host = options.inventory.hosts.find((h) => h.name === name);
+  const recap = run.recaps.get(name);
+  if (!host || !recap) throw new Error(`internal: host ${name} is not in the run`);
+  if (options.signal.aborted || stop.reason) return 'stopped';
+  const started = Date.now();
+  let outcome: 'done' | 'dropped' | 'stopped' = 'done';
+  run.emit({ type: 'host-start', play: play.name, host: name });
+  try {
+    const connection = await connectionFor(run, host);
+    await runRolesOnHost({
+      inventory: options.inventory,
+      host,
+      play,
+      connection,
+      facts: run.caches.get(name) ?? new FactCache(),
+      recap,
+      check: options.check,
+      diff: options.diff,
+      nonce: run.nonce,
+      shared: run.shared,
+      signal: options.signal,
+      stopReason: () => stop.reason,
+      selectTask: run.selectTask,
+      emit: run.emit,
+      log: run.log,
+    });
+  } catch (error) {
+    const kind = error instanceof HostStopped ? error.kind : error instanceof UnreachableError ? 'unreachable' : 'failed';
+    const message = error instanceof Error ? error.message : String(error);
+    if (kind === 'stopped') {
+      outcome = 'stopped';
+      run.emit({ type: 'host-stopped', play: play.name, host: name, reason: message });
+    } else {
+      outcome = 'dropped';
+      run.dropped.add(name);
+      recap.error = message;
+      if (kind === 'unreachable') {
+        recap.unreachable = true;
+        run.emit({ type: 'host-unreachable', play: play.name, host: name, error: message });
+      } else {
+        // A failure outside any task (a bug in the engine or a role's facts()) still counts.
+        if (recap.failed === 0) recap.failed = 1;
+        run.emit({ type: 'host-failed', play: play.name, host: name, error: message });
+      }
+    }
+  } finally {
+    recap.durationMs += Date.now() - started;
+    const connection = await run.connections.get(name)?.catch(() => undefined);
+    if (connection) {
+      recap.roundTrips = connection.stats.roundTrips;
+      recap.bytesSent = connection.stats.bytesSent;
+      recap.bytesReceived = connection.stats.bytesReceived;
+    }
+    run.emit({ type: 'host-end', play: play.name, host: name, ok: recap.ok, changed: recap.changed, skipped: recap.skipped, failed: recap.failed, unreachable: recap.unreachable });
+  }
+  return outcome;
+}
+
+/** One play: its hosts in batches; returns why the run must not go on, if it must not. */
+async function runPlay(run: RunState, play: Play, hosts: readonly string[]): Promise<string | undefined> {
+  const active = hosts.filter((h) => !run.dropped.has(h));
+  run.emit({ type: 'play-start', play: play.name, hosts: active });
+  const stop = new PlayStop();
+  for (const batch of batchesOf(active, play.serial)) {
+    if (stop.reason || run.options.signal.aborted) break;
+    let failedInBatch = 0;
+    await Promise.all(
+      batch.map((name) =>
+        run.semaphore.run(async () => {
+          if ((await runHost(run, play, name, stop)) !== 'dropped') return;
+          failedInBatch += 1;
+          // Checked as each host fails, so the others stop before their next task.
+          if (play.anyErrorsFatal) stop.request(`play "${play.name}" has anyErrorsFatal and ${name} failed`);
+          const maxFail = play.maxFailPercentage ?? 100;
+          if ((failedInBatch * 100) / batch.length > maxFail) {
+            stop.request(`play "${play.name}": ${failedInBatch} of ${batch.length} hosts in the batch failed, more than the allowed ${maxFail}%`);
+          }
+        }),
+      ),
+    );
+  }
+  run.emit({ type: 'play-end', play: play.name, ...(stop.reason ? { aborted: stop.reason } : {}) });
+  return stop.reason;
 }
 
 export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
   const { inventory, playbook } = options;
   const started = Date.now();
-  const log = options.log ?? (() => {});
-  const emit = (event: RunEventInput): void => options.events.emit({ ...event, time: Date.now() } as never);
-
-  let limited = inventory.hosts.map((h) => h.name);
-  if (options.limit && options.limit.length > 0) {
-    const selection = selectHosts(inventory, options.limit);
-    if (selection.unknown.length > 0) throw new InputError(`--limit: no host or group named ${selection.unknown.map((u) => `"${u}"`).join(', ')}`);
-    limited = selection.hosts;
-  }
-  const plays = playbook.plays.map((play) => ({ play, hosts: playHosts(inventory, play).filter((h) => limited.includes(h)) }));
+  validatePlaybook(playbook);
+  const limited = limitHosts(inventory, options.limit);
+  const plays = playbook.plays.map((play) => ({ play, hosts: playHosts(inventory, play).filter((h) => limited.has(h)) }));
   const involved = inventory.hosts.map((h) => h.name).filter((name) => plays.some((p) => p.hosts.includes(name)));
 
-  const recaps = new Map(involved.map((name) => [name, emptyRecap(name)]));
-  const caches = new Map(involved.map((name) => [name, new FactCache()]));
-  const connections = new Map<string, Promise<Connection>>();
-  const stopped = new Set<string>();
-  const shared = options.shared ?? new Map<string, unknown>();
-  const semaphore = new Semaphore(options.concurrency);
-  const selectTask = taskSelector(options.tags, options.skipTags);
-  const nonce = newNonce();
-  let interrupted = false;
-  let fatal: string | undefined;
-
-  emit({ type: 'run-start', playbook: playbook.name, hosts: involved, check: options.check, ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}) });
-
-  const connectionFor = (host: HostSettings): Promise<Connection> => {
-    let pending = connections.get(host.name);
-    if (!pending) {
-      pending = options.connect(host, options.signal).then((c) => loggedConnection(c, log));
-      connections.set(host.name, pending);
-    }
-    return pending;
+  const run: RunState = {
+    options,
+    recaps: new Map(involved.map((name) => [name, emptyRecap(name)])),
+    caches: new Map(involved.map((name) => [name, new FactCache()])),
+    connections: new Map(),
+    dropped: new Set(),
+    shared: options.shared ?? new Map<string, unknown>(),
+    semaphore: new Semaphore(Math.max(1, options.concurrency)),
+    selectTask: taskSelector(options.tags, options.skipTags),
+    nonce: newNonce(),
+    log: options.log ?? (() => {}),
+    emit: (event) => options.events.emit({ ...event, time: Date.now() }),
   };
 
-  async function runHost(play: Play, name: string): Promise<void> {
-    const host = inventory.hosts.find((h) => h.name === name)!;
-    const recap = recaps.get(name)!;
-    if (options.signal.aborted) {
-      interrupted = true;
-      return;
-    }
-    const hostStarted = Date.now();
-    emit({ type: 'host-start', play: play.name, host: name });
-    try {
-      const connection = await connectionFor(host);
-      await runRolesOnHost({
-        inventory,
-        host,
-        play,
-        connection,
-        facts: caches.get(name)!,
-        recap,
-        check: options.check,
-        diff: options.diff,
-        nonce,
-        shared,
-        signal: options.signal,
-        selectTask,
-        emit,
-        log,
-      });
-    } catch (error) {
-      stopped.add(name);
-      const kind = error instanceof HostStopped ? error.kind : error instanceof UnreachableError ? 'unreachable' : 'failed';
-      const message = error instanceof Error ? error.message : String(error);
-      if (kind === 'interrupted') interrupted = true;
-      else if (kind === 'unreachable') {
-        recap.unreachable = true;
-        recap.error = message;
-        emit({ type: 'host-unreachable', play: play.name, host: name, error: message });
-      } else {
-        if (!(error instanceof HostStopped)) recap.failed += 1;
-        recap.error = message;
-        emit({ type: 'host-failed', play: play.name, host: name, error: message });
-      }
-    } finally {
-      recap.durationMs += Date.now() - hostStarted;
-      const connection = await connections.get(name)?.catch(() => undefined);
-      if (connection) Object.assign(recap, { roundTrips: connection.stats.roundTrips, bytesSent: connection.stats.bytesSent, bytesReceived: connection.stats.bytesReceived });
-      emit({ type: 'host-end', play: play.name, host: name, ok: recap.ok, changed: recap.changed, failed: recap.failed, unreachable: recap.unreachable });
-    }
-  }
-
-  for (const { play, hosts } of plays) {
-    if (fatal || interrupted || options.signal.aborted) break;
-    const active = hosts.filter((h) => !stopped.has(h));
-    emit({ type: 'play-start', play: play.name, hosts: active });
-    let aborted: string | undefined;
-    for (const batch of batchesOf(active, play.serial)) {
-      await Promise.all(batch.map((name) => semaphore.run(() => runHost(play, name))));
-      const failedInPlay = active.filter((h) => stopped.has(h)).length;
-      if (play.anyErrorsFatal && failedInPlay > 0) {
-        aborted = fatal = `play "${play.name}" has any-errors-fatal and ${failedInPlay} host(s) failed`;
-        break;
-      }
-      const maxFail = play.maxFailPercentage ?? 100;
-      if (active.length > 0 && (failedInPlay * 100) / active.length > maxFail) {
-        aborted = fatal = `play "${play.name}": ${failedInPlay} of ${active.length} hosts failed, more than the allowed ${maxFail}%`;
-        break;
-      }
+  run.emit({ type: 'run-start', playbook: playbook.name, hosts: involved, check: options.check, ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}) });
+  try {
+    for (const { play, hosts } of plays) {
       if (options.signal.aborted) break;
+      if (await runPlay(run, play, hosts)) break;
     }
-    emit({ type: 'play-end', play: play.name, ...(aborted ? { aborted } : {}) });
+  } finally {
+    await Promise.all(
+      [...run.connections.values()].map(async (pending) => {
+        const connection = await pending.catch(() => undefined);
+        await connection?.close().catch(() => undefined);
+      }),
+    );
   }
-  if (options.signal.aborted) interrupted = true;
-
-  await Promise.all(
-    [...connections.values()].map(async (pending) => {
-      const connection = await pending.catch(() => undefined);
-      await connection?.close().catch(() => undefined);
-    }),
-  );
-  const hosts = [...recaps.values()];
-  const base = { hosts, interrupted, check: options.check };
+  const hosts = [...run.recaps.values()];
+  const interrupted = options.signal.aborted;
   const summary: RunSummary = {
     playbook: playbook.name,
     hosts,
-    exitCode: exitCodeFor(base),
+    exitCode: exitCodeFor({ hosts, interrupted, check: options.check }),
     durationMs: Date.now() - started,
     interrupted,
     check: options.check,
     changesPending: options.check && hosts.some((h) => h.changed > 0),
   };
-  emit({ type: 'run-end', summary });
+  run.emit({ type: 'run-end', summary });
   return summary;
 }

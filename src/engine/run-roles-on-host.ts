@@ -5,10 +5,10 @@ import { UnreachableError, type Connection } from '../ssh/connection.js';
 import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import { deepMerge } from '../inventory/deep-merge.js';
 import { isPending, type Change } from './change.js';
-import type { Fact, FactMap } from './fact.js';
-import { buildFactBatch, parseFactBatch } from './fact-batch.js';
+import type { FactMap } from './fact.js';
 import type { FactCache } from './fact-cache.js';
 import type { RunEventInput } from './events.js';
+import { factValues, gatherFacts, type GatherContext } from './gather-facts.js';
 import type { HostRecap } from './recap.js';
 import type { AnyTask, ApplyContext, HostContext, Play, Role } from './types.js';
 
@@ -22,103 +22,98 @@ export interface HostRunContext {
   readonly check: boolean;
   readonly diff: boolean;
   readonly nonce: string;
+  /** Run-scoped: what tasks publish is visible to every host's later tasks. */
   readonly shared: Map<string, unknown>;
   readonly signal: AbortSignal;
+  /** Set when the play must stop (anyErrorsFatal, maxFailPercentage): no further task starts. */
+  stopReason(): string | undefined;
   readonly selectTask: (task: AnyTask, role: Role) => boolean;
   emit(event: RunEventInput): void;
   log(line: string): void;
 }
 
-/** The host stopped: a task failed, or it became unreachable. */
+/** The host stopped: a task failed, it became unreachable, or it was told to stop. */
 export class HostStopped extends Error {
   constructor(
-    readonly kind: 'failed' | 'unreachable' | 'interrupted',
+    readonly kind: 'failed' | 'unreachable' | 'stopped',
     message: string,
   ) {
     super(message);
+    this.name = 'HostStopped';
   }
 }
 
-async function gather(run: HostRunContext, role: string, facts: readonly Fact<unknown>[]): Promise<void> {
-  const missing = [...new Map(facts.filter((f) => !run.facts.has(f.key)).map((f) => [f.key, f])).values()];
-  if (missing.length === 0) return;
-  const started = Date.now();
-  const become = missing.some((f) => f.become);
-  const result = await run.connection.exec(buildFactBatch(missing, run.nonce), { become, label: `facts:${role}` });
-  let sections;
-  try {
-    sections = parseFactBatch(result.stdout, missing.length, run.nonce);
-  } catch (error) {
-    const stderr = result.stderr.trim().split('\n').slice(-5).join(' | ');
-    throw new Error(`gathering facts failed (exit ${result.code}): ${(error as Error).message}${stderr ? `; stderr: ${stderr}` : ''}`);
-  }
-  missing.forEach((fact, i) => {
-    const section = sections[i]!;
-    try {
-      run.facts.set(fact.key, fact.parse(section.stdout, section.exitCode));
-    } catch (error) {
-      throw new Error(`fact ${fact.key}: cannot read it (${(error as Error).message})${result.stderr.trim() ? `; stderr: ${result.stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`);
-    }
-  });
-  run.emit({ type: 'facts-gathered', host: run.host.name, role, keys: missing.map((f) => f.key), roundTrips: run.connection.stats.roundTrips, durationMs: Date.now() - started });
+type Outcome = { status: 'ok' | 'skipped'; reason: string } | { status: 'changed'; summary: string; diff?: string };
+
+function describeError(host: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // Errors from the SSH layer already start with the host; say it once, first.
+  return message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
 }
 
-function valuesOf(run: HostRunContext, map: FactMap): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, fact] of Object.entries(map)) out[name] = run.facts.get(fact.key);
-  return out;
+/** Turns any error of a task or handler into the host's stop, with the host name first. */
+function stopFor(run: HostRunContext, where: string, error: unknown): HostStopped {
+  if (error instanceof HostStopped) return error;
+  if (error instanceof UnreachableError) return new HostStopped('unreachable', error.message);
+  run.recap.failed += 1;
+  return new HostStopped('failed', `${run.host.name}: ${where}: ${describeError(run.host.name, error)}`);
 }
 
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function checkStop(run: HostRunContext, next: string): void {
+  if (run.signal.aborted) throw new HostStopped('stopped', `${run.host.name}: interrupted before ${next}`);
+  const reason = run.stopReason();
+  if (reason) throw new HostStopped('stopped', `${run.host.name}: stopped before ${next}: ${reason}`);
 }
 
-async function runTask(run: HostRunContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {
-  const base = { play: run.play.name, host: run.host.name, role: role.name, task: task.name };
-  run.emit({ type: 'task-start', ...base });
-  const started = Date.now();
-  const result = (status: 'ok' | 'changed' | 'skipped' | 'failed', extra: { summary?: string; reason?: string; diff?: string; error?: string } = {}): void => {
-    run.emit({ type: 'task-result', ...base, status, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips, check: run.check });
-  };
+async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext): Promise<Outcome> {
   const factMap = task.facts(ctx) as FactMap;
-  let change: Change;
+  const facts = Object.values(factMap);
+  await gatherFacts(gatherCtx, role.name, facts);
+  const change: Change = task.plan(factValues(run.facts, factMap), ctx);
+  if (change.kind === 'none') return { status: 'ok', reason: change.reason };
+  if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
+  const outcome: Outcome = { status: 'changed', summary: change.summary, ...(run.diff && change.diff !== undefined ? { diff: change.diff } : {}) };
+  if (run.check) return outcome;
   try {
-    await gather(run, role.name, Object.values(factMap));
-    change = task.plan(valuesOf(run, factMap), ctx);
-    if (isPending(change) && !run.check) {
-      await task.apply(change, applyCtx);
-      run.facts.invalidate([...Object.values(factMap).map((f) => f.key), ...(task.invalidates ?? [])]);
-      if (typeof task.verify === 'function') await task.verify(applyCtx);
-      else if (task.verify !== false) {
-        await gather(run, role.name, Object.values(factMap));
-        const after = task.plan(valuesOf(run, factMap), ctx);
-        if (isPending(after)) throw new Error(`did not converge: after applying, the plan is still "${after.summary}"`);
-      }
-    }
-  } catch (error) {
-    if (error instanceof UnreachableError) {
-      result('failed', { error: error.message });
-      throw new HostStopped('unreachable', error.message);
-    }
-    const message = `${run.host.name}: ${role.name} / ${task.name}: ${describeError(error).replace(new RegExp(`^${run.host.name}: `), '')}`;
-    run.recap.failed += 1;
-    result('failed', { error: message });
-    throw new HostStopped('failed', message);
+    await task.apply(change, applyCtx);
+  } finally {
+    // Even a failed apply may have changed the host: never plan on what it read before.
+    run.facts.invalidate([...facts.map((f) => f.key), ...(task.invalidates ?? [])]);
   }
-  if (change.kind === 'none') {
-    run.recap.ok += 1;
-    result('ok', { reason: change.reason });
-  } else if (change.kind === 'skip') {
-    run.recap.skipped += 1;
-    result('skipped', { reason: change.reason });
-  } else {
+  if (typeof task.verify === 'function') {
+    await task.verify(applyCtx);
+  } else if (task.verify !== false) {
+    await gatherFacts(gatherCtx, role.name, facts);
+    const after = task.plan(factValues(run.facts, factMap), ctx);
+    if (isPending(after)) throw new Error(`did not converge: ${after.summary} (still planned after apply)`);
+  }
+  return outcome;
+}
+
+async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {
+  const base = { play: run.play.name, host: run.host.name, role: role.name, task: task.name, check: run.check };
+  run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
+  const started = Date.now();
+  const done = (extra: { status: 'ok' | 'changed' | 'skipped' | 'failed'; summary?: string; reason?: string; diff?: string; error?: string }): void =>
+    run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+  let outcome: Outcome;
+  try {
+    outcome = await planApplyVerify(run, gatherCtx, role, task, ctx, applyCtx);
+  } catch (error) {
+    const stop = stopFor(run, `${role.name} / ${task.name}`, error);
+    done({ status: 'failed', error: stop.message });
+    throw stop;
+  }
+  if (outcome.status === 'changed') {
     run.recap.changed += 1;
     for (const handler of task.notify ?? []) notified.add(handler);
-    result('changed', { summary: change.summary, ...(run.diff && change.diff ? { diff: change.diff } : {}) });
-  }
+  } else if (outcome.status === 'ok') run.recap.ok += 1;
+  else run.recap.skipped += 1;
+  done(outcome);
 }
 
-async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {
+/** Notified handlers, once each, in the order the role defines them. */
+async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyContext, notified: ReadonlySet<string>): Promise<void> {
   for (const handler of role.handlers ?? []) {
     if (!notified.has(handler.name)) continue;
     const base = { play: run.play.name, host: run.host.name, role: role.name, handler: handler.name, check: run.check };
@@ -127,22 +122,38 @@ async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyConte
       continue;
     }
     try {
-      await handler.run(applyCtx);
+      try {
+        await handler.run(applyCtx);
+      } finally {
+        run.facts.invalidate(handler.invalidates ?? ['*']);
+      }
       run.emit({ type: 'handler-result', ...base, status: 'changed' });
     } catch (error) {
-      const message = `${run.host.name}: ${role.name} / handler ${handler.name}: ${describeError(error)}`;
-      run.emit({ type: 'handler-result', ...base, status: 'failed', error: message });
-      if (error instanceof UnreachableError) throw new HostStopped('unreachable', error.message);
-      run.recap.failed += 1;
-      throw new HostStopped('failed', message);
+      const stop = stopFor(run, `${role.name} / handler ${handler.name}`, error);
+      run.emit({ type: 'handler-result', ...base, status: 'failed', error: stop.message });
+      throw stop;
     }
   }
 }
 
+/**
+ * A task's facts if they can be named before the role runs; a task whose facts depend on a
+ * value an earlier task publishes gets them gathered at its turn (and fails there if it must).
+ */
+function factsKnownNow(task: AnyTask, ctx: HostContext): FactMap[string][] {
+  try {
+    return Object.values(task.facts(ctx) as FactMap);
+  } catch {
+    return [];
+  }
+}
+
 export async function runRolesOnHost(run: HostRunContext): Promise<void> {
+  const gatherCtx: GatherContext = { host: run.host.name, connection: run.connection, cache: run.facts, nonce: run.nonce, emit: run.emit };
   for (const role of run.play.roles) {
     const tasks = role.tasks.filter((t) => run.selectTask(t, role));
     if (tasks.length === 0) continue;
+    checkStop(run, `role ${role.name}`);
     run.emit({ type: 'role-start', play: run.play.name, host: run.host.name, role: role.name });
     const vars: Vars = deepMerge(role.defaults ?? {}, run.host.vars);
     const ctx: HostContext = { host: run.host, inventory: run.inventory, vars, shared: run.shared };
@@ -150,21 +161,26 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
       ...ctx,
       connection: run.connection,
       signal: run.signal,
-      log: (message) => run.log(`${run.host.name}: ${message}`),
-      publish: (key, value) => run.shared.set(key, value),
+      log: (message) => run.log(`${run.host.name}: ${role.name}: ${message}`),
+      publish: (key, value) => void run.shared.set(key, value),
     };
-    // All facts of the role in one round trip, before the first task plans.
+    // Every fact of the role in one round trip, before the first task plans.
     try {
-      await gather(run, role.name, tasks.flatMap((t) => Object.values(t.facts(ctx) as FactMap)));
+      await gatherFacts(gatherCtx, role.name, tasks.flatMap((t) => factsKnownNow(t, ctx)));
     } catch (error) {
-      if (error instanceof UnreachableError) throw new HostStopped('unreachable', error.message);
-      run.recap.failed += 1;
-      throw new HostStopped('failed', `${run.host.name}: ${role.name}: ${describeError(error)}`);
+      throw stopFor(run, role.name, error);
     }
     const notified = new Set<string>();
-    for (const task of tasks) {
-      if (run.signal.aborted) throw new HostStopped('interrupted', `${run.host.name}: interrupted before ${task.name}`);
-      await runTask(run, role, task, ctx, applyCtx, notified);
+    try {
+      for (const task of tasks) {
+        checkStop(run, task.name);
+        await runTask(run, gatherCtx, role, task, ctx, applyCtx, notified);
+      }
+    } catch (error) {
+      // Told to stop (Ctrl-C, a fatal play): changes already made still get their handlers,
+      // since a later run would find them converged and never notify again.
+      if (error instanceof HostStopped && error.kind === 'stopped') await runHandlers(run, role, applyCtx, notified);
+      throw error;
     }
     await runHandlers(run, role, applyCtx, notified);
   }

@@ -11,7 +11,11 @@ export interface HostContext {
   readonly inventory: Inventory;
   /** host.vars merged over the role's defaults. */
   readonly vars: Vars;
-  /** Values published by earlier tasks or plays for this run (e.g. generated certificates). */
+  /**
+   * Run-scoped values published by earlier tasks (e.g. a join token generated once): one map
+   * for the whole run and every host. Within a play hosts run in parallel, so read in a later
+   * play what another host publishes; publishing in an earlier role of the same host is safe.
+   */
   readonly shared: ReadonlyMap<string, unknown>;
 }
 
@@ -36,8 +40,8 @@ export interface Task<M extends FactMap = FactMap, P = unknown> {
   /**
    * After apply, the engine re-gathers this task's facts and re-plans: the plan must be "none"
    * or the task fails as not converged. Set false for tasks whose plan cannot reach "none"
-   * right after apply (e.g. a command that starts something asynchronous); then `check`
-   * may do a custom verification.
+   * right after apply (e.g. a command that starts something asynchronous), or give a
+   * function that verifies in its own way (it throws when the host is not right).
    */
   readonly verify?: boolean | ((ctx: ApplyContext) => Promise<void>);
   /** Handler names to run (once, at the end of the role) if this task changed something. */
@@ -56,6 +60,11 @@ export type AnyTask = Task<any, any>;
 export interface Handler {
   readonly name: string;
   run(ctx: ApplyContext): Promise<void>;
+  /**
+   * Fact keys (exact, or prefixes ending in "*") the handler makes stale once it ran;
+   * default every fact of the host ("*"), since a restart can change anything it reads.
+   */
+  readonly invalidates?: readonly string[];
 }
 
 export interface Role {

@@ -1,46 +1,64 @@
 // Picks how a run is shown: a live tree on a terminal, plain lines otherwise, NDJSON for
-// machines; always a debug log; and a closing recap (tree and plain).
+// machines; always a debug log with every event and command; a closing recap (tree, plain).
 import type { Writable } from 'node:stream';
 import type { EventSink, RunEvent } from '../engine/events.js';
 import { createDebugLog } from './debug-log.js';
-import { writePlain } from './plain-reporter.js';
+import { plainReporter } from './plain-reporter.js';
 import { TreeReporter } from './tree-reporter.js';
 
 export interface ReporterOptions {
+  /** The CLI picks tree on a TTY (CI unset), plain otherwise, json for --output json. */
   readonly mode: 'tree' | 'plain' | 'json';
   readonly out: Writable;
   readonly err: Writable;
+  /** Off when NO_COLOR is set or out is not a TTY. */
   readonly color: boolean;
   readonly debugLogPath: string;
 }
 
 export interface Reporter extends EventSink {
-  /** A line for the debug log only (commands, timings). */
+  /** A line for the debug log only (commands, timings); never pass secrets. */
   debug(line: string): void;
   readonly debugLogPath: string;
+  /** Waits for the live view to finish drawing, then closes the debug log. */
   close(): Promise<void>;
+}
+
+function view(options: ReporterOptions): EventSink & { close?: () => Promise<void> } {
+  switch (options.mode) {
+    case 'json':
+      // stdout carries the NDJSON stream and nothing else; the log path goes to stderr.
+      return {
+        emit(event) {
+          options.out.write(`${JSON.stringify(event)}\n`);
+          if (event.type === 'run-end' && event.summary.exitCode !== 0 && event.summary.exitCode !== 3) {
+            options.err.write(`kcluster: debug log: ${options.debugLogPath}\n`);
+          }
+        },
+      };
+    case 'tree':
+      return new TreeReporter(options.out, options.err, options.debugLogPath);
+    case 'plain':
+      return plainReporter(options.out, options.debugLogPath, options.color);
+  }
 }
 
 export function createReporter(options: ReporterOptions): Reporter {
   const debugLog = createDebugLog(options.debugLogPath);
-  const tree = options.mode === 'tree' ? new TreeReporter(options.out) : undefined;
-  let failed = false;
+  const shown = view(options);
   return {
     debugLogPath: debugLog.path,
     debug: (line) => debugLog.write(line),
     emit(event: RunEvent) {
-      debugLog.write(JSON.stringify(event));
-      if (event.type === 'host-failed' || event.type === 'host-unreachable') failed = true;
-      if (options.mode === 'json') options.out.write(`${JSON.stringify(event)}\n`);
-      else if (tree) tree.emit(event);
-      else writePlain(options.out, event);
-      if (event.type === 'run-end' && failed) {
-        options.err.write(`kcluster: some hosts failed; full debug log: ${debugLog.path}\n`);
-      }
+      debugLog.write(`event ${JSON.stringify(event)}`);
+      shown.emit(event);
     },
     async close() {
-      await tree?.close();
-      debugLog.close();
+      try {
+        await shown.close?.();
+      } finally {
+        debugLog.close();
+      }
     },
   };
 }

@@ -1,6 +1,8 @@
-// Plain lines (no TTY, or CI): one line per task result, each starting with the host name.
+// Plain lines (no TTY, or CI): one line per task result, each starting with the host name;
+// diffs indented below; failures with the debug log path; the recap at the end.
 import type { Writable } from 'node:stream';
-import type { RunEvent } from '../engine/events.js';
+import type { RunEvent, TaskStatus } from '../engine/events.js';
+import { painter, type Paint } from './paint.js';
 import { recapTable } from './recap-table.js';
 
 function indent(text: string): string {
@@ -11,37 +13,49 @@ function indent(text: string): string {
     .join('\n');
 }
 
-export function plainLine(event: RunEvent): string | undefined {
+const statusStyle: Record<TaskStatus, Parameters<Paint>[1]> = { ok: 'green', changed: 'yellow', skipped: 'cyan', failed: 'red' };
+
+/** The line(s) an event prints, or undefined for events plain mode does not show. */
+export function plainLine(event: RunEvent, debugLogPath: string, paint: Paint = painter(false)): string | undefined {
   switch (event.type) {
     case 'run-start':
-      return `kcluster: ${event.playbook} on ${event.hosts.length} host(s)${event.check ? ' (check mode)' : ''}`;
+      return paint(`kcluster: ${event.playbook} on ${event.hosts.length} host(s)${event.check ? ' (check mode: nothing will be changed)' : ''}`, 'bold');
     case 'play-start':
-      return `PLAY ${event.play} [${event.hosts.join(', ')}]`;
+      return paint(`PLAY ${event.play} [${event.hosts.join(', ')}]`, 'bold');
     case 'task-result': {
-      const status = event.check && event.status === 'changed' ? 'would change' : event.status;
+      const status = paint(event.check && event.status === 'changed' ? 'would change' : event.status, statusStyle[event.status]);
       const detail = event.error ?? event.summary ?? event.reason ?? '';
-      const head = `${event.host} | ${event.role} | ${event.task} | ${status}${detail ? ` | ${detail.split('\n')[0]}` : ''}`;
-      const extra = event.error && event.error.includes('\n') ? `\n${indent(event.error.split('\n').slice(1).join('\n'))}` : '';
-      return event.diff ? `${head}${extra}\n${indent(event.diff)}` : `${head}${extra}`;
+      const [first = '', ...rest] = detail.split('\n');
+      const head = `${event.host} | ${event.role} | ${event.task} | ${status}${first ? ` | ${first}` : ''}`;
+      const more = rest.length > 0 ? `\n${indent(rest.join('\n'))}` : '';
+      const diff = event.diff ? `\n${indent(event.diff)}` : '';
+      return `${head}${more}${diff}`;
     }
-    case 'handler-result':
-      return `${event.host} | ${event.role} | handler ${event.handler} | ${event.check ? 'would run' : event.status}${event.error ? ` | ${event.error}` : ''}`;
+    case 'handler-result': {
+      const status = event.status === 'failed' ? paint('failed', 'red') : paint(event.check ? 'would run' : 'ran', 'yellow');
+      return `${event.host} | ${event.role} | handler ${event.handler} | ${status}${event.error ? ` | ${event.error}` : ''}`;
+    }
     case 'host-unreachable':
-      return `${event.host} | UNREACHABLE | ${event.error}`;
+      return `${event.host} | ${paint('UNREACHABLE', 'red')} | ${event.error} (debug log: ${debugLogPath})`;
     case 'host-failed':
-      return `${event.host} | FAILED | ${event.error}`;
+      return `${event.host} | ${paint('FAILED', 'red')} | ${event.error} (debug log: ${debugLogPath})`;
+    case 'host-stopped':
+      return `${event.host} | ${paint('STOPPED', 'yellow')} | ${event.reason}`;
     case 'play-end':
-      return event.aborted ? `PLAY ${event.play} aborted: ${event.aborted}` : undefined;
+      return event.aborted ? paint(`PLAY ${event.play} aborted: ${event.aborted}`, 'red') : undefined;
+    case 'run-end':
+      return `\n${recapTable(event.summary, debugLogPath)}`;
     default:
       return undefined;
   }
 }
 
-export function writePlain(out: Writable, event: RunEvent): void {
-  if (event.type === 'run-end') {
-    out.write(`\n${recapTable(event.summary)}\n`);
-    return;
-  }
-  const line = plainLine(event);
-  if (line !== undefined) out.write(`${line}\n`);
+export function plainReporter(out: Writable, debugLogPath: string, color: boolean): { emit(event: RunEvent): void } {
+  const paint = painter(color);
+  return {
+    emit(event) {
+      const line = plainLine(event, debugLogPath, paint);
+      if (line !== undefined) out.write(`${line}\n`);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
 
 export class LocalShellConnection implements Connection {
   readonly stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
-  readonly commands: { label: string; text: string }[] = [];
+  readonly commands: { label: string; text: string; become: boolean }[] = [];
   /** Called before each exec; throw to simulate a broken host. */
   beforeExec: (label: string) => void = () => {};
   inFlight = 0;
@@ -16,7 +16,7 @@ export class LocalShellConnection implements Connection {
 
   exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
     this.stats.roundTrips += 1;
-    this.commands.push({ label: options.label ?? '', text: command.text });
+    this.commands.push({ label: options.label ?? '', text: command.text, become: options.become === true });
     this.beforeExec(options.label ?? '');
     const started = Date.now();
     return new Promise((resolve) => {

@@ -36,6 +36,23 @@ describe('fact batch', () => {
     expect(sections[1]!.stdout).toBe('real\n');
   });
 
+  it('keeps a snippet that reads stdin from eating the rest of a script fed on stdin', () => {
+    const nonce = newNonce();
+    const facts = [raw('greedy', 'cat; echo after-cat'), raw('next', 'echo still-here')];
+    // `sh -s` reads the script from stdin, as a remote shell may: `cat` must not see it.
+    const stdout = execFileSync('/bin/sh', ['-s'], { input: buildFactBatch(facts, nonce).text, encoding: 'utf8' });
+    expect(parseFactBatch(stdout, facts.length, nonce)).toEqual([
+      { stdout: 'after-cat\n', exitCode: 0 },
+      { stdout: 'still-here\n', exitCode: 0 },
+    ]);
+  });
+
+  it('keeps a section whose output has no final newline, or carries control bytes, intact', () => {
+    const odd = 'tab\there\r\n\u0001\u001b[31mred';
+    const sections = run([{ key: 'odd', script: sh`printf '%s' ${odd}`, parse: (s) => s }, raw('exit', 'exit 7')]);
+    expect(sections).toEqual([{ stdout: odd, exitCode: 0 }, { stdout: '', exitCode: 7 }]);
+  });
+
   it('says which section is missing when the output is cut short', () => {
     expect(() => parseFactBatch('nothing here', 1, 'abc')).toThrow('fact section 0 is missing');
   });

@@ -1,18 +1,21 @@
-// What people and machines read: plain lines prefixed by host, NDJSON, the recap, the debug log.
+// What people and machines read, for a scripted event sequence: plain lines prefixed by the
+// host, NDJSON, the recap, the debug log, and the tree view ending cleanly.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../src/engine/events.js';
-import { createReporter } from '../../../src/report/create-reporter.js';
 import { emptyRecap, type RunSummary } from '../../../src/engine/recap.js';
+import { createReporter } from '../../../src/report/create-reporter.js';
+import { recapTable } from '../../../src/report/recap-table.js';
 
 const summary: RunSummary = {
   playbook: 'demo',
   hosts: [
     { ...emptyRecap('n1'), ok: 5, changed: 1, roundTrips: 3, durationMs: 1200 },
     { ...emptyRecap('n2'), failed: 1, roundTrips: 2, durationMs: 800, error: 'n2: demo / t: boom' },
+    { ...emptyRecap('n3'), unreachable: true, error: 'n3: unreachable: connection refused' },
   ],
   exitCode: 4,
   durationMs: 1500,
@@ -22,45 +25,103 @@ const summary: RunSummary = {
 };
 
 const events: RunEvent[] = [
-  { type: 'run-start', playbook: 'demo', hosts: ['n1', 'n2'], check: false, time: 1 },
-  { type: 'play-start', play: 'demo', hosts: ['n1', 'n2'], time: 2 },
-  { type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', status: 'changed', summary: 'update /etc/motd (content)', diff: '-a\n+b', durationMs: 5, roundTrips: 2, check: false, time: 3 },
-  { type: 'task-result', play: 'demo', host: 'n2', role: 'demo', task: 't', status: 'failed', error: 'n2: demo / t: boom', durationMs: 5, roundTrips: 2, check: false, time: 4 },
-  { type: 'host-failed', play: 'demo', host: 'n2', error: 'n2: demo / t: boom', time: 5 },
-  { type: 'run-end', summary, time: 6 },
+  { type: 'run-start', playbook: 'demo', hosts: ['n1', 'n2', 'n3'], check: false, time: 1 },
+  { type: 'play-start', play: 'demo', hosts: ['n1', 'n2', 'n3'], time: 2 },
+  { type: 'host-start', play: 'demo', host: 'n1', time: 3 },
+  { type: 'task-start', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', time: 3 },
+  { type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', status: 'changed', summary: 'update /etc/motd (content)', diff: '-a\n+b', durationMs: 5, roundTrips: 2, check: false, time: 4 },
+  { type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'sysctl', status: 'ok', reason: 'already 1', durationMs: 1, roundTrips: 2, check: false, time: 4 },
+  { type: 'handler-result', play: 'demo', host: 'n1', role: 'demo', handler: 'reload', status: 'changed', check: false, time: 5 },
+  { type: 'host-end', play: 'demo', host: 'n1', ok: 5, changed: 1, skipped: 0, failed: 0, unreachable: false, time: 5 },
+  { type: 'task-result', play: 'demo', host: 'n2', role: 'demo', task: 't', status: 'failed', error: 'n2: demo / t: boom\nstderr line', durationMs: 5, roundTrips: 2, check: false, time: 6 },
+  { type: 'host-failed', play: 'demo', host: 'n2', error: 'n2: demo / t: boom', time: 7 },
+  { type: 'host-end', play: 'demo', host: 'n2', ok: 0, changed: 0, skipped: 0, failed: 1, unreachable: false, time: 7 },
+  { type: 'host-unreachable', play: 'demo', host: 'n3', error: 'n3: unreachable: connection refused', time: 8 },
+  { type: 'host-end', play: 'demo', host: 'n3', ok: 0, changed: 0, skipped: 0, failed: 0, unreachable: true, time: 8 },
+  { type: 'play-end', play: 'demo', time: 9 },
+  { type: 'run-end', summary, time: 10 },
 ];
 
-function collect(mode: 'plain' | 'json'): { out: string; err: string; log: string } {
+async function collect(mode: 'plain' | 'json' | 'tree', color = false): Promise<{ out: string; err: string; log: string; logPath: string }> {
   const out = new PassThrough();
   const err = new PassThrough();
   const chunks = { out: '', err: '' };
   out.on('data', (c: Buffer) => (chunks.out += c.toString()));
   err.on('data', (c: Buffer) => (chunks.err += c.toString()));
-  const logPath = join(mkdtempSync(join(tmpdir(), 'kc-report-')), 'run.log');
-  const reporter = createReporter({ mode, out, err, color: false, debugLogPath: logPath });
+  const logPath = join(mkdtempSync(join(tmpdir(), 'kc-report-')), 'logs', 'run.log');
+  const reporter = createReporter({ mode, out, err, color, debugLogPath: logPath });
   for (const e of events) reporter.emit(e);
   reporter.debug('n1: exec [facts:demo]');
-  void reporter.close();
-  return { ...chunks, log: readFileSync(logPath, 'utf8') };
+  await reporter.close();
+  return { ...chunks, log: readFileSync(logPath, 'utf8'), logPath };
 }
 
-describe('reporters', () => {
-  it('plain: every host line starts with the host, diffs indented, then the recap and the log path', () => {
-    const { out, err, log } = collect('plain');
+describe('reporters (scripted events)', () => {
+  it('plain: every host line starts with the host, diffs indented, failures name the debug log', async () => {
+    const { out, err, logPath } = await collect('plain');
+    const lines = out.split('\n');
+    expect(lines).toContain('n1 | demo | file /etc/motd | changed | update /etc/motd (content)');
     expect(out).toContain('n1 | demo | file /etc/motd | changed | update /etc/motd (content)\n    -a\n    +b\n');
-    expect(out).toContain('n2 | FAILED | n2: demo / t: boom');
-    expect(out).toContain('host  ok  changed  skipped  failed  unreachable  round-trips  time');
-    expect(out).toContain('n1     5        1        0       0            0            3  1.2s');
-    expect(out).toContain('2 host(s), 1 task(s) changed; 1 failed, 1.5s');
-    expect(err).toMatch(/full debug log: .*run\.log/);
-    expect(log).toContain('n1: exec [facts:demo]');
-    expect(log).toContain('"type":"task-result"');
+    expect(lines).toContain('n1 | demo | sysctl | ok | already 1');
+    expect(lines).toContain('n1 | demo | handler reload | ran');
+    expect(out).toContain('n2 | demo | t | failed | n2: demo / t: boom\n    stderr line\n');
+    expect(lines).toContain(`n2 | FAILED | n2: demo / t: boom (debug log: ${logPath})`);
+    expect(lines).toContain(`n3 | UNREACHABLE | n3: unreachable: connection refused (debug log: ${logPath})`);
+    expect(out).not.toContain('\u001b[');
+    expect(err).toBe('');
   });
 
-  it('json: one event per line on stdout and nothing else', () => {
-    const { out } = collect('json');
-    const lines = out.trim().split('\n');
+  it('plain and tree: the recap table, the run line and, on failure, the debug log path', async () => {
+    for (const mode of ['plain', 'tree'] as const) {
+      const { out, logPath } = await collect(mode);
+      expect(out).toContain('host  ok  changed  skipped  failed  unreachable  round-trips  time');
+      expect(out).toContain('n1     5        1        0       0            -            3  1.2s');
+      expect(out).toContain('n3     0        0        0       0          yes            0  0.0s');
+      expect(out).toContain('3 hosts, 1 changed task; 1 failed, 1 unreachable in 1.5s');
+      expect(out.trimEnd().endsWith(`debug log: ${logPath}`)).toBe(true);
+    }
+  });
+
+  it('recap in check mode says what would change, and no log path when all went well', () => {
+    const clean: RunSummary = { ...summary, hosts: [{ ...emptyRecap('n1'), changed: 2 }], check: true, exitCode: 3, changesPending: true };
+    const text = recapTable(clean, '/tmp/x.log');
+    expect(text).toContain('RECAP demo (check mode: nothing was changed)');
+    expect(text).toContain('1 host, would change 2 tasks in 1.5s');
+    expect(text).not.toContain('/tmp/x.log');
+  });
+
+  it('plain with color: statuses are coloured; without: never an escape code', async () => {
+    const { out } = await collect('plain', true);
+    expect(out).toContain('n1 | demo | file /etc/motd | \u001b[33mchanged\u001b[39m | update /etc/motd (content)');
+    expect(out).toContain('n2 | \u001b[31mFAILED\u001b[39m |');
+  });
+
+  it('json: one event per line on stdout and nothing else; task results carry the numbers', async () => {
+    const { out, err, logPath } = await collect('json');
+    const lines = out.trimEnd().split('\n');
     expect(lines).toHaveLength(events.length);
-    expect(lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(events.map((e) => e.type));
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.map((e) => e['type'])).toEqual(events.map((e) => e.type));
+    expect(parsed[4]).toEqual({ type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', status: 'changed', summary: 'update /etc/motd (content)', diff: '-a\n+b', durationMs: 5, roundTrips: 2, check: false, time: 4 });
+    expect(err).toBe(`kcluster: debug log: ${logPath}\n`);
+  });
+
+  it('debug log: every event and every debug line, each with a timestamp', async () => {
+    const { log } = await collect('json');
+    const lines = log.trimEnd().split('\n');
+    expect(lines).toHaveLength(events.length + 1);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
+    expect(lines.filter((l) => l.includes(' event {"type":"task-result"'))).toHaveLength(3);
+    expect(lines.at(-1)).toMatch(/ n1: exec \[facts:demo\]$/);
+  });
+
+  it('tree: draws each host of the play and lets close() return once the play ended', async () => {
+    const { out } = await collect('tree');
+    // Not a TTY here, so listr2 draws with its line renderer, on the stream it was given.
+    expect(out).toContain('PLAY demo');
+    expect(out).toContain('n1  ok=1 changed=1');
+    expect(out).toContain('n2: demo / t: boom (debug log: ');
+    expect(out).toContain('UNREACHABLE n3: unreachable: connection refused');
+    expect(out.indexOf('RECAP demo')).toBeGreaterThan(out.indexOf('PLAY demo'));
   });
 });
