@@ -1,5 +1,6 @@
-// Running commands as root through sudo. The mode is decided once per connection; the sudo
-// password only ever travels as the first line of stdin, never in the command text.
+// Running commands as root through sudo. The mode is decided once per connection
+// (detect-become.ts); the sudo password only ever travels as the first line of stdin, never
+// in the command text, so it cannot show up in argv, logs or error messages.
 import { sh, type ShellCommand } from './quote.js';
 
 export type BecomeMode =
@@ -18,11 +19,12 @@ export function wrapBecome(mode: BecomeMode, command: ShellCommand): WrappedComm
     case 'none':
       return { command };
     case 'sudo-nopasswd':
+      // -H: root's HOME, so tools run as root find root's config, not the login user's.
       return { command: sh`sudo -n -H -- sh -c ${command.text}` };
     case 'sudo-password':
-      // -k: always ask, so the password line is always consumed by sudo and never reaches
-      // the command's stdin; -p '': no prompt text mixed into stderr.
-      return { command: sh`sudo -k -S -H -p '' -- sh -c ${command.text}`, stdinPrefix: `${mode.password}\n` };
+      // -k: always ask, so the password line is always consumed by sudo (which reads it byte
+      // by byte) and never reaches the command's stdin; -p '': no prompt text in stderr.
+      return { command: sh`sudo -S -k -H -p '' -- sh -c ${command.text}`, stdinPrefix: `${mode.password}\n` };
   }
 }
 

@@ -9,6 +9,8 @@ export interface ExecOptions {
   readonly become?: boolean;
   /** Abort the command (and fail) after this long. */
   readonly timeoutMs?: number;
+  /** Abort the command (and fail) when this fires, e.g. on Ctrl-C. */
+  readonly signal?: AbortSignal;
   /** A short label for logs and counters, e.g. "facts:demo" or "task:write motd". */
   readonly label?: string;
 }

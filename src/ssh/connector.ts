@@ -1,13 +1,15 @@
 // Opens the one SSH connection per host of a run: authentication, host key verification,
 // connect timeout and keepalive, bounded retries with backoff (on connect only), jump hosts
-// (a forwarded channel through the bastion's own, shared connection), and the become probe.
-import { readFileSync } from 'node:fs';
+// (a forwarded channel through the bastion's own connection, shared by every host behind it),
+// and the become probe.
 import ssh2, { type ConnectConfig } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import type { HostSettings, Inventory, SshEndpoint } from '../inventory/model.js';
 import { UnreachableError, type Connection } from './connection.js';
-import { SUDO_PROBE, wrapBecome, type BecomeMode } from './become.js';
-import { sh } from './quote.js';
+import { authConfig } from './auth-config.js';
+import { describeConnectError, FinalConnectError, isAuthFailure } from './connect-errors.js';
+import { detectBecome } from './detect-become.js';
+import { hostKeyAlgorithms } from './host-key-algorithms.js';
 import { HostKeyMismatchError, type HostKeyPolicy, type HostKeyTarget } from './host-key-policy.js';
 import { SshConnection } from './ssh-connection.js';
 
@@ -21,211 +23,206 @@ export interface SshConnectorOptions {
 
 export interface SshConnector {
   connect(host: HostSettings, signal?: AbortSignal): Promise<Connection>;
+  /** The host key a host presents, fetched without logging in (for `kcluster trust`). */
+  scanHostKey(host: HostSettings, signal?: AbortSignal): Promise<Buffer>;
   closeAll(): Promise<void>;
 }
 
-/** Errors that retrying cannot fix: wrong credentials, a changed host key, bad settings. */
-class FinalConnectError extends Error {}
-
-function describe(error: Error & { code?: string; level?: string }, endpoint: SshEndpoint): string {
-  if (error.level === 'client-authentication') {
-    return `authentication failed for user ${endpoint.user} (tried: ${[endpoint.keyFile ? `key ${endpoint.keyFile}` : '', endpoint.agent ? 'ssh-agent' : '', endpoint.passwordEnv ? 'password' : ''].filter(Boolean).join(', ') || 'nothing'})`;
-  }
-  if (error.level === 'client-timeout' || /timed out/i.test(error.message)) return `timed out connecting to ${endpoint.address}:${endpoint.port}`;
-  switch (error.code) {
-    case 'ECONNREFUSED':
-      return `connection refused by ${endpoint.address}:${endpoint.port} (is sshd running?)`;
-    case 'EHOSTUNREACH':
-      return `no route to ${endpoint.address}`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `cannot resolve ${endpoint.address}`;
-    case 'ETIMEDOUT':
-      return `timed out connecting to ${endpoint.address}:${endpoint.port}`;
-    default:
-      return error.message;
-  }
-}
+type Bastion = NonNullable<HostSettings['bastion']>;
+type Ssh2Error = Error & { code?: string; level?: string };
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const done = (): void => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
+const targetOf = (name: string, endpoint: SshEndpoint): HostKeyTarget => ({ name, address: endpoint.address, port: endpoint.port });
+
+/** Text of an UnreachableError without its "<host>: unreachable: " prefix. */
+const reasonOf = (error: Error, host: string): string => error.message.replace(`${host}: unreachable: `, '');
+
 export function createSshConnector(options: SshConnectorOptions): SshConnector {
-  const open: SshConnection[] = [];
+  const open = new Set<SshConnection>();
   const bastions = new Map<string, Promise<ssh2.Client>>();
-  const passphrases = new Map<string, Promise<string | undefined>>();
+  const passphrases = new Map<string, Promise<string>>();
   const log = options.log ?? (() => {});
-  const timeouts = options.inventory.ssh;
+  const settings = options.inventory.ssh;
 
-  async function passphraseFor(endpoint: SshEndpoint): Promise<string | undefined> {
-    if (!endpoint.keyFile) return undefined;
-    if (endpoint.keyPassphraseEnv) {
-      const value = options.env[endpoint.keyPassphraseEnv];
-      if (value === undefined) throw new FinalConnectError(`the key passphrase variable ${endpoint.keyPassphraseEnv} is not set`);
-      return value;
-    }
-    const keyFile = endpoint.keyFile;
-    // parseKey without a passphrase fails only for encrypted keys (or garbage, reported later).
-    const parsed = ssh2.utils.parseKey(readFileSync(keyFile));
-    const encrypted = parsed instanceof Error && /passphrase/i.test(parsed.message);
-    if (!encrypted) return undefined;
-    if (!options.promptPassphrase) {
-      throw new FinalConnectError(`the key ${keyFile} is encrypted: set keyPassphraseEnv in the inventory, or run on a terminal to be asked`);
-    }
-    let pending = passphrases.get(keyFile);
-    if (!pending) {
-      pending = options.promptPassphrase(keyFile);
-      passphrases.set(keyFile, pending);
-    }
-    return pending;
-  }
-
-  async function config(endpoint: SshEndpoint, target: HostKeyTarget, mismatch: { error?: HostKeyMismatchError }): Promise<ConnectConfig> {
-    let privateKey: Buffer | undefined;
-    if (endpoint.keyFile) {
-      try {
-        privateKey = readFileSync(endpoint.keyFile);
-      } catch (error) {
-        throw new FinalConnectError(`cannot read the key file ${endpoint.keyFile}: ${(error as Error).message}`);
-      }
-    }
-    const passphrase = await passphraseFor(endpoint);
-    if (privateKey) {
-      // A wrong passphrase or an unreadable key will not get better by retrying.
-      const parsed = ssh2.utils.parseKey(privateKey, passphrase);
-      if (parsed instanceof Error) throw new FinalConnectError(`cannot use the key ${endpoint.keyFile}: ${parsed.message}`);
-    }
-    const password = endpoint.passwordEnv ? options.env[endpoint.passwordEnv] : undefined;
-    if (endpoint.passwordEnv && password === undefined) throw new FinalConnectError(`the password variable ${endpoint.passwordEnv} is not set`);
-    const agent = endpoint.agent ? options.env['SSH_AUTH_SOCK'] : undefined;
-    if (endpoint.agent && !agent) throw new FinalConnectError('agent: true but SSH_AUTH_SOCK is not set (start ssh-agent, or use keyFile)');
+  function baseConfig(endpoint: SshEndpoint, target: HostKeyTarget, sock: Duplex | undefined): ConnectConfig {
+    const algorithms = hostKeyAlgorithms(options.hostKeys.knownKeyTypes(target));
     return {
       host: endpoint.address,
       port: endpoint.port,
       username: endpoint.user,
-      readyTimeout: timeouts.connectTimeoutMs,
-      keepaliveInterval: timeouts.keepaliveIntervalMs,
+      readyTimeout: settings.connectTimeoutMs,
+      keepaliveInterval: settings.keepaliveIntervalMs,
       keepaliveCountMax: 3,
-      ...(privateKey ? { privateKey } : {}),
-      ...(passphrase !== undefined ? { passphrase } : {}),
-      ...(password !== undefined ? { password } : {}),
-      ...(agent ? { agent } : {}),
-      hostVerifier: (key: Buffer) => {
-        const verdict = options.hostKeys.check(target, key);
-        if (verdict.ok) {
-          if (verdict.source === 'pinned-now') log(`${target.name}: trusted on first use, pinned ${verdict.fingerprint}`);
-          return true;
-        }
-        mismatch.error = verdict.error;
-        return false;
-      },
+      ...(algorithms ? { algorithms: { serverHostKey: algorithms as ssh2.ServerHostKeyAlgorithm[] } } : {}),
+      ...(sock ? { sock } : {}),
     };
   }
 
-  function connectOnce(endpoint: SshEndpoint, target: HostKeyTarget, sock?: Duplex): Promise<ssh2.Client> {
-    const mismatch: { error?: HostKeyMismatchError } = {};
-    return config(endpoint, target, mismatch).then(
-      (cfg) =>
-        new Promise<ssh2.Client>((resolve, reject) => {
-          const client = new ssh2.Client();
-          client.once('ready', () => resolve(client));
-          client.once('error', (error: Error & { code?: string; level?: string }) => {
-            client.end();
-            if (mismatch.error) reject(new FinalConnectError(mismatch.error.message));
-            else if (error.level === 'client-authentication') reject(new FinalConnectError(describe(error, endpoint)));
-            else reject(new Error(describe(error, endpoint)));
-          });
-          client.connect(sock ? { ...cfg, sock } : cfg);
-        }),
-    );
+  /** One handshake; `verify` sees the host key and may refuse it (its error wins). */
+  function handshake(config: ConnectConfig, endpoint: SshEndpoint, verify: (key: Buffer) => Error | undefined, signal?: AbortSignal): Promise<ssh2.Client> {
+    return new Promise<ssh2.Client>((resolve, reject) => {
+      const client = new ssh2.Client();
+      let refusal: Error | undefined;
+      let settled = false;
+      const onAbort = (): void => {
+        if (settled) return;
+        settled = true;
+        refusal = new FinalConnectError('cancelled');
+        client.end();
+        reject(refusal);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      client.once('ready', () => {
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        resolve(client);
+      });
+      // Stays attached for the client's life: a later socket error (reset, keepalive timeout)
+      // must not crash the run; 'close' follows and the connection reports it on next use.
+      client.on('error', (error: Ssh2Error) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        client.end();
+        if (refusal) reject(refusal);
+        else if (isAuthFailure(error)) reject(new FinalConnectError(describeConnectError(error, endpoint)));
+        else reject(new Error(describeConnectError(error, endpoint)));
+      });
+      // A peer that hangs up without a word (e.g. a forwarded stream closing) still settles.
+      client.once('close', () => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        reject(refusal ?? new Error(`${endpoint.address}:${endpoint.port} closed the connection during the handshake`));
+      });
+      client.connect({
+        ...config,
+        hostVerifier: (key: Buffer) => {
+          refusal = verify(key);
+          return refusal === undefined;
+        },
+      });
+    });
+  }
+
+  async function login(endpoint: SshEndpoint, target: HostKeyTarget, sock: Duplex | undefined, signal?: AbortSignal): Promise<ssh2.Client> {
+    const auth = await authConfig(endpoint, { env: options.env, passphrases, ...(options.promptPassphrase ? { promptPassphrase: options.promptPassphrase } : {}) });
+    return handshake({ ...baseConfig(endpoint, target, sock), ...auth }, endpoint, (key) => {
+      const verdict = options.hostKeys.check(target, key);
+      if (!verdict.ok) return verdict.error;
+      if (verdict.source === 'pinned-now') log(`${target.name}: trusted on first use, pinned ${verdict.fingerprint} in ${options.hostKeys.options.pinFile}`);
+      return undefined;
+    }, signal);
   }
 
   async function withRetries<T>(name: string, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const retries = timeouts.connectRetries;
+    const retries = settings.connectRetries;
     for (let i = 0; ; i++) {
       try {
         return await attempt();
       } catch (error) {
-        if (error instanceof FinalConnectError) throw new UnreachableError(name, error.message);
-        if (i >= retries || signal?.aborted) {
-          throw new UnreachableError(name, `${(error as Error).message} (after ${i + 1} attempt${i === 0 ? '' : 's'})`);
-        }
-        const delay = Math.min(500 * 2 ** i, 5_000);
-        log(`${name}: connect failed (${(error as Error).message}); retry ${i + 1}/${retries} in ${delay} ms`);
+        if (error instanceof UnreachableError) throw error;
+        const reason = (error as Error).message;
+        if (error instanceof FinalConnectError) throw new UnreachableError(name, reason);
+        if (i >= retries || signal?.aborted) throw new UnreachableError(name, `${reason} (gave up after ${i + 1} attempt${i === 0 ? '' : 's'})`);
+        const delay = Math.min(500 * 2 ** i, 8_000);
+        log(`${name}: connect failed (${reason}); retry ${i + 1}/${retries} in ${delay} ms`);
         await sleep(delay, signal);
       }
     }
   }
 
-  function bastionClient(bastion: NonNullable<HostSettings['bastion']>, signal?: AbortSignal): Promise<ssh2.Client> {
+  function bastionClient(bastion: Bastion, signal?: AbortSignal): Promise<ssh2.Client> {
     const key = `${bastion.user}@${bastion.address}:${bastion.port}`;
     let pending = bastions.get(key);
     if (!pending) {
-      pending = withRetries(`${bastion.name} (bastion)`, () => connectOnce(bastion, { name: bastion.name, address: bastion.address, port: bastion.port }), signal);
-      bastions.set(key, pending);
-      pending.catch(() => bastions.delete(key));
+      const connecting = withRetries(bastion.name, () => login(bastion, targetOf(bastion.name, bastion), undefined, signal), signal);
+      pending = connecting;
+      bastions.set(key, connecting);
+      // A failed or dropped bastion is forgotten, so the next host through it tries afresh.
+      connecting.then(
+        (client) => client.once('close', () => bastions.get(key) === connecting && bastions.delete(key)),
+        () => bastions.get(key) === connecting && bastions.delete(key),
+      );
     }
     return pending;
   }
 
-  function forward(jump: ssh2.Client, endpoint: SshEndpoint): Promise<Duplex> {
+  /** A TCP stream to the target, opened by the bastion (direct-tcpip). */
+  async function throughBastion(host: HostSettings, bastion: Bastion, signal?: AbortSignal): Promise<Duplex> {
+    let jump: ssh2.Client;
+    try {
+      jump = await bastionClient(bastion, signal);
+    } catch (error) {
+      throw new FinalConnectError(`through the bastion ${bastion.name}: ${reasonOf(error as Error, bastion.name)}`);
+    }
     return new Promise((resolve, reject) => {
-      jump.forwardOut('127.0.0.1', 0, endpoint.address, endpoint.port, (error, stream) => {
-        if (error) reject(new Error(`the bastion could not reach ${endpoint.address}:${endpoint.port}: ${error.message}`));
-        else resolve(stream);
-      });
+      try {
+        jump.forwardOut('127.0.0.1', 0, host.ssh.address, host.ssh.port, (error, stream) => {
+          if (error) reject(new Error(`the bastion ${bastion.name} could not reach ${host.ssh.address}:${host.ssh.port}: ${error.message}`));
+          else resolve(stream);
+        });
+      } catch (error) {
+        reject(new Error(`the connection to the bastion ${bastion.name} is gone: ${(error as Error).message}`));
+      }
     });
-  }
-
-  async function detectBecome(connection: SshConnection, host: HostSettings): Promise<BecomeMode> {
-    if (!host.become.enabled) return { kind: 'none' };
-    const probe = await connection.exec(SUDO_PROBE, { label: 'become probe' });
-    if (probe.code === 0) return { kind: 'sudo-nopasswd' };
-    const variable = host.become.passwordEnv;
-    if (!variable) {
-      throw new UnreachableError(host.name, `sudo needs a password for ${host.ssh.user}: set become.passwordEnv to the NAME of a variable holding it, or allow passwordless sudo`);
-    }
-    const password = options.env[variable];
-    if (password === undefined) throw new UnreachableError(host.name, `the sudo password variable ${variable} is not set`);
-    const mode: BecomeMode = { kind: 'sudo-password', password };
-    // Check the password once now, so a wrong one fails here with a clear message.
-    const check = await connection.exec(wrapBecome(mode, sh`true`).command, { stdin: `${password}\n`, label: 'become password check' });
-    if (check.code !== 0) {
-      throw new Error(`${host.name}: sudo rejected the password in ${variable} for user ${host.ssh.user}: ${check.stderr.trim().split('\n').pop() ?? ''}`);
-    }
-    return mode;
   }
 
   return {
     async connect(host, signal) {
-      const target = { name: host.name, address: host.ssh.address, port: host.ssh.port };
+      const target = targetOf(host.name, host.ssh);
       const client = await withRetries(
         host.name,
-        async () => {
-          const sock = host.bastion ? await forward(await bastionClient(host.bastion, signal), host.ssh) : undefined;
-          return connectOnce(host.ssh, target, sock);
-        },
+        async () => login(host.ssh, target, host.bastion ? await throughBastion(host, host.bastion, signal) : undefined, signal),
         signal,
       );
-      const connection = new SshConnection(host.name, client, () => {
-        const i = open.indexOf(connection);
-        if (i >= 0) open.splice(i, 1);
-      });
-      open.push(connection);
+      const connection: SshConnection = new SshConnection(host.name, client, { onClose: () => open.delete(connection) });
+      open.add(connection);
       try {
-        connection.setBecomeMode(await detectBecome(connection, host));
+        connection.setBecomeMode(await detectBecome(connection, host, options.env));
       } catch (error) {
         await connection.close();
         throw error;
       }
       return connection;
     },
+
+    scanHostKey(host, signal) {
+      const target = targetOf(host.name, host.ssh);
+      return withRetries(
+        host.name,
+        async () => {
+          const sock = host.bastion ? await throughBastion(host, host.bastion, signal) : undefined;
+          let presented: Buffer | undefined;
+          // Refusing every key ends the handshake before any credential is sent.
+          const stop = new FinalConnectError('host key fetched');
+          try {
+            const client = await handshake(baseConfig(host.ssh, target, sock), host.ssh, (key) => {
+              presented = key;
+              return stop;
+            }, signal);
+            client.end();
+          } catch (error) {
+            if (error !== stop || presented === undefined) throw error;
+          }
+          if (presented === undefined) throw new FinalConnectError('the host presented no host key');
+          return presented;
+        },
+        signal,
+      );
+    },
+
     async closeAll() {
       await Promise.all([...open].map((c) => c.close()));
       const clients = await Promise.allSettled([...bastions.values()]);
@@ -234,3 +231,5 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     },
   };
 }
+
+export { HostKeyMismatchError };

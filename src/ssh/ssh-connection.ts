@@ -1,91 +1,157 @@
-// A Connection over one ssh2 Client: many channels, every command quoted, counted, and run
-// as root through the become mode when asked.
+// A Connection over one ssh2 Client for the whole run: every command on its own channel
+// (several at once, up to the server's session limit), quoted, counted, and run as root
+// through the become mode when asked.
 import type { Client, ClientChannel } from 'ssh2';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from './connection.js';
 import { RemoteCommandError, UnreachableError } from './connection.js';
 import { wrapBecome, type BecomeMode } from './become.js';
 import type { ShellCommand } from './quote.js';
 import { atomicWriteCommand } from './atomic-write.js';
+import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
+import { CommandStoppedError } from './command-stopped-error.js';
+
+/** How long a stopped command may keep its channel slot before we stop waiting for it. */
+const STOPPED_CHANNEL_GRACE_MS = 10_000;
+
+/**
+ * Ask the server to SIGKILL the command's process. OpenSSH honours "signal" requests only for
+ * non-root logins (it says "session signalling requires privilege separation" for root), where
+ * the signal reaches sudo, which passes it on to the command. ssh2's
+ * public `channel.signal()` refuses once our stdin is ended, which is always the case here, so
+ * the request goes to its protocol object directly; if that shape ever changes, closing the
+ * channel alone still frees us (the process then runs until it ends by itself).
+ */
+function killRemote(channel: ClientChannel): void {
+  const inner = channel as unknown as { outgoing?: { id?: unknown; state?: unknown }; _client?: { _protocol?: { signal?: unknown } } };
+  const protocol = inner._client?._protocol;
+  const id = inner.outgoing?.id;
+  const state = inner.outgoing?.state;
+  if (typeof protocol?.signal !== 'function' || typeof id !== 'number' || (state !== 'open' && state !== 'eof')) return;
+  try {
+    (protocol.signal as (this: unknown, id: number, name: string) => void).call(protocol, id, 'KILL');
+  } catch {
+    // the channel is already closing: nothing left to stop
+  }
+}
+
+export interface SshConnectionOptions {
+  /** Channels open at once; keep below the server's MaxSessions. */
+  readonly channelSlots?: number;
+  /** Called once when the connection is closed (the connector forgets it). */
+  readonly onClose?: () => void;
+}
 
 export class SshConnection implements Connection {
   readonly stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
   private becomeMode: BecomeMode = { kind: 'none' };
   private closed = false;
+  /** Why the connection broke, when it did (keepalive timeout, reset). */
+  private dropReason: string | undefined;
+  private readonly slots: ChannelSlots;
 
   constructor(
     readonly host: string,
     private readonly client: Client,
-    private readonly onClose: () => void = () => {},
+    private readonly options: SshConnectionOptions = {},
   ) {
+    this.slots = new ChannelSlots(options.channelSlots ?? DEFAULT_CHANNEL_SLOTS);
     client.on('close', () => {
       this.closed = true;
     });
+    client.on('error', (error: Error) => {
+      this.dropReason = error.message;
+    });
   }
 
+  /** Decided once, right after connecting (see detect-become.ts). */
   setBecomeMode(mode: BecomeMode): void {
     this.becomeMode = mode;
   }
 
-  exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
     const wrapped = options.become ? wrapBecome(this.becomeMode, command) : { command };
     const stdinParts: Buffer[] = [];
     if (wrapped.stdinPrefix !== undefined) stdinParts.push(Buffer.from(wrapped.stdinPrefix));
     if (options.stdin !== undefined) stdinParts.push(Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin));
     const stdin = Buffer.concat(stdinParts);
+    if (options.signal?.aborted) throw new CommandStoppedError(this.host, command.text, 'was cancelled before it started', options.label);
     this.stats.roundTrips += 1;
     this.stats.bytesSent += Buffer.byteLength(wrapped.command.text) + stdin.length;
+    const release = await this.slots.acquire();
+    return this.run(wrapped.command.text, command.text, stdin, options, release);
+  }
+
+  /** `release` frees the channel slot once the channel is really closed, not when we give up on it. */
+  private run(text: string, callerText: string, stdin: Buffer, options: ExecOptions, release: () => void): Promise<ExecResult> {
     const started = Date.now();
+    // Errors name the caller's command, never the sudo wrapper around it.
     return new Promise<ExecResult>((resolve, reject) => {
       if (this.closed) {
-        reject(new UnreachableError(this.host, 'the SSH connection is closed'));
+        release();
+        reject(new UnreachableError(this.host, `the SSH connection is closed${this.dropReason ? ` (${this.dropReason})` : ''}`));
         return;
       }
-      this.client.exec(wrapped.command.text, (error: Error | undefined, channel: ClientChannel) => {
+      const opened = (error: Error | undefined, channel: ClientChannel): void => {
         if (error) {
-          reject(new UnreachableError(this.host, `cannot open a channel: ${error.message}`));
+          release();
+          reject(this.closed ? new UnreachableError(this.host, `the connection dropped: ${error.message}`) : new UnreachableError(this.host, `the server refused a new channel: ${error.message}`));
           return;
         }
         const out: Buffer[] = [];
         const err: Buffer[] = [];
-        let timer: NodeJS.Timeout | undefined;
-        let timedOut = false;
-        if (options.timeoutMs !== undefined) {
-          timer = setTimeout(() => {
-            timedOut = true;
-            channel.close();
-          }, options.timeoutMs);
-        }
+        let stopped: string | undefined;
+        // Fail at once: a remote process that ignores the close must not hold the caller.
+        const stop = (reason: string): void => {
+          if (stopped !== undefined) return;
+          stopped = reason;
+          options.signal?.removeEventListener('abort', onAbort);
+          // Best effort: OpenSSH delivers the signal to the command's shell; closing the channel
+          // hangs up its pipes. The slot stays taken until the server confirms the close.
+          killRemote(channel);
+          channel.close();
+          // A process that ignores both must not hold a slot forever: give it back after a grace.
+          setTimeout(release, STOPPED_CHANNEL_GRACE_MS).unref();
+          const stderr = Buffer.concat(err).toString('utf8');
+          reject(new CommandStoppedError(this.host, callerText, reason, options.label, { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started }));
+        };
+        const timer = options.timeoutMs !== undefined ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`), options.timeoutMs) : undefined;
+        const onAbort = (): void => stop('was cancelled');
+        options.signal?.addEventListener('abort', onAbort, { once: true });
         channel.on('data', (chunk: Buffer) => out.push(chunk));
         channel.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-        channel.on('close', (code: number | null, signal?: string) => {
+        channel.on('error', (e: Error) => err.push(Buffer.from(`\n${e.message}`)));
+        channel.on('close', (code: number | null | undefined, signal?: string) => {
+          release();
           if (timer) clearTimeout(timer);
-          const stdout = Buffer.concat(out).toString('utf8');
-          const stderr = Buffer.concat(err).toString('utf8');
-          this.stats.bytesReceived += stdout.length + stderr.length;
-          const durationMs = Date.now() - started;
-          if (timedOut) {
-            reject(new RemoteCommandError(this.host, command.text, { code: 124, stdout, stderr: `${stderr}\ntimed out after ${options.timeoutMs} ms`, durationMs }, options.label));
-            return;
-          }
+          options.signal?.removeEventListener('abort', onAbort);
+          const stdoutBytes = Buffer.concat(out);
+          const stderrBytes = Buffer.concat(err);
+          this.stats.bytesReceived += stdoutBytes.length + stderrBytes.length;
+          const result = { stdout: stdoutBytes.toString('utf8'), stderr: stderrBytes.toString('utf8'), durationMs: Date.now() - started };
+          if (stopped !== undefined) return; // already rejected by stop()
           if (code === null || code === undefined) {
-            if (this.closed) {
-              reject(new UnreachableError(this.host, `the connection dropped while running ${options.label ?? 'a command'}`));
-              return;
-            }
-            resolve({ code: 255, stdout, stderr: `${stderr}killed by signal ${signal ?? 'unknown'}`, durationMs });
-            return;
+            if (this.closed) reject(new UnreachableError(this.host, `the connection dropped while running ${options.label ?? 'a command'}${this.dropReason ? ` (${this.dropReason})` : ''}`));
+            else resolve({ code: 255, ...result, stderr: `${result.stderr}killed by signal ${signal ?? 'unknown'}` });
+          } else {
+            resolve({ code, ...result });
           }
-          resolve({ code, stdout, stderr, durationMs });
         });
         channel.end(stdin.length > 0 ? stdin : undefined);
-      });
+      };
+      try {
+        this.client.exec(text, opened);
+      } catch (error) {
+        release();
+        reject(new UnreachableError(this.host, `the SSH connection is not usable: ${(error as Error).message}`));
+      }
     });
   }
 
   async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
     const command = atomicWriteCommand(path, options);
-    const result = await this.exec(command, { stdin: content, become: options.become ?? false, label: options.label ?? `write ${path}` });
-    if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, options.label ?? `write ${path}`);
+    const label = options.label ?? `write ${path}`;
+    const result = await this.exec(command, { stdin: content, become: options.become ?? false, label });
+    if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 
   async close(): Promise<void> {
@@ -93,6 +159,6 @@ export class SshConnection implements Connection {
       this.closed = true;
       this.client.end();
     }
-    this.onClose();
+    this.options.onClose?.();
   }
 }

@@ -95,7 +95,7 @@ describe('SSH paths over the lab', () => {
     const missing = await kcluster(['facts', '-i', withKey, '--limit', host.name], { KC_TEST_PASSPHRASE: '' });
     expect(missing.code).toBe(5);
     const noVar = await kcluster(['facts', '-i', withKey, '--limit', host.name]);
-    expect(noVar.stderr).toContain('the key passphrase variable KC_TEST_PASSPHRASE is not set');
+    expect(noVar.stderr).toContain('needs its passphrase in $KC_TEST_PASSPHRASE, which is not set');
 
     const socket = join(dir, 'agent.sock');
     const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });

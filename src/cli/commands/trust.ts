@@ -1,20 +1,35 @@
-// `kcluster trust -i FILE [--refresh] HOST...`: pin hosts' SSH keys deliberately, showing
-// each fingerprint. --refresh forgets a host's old pin first (after a re-install).
+// `kcluster trust -i FILE [--refresh] HOST...`: fetch each host's SSH host key (without
+// logging in), show its fingerprint and pin it deliberately. --refresh replaces a pin that
+// no longer matches (after a re-install); without it, a changed key is still refused.
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { selectHosts } from '../../inventory/select-hosts.js';
 import { createSshConnector } from '../../ssh/connector.js';
 import { hostKeyPolicyFor } from '../../ssh/host-key-policy-for.js';
-import { HostKeyPolicy } from '../../ssh/host-key-policy.js';
-import { selectHosts } from '../../inventory/select-hosts.js';
+import { trustHostKey, type TrustOutcome } from '../../ssh/trust-host-key.js';
+
+function describeOutcome(name: string, outcome: TrustOutcome): string {
+  const key = `${outcome.fingerprint} (${outcome.keyType})`;
+  switch (outcome.kind) {
+    case 'already-trusted':
+      return `${name}: ${key} already trusted (${outcome.where})`;
+    case 'pinned':
+      return `${name}: pinned ${key} in ${outcome.where}`;
+    case 're-keyed':
+      return `${name}: forgot ${outcome.forgotten} pinned key(s) (was ${outcome.previous}); pinned ${key} in ${outcome.where}`;
+    case 'refused':
+      return `${outcome.error.message}${outcome.hint ? `\n  (${outcome.hint})` : ''}`;
+  }
+}
 
 export function registerTrustCommand(program: Command, cli: CliContext): void {
   program
     .command('trust')
-    .description("pin hosts' SSH host keys (trust on first use, made explicit); --refresh re-keys a re-installed host")
+    .description("show and pin hosts' SSH host keys (trust on first use, made explicit); --refresh re-keys a re-installed host")
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .option('--refresh', 'forget the pinned key first, then pin the key the host presents now')
+    .option('--refresh', 'replace a pinned key that no longer matches with the key the host presents now')
     .argument('<hosts...>', 'host names, groups or globs')
     .action(async (selectors: string[], options: { inventory: string; refresh?: boolean }) => {
       const inventory = await loadInventoryOrReport(cli, options.inventory);
@@ -25,32 +40,33 @@ export function registerTrustCommand(program: Command, cli: CliContext): void {
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }
-      const base = hostKeyPolicyFor(inventory, cli.env);
-      for (const name of selection.hosts) {
-        const host = inventory.hosts.find((h) => h.name === name)!;
-        const target = { name, address: host.ssh.address, port: host.ssh.port };
-        if (options.refresh) {
-          const removed = base.unpin(target);
-          cli.stdout.write(`${name}: forgot ${removed} pinned key(s)\n`);
+      const policy = hostKeyPolicyFor(inventory, cli.env);
+      const connector = createSshConnector({ inventory, env: cli.env, hostKeys: policy, log: (line) => cli.stderr.write(`${line}\n`) });
+      let shown = 0;
+      try {
+        for (const name of selection.hosts) {
+          const host = inventory.hosts.find((h) => h.name === name);
+          if (!host) continue;
+          let key: Buffer;
+          try {
+            key = await connector.scanHostKey(host, cli.signal);
+          } catch (error) {
+            cli.stderr.write(`${(error as Error).message}\n`);
+            cli.setExitCode(ExitCode.HostsUnreachable);
+            continue;
+          }
+          const outcome = trustHostKey(policy, { name, address: host.ssh.address, port: host.ssh.port }, key, options.refresh ?? false);
+          if (outcome.kind === 'refused') {
+            cli.stderr.write(`${describeOutcome(name, outcome)}\n`);
+            cli.setExitCode(ExitCode.HostsUnreachable);
+          } else {
+            cli.stdout.write(`${describeOutcome(name, outcome)}\n`);
+            shown += 1;
+          }
         }
-        // Pin-only policy: the user's known_hosts still wins if it knows the host.
-        const policy = new HostKeyPolicy({ ...base.options, strict: false });
-        const connector = createSshConnector({
-          inventory,
-          env: cli.env,
-          hostKeys: policy,
-          log: (line) => cli.stdout.write(`${line}\n`),
-        });
-        try {
-          const connection = await connector.connect(host, cli.signal);
-          await connection.close();
-          cli.stdout.write(`${name}: host key trusted (${base.options.pinFile})\n`);
-        } catch (error) {
-          cli.stderr.write(`${(error as Error).message}\n`);
-          cli.setExitCode(ExitCode.HostsUnreachable);
-        } finally {
-          await connector.closeAll();
-        }
+      } finally {
+        await connector.closeAll();
       }
+      if (shown > 0) cli.stdout.write('To be sure, compare with `ssh-keygen -lf /etc/ssh/ssh_host_<type>_key.pub` run on the host itself (console, not SSH).\n');
     });
 }
