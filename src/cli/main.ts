@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
+import { registerArtifactsCommand } from './commands/artifacts.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerFactsCommand } from './commands/facts.js';
 import { registerLabCommand } from './commands/lab.js';
@@ -53,6 +54,7 @@ export function buildProgram(cli: CliContext): Command {
   registerFactsCommand(program, cli);
   registerTrustCommand(program, cli);
   registerLabCommand(program, cli);
+  registerArtifactsCommand(program, cli);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();

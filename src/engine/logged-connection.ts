@@ -31,6 +31,15 @@ export function loggedConnection(inner: Connection, log: (line: string) => void)
         throw error;
       }
     },
+    async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
+      log(`${inner.host}: upload ${localPath} -> ${path} (mode ${options.mode.toString(8)})`);
+      try {
+        await inner.uploadFile(localPath, path, options);
+      } catch (error) {
+        log(`${inner.host}: error uploading ${path}: ${(error as Error).message}`);
+        throw error;
+      }
+    },
     close: () => inner.close(),
   };
 }

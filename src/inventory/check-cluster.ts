@@ -27,6 +27,11 @@ function checkArtifacts(cluster: Record<string, unknown>, report: Report): void 
   } else if (source === 'release' && artifacts['bundle'] !== undefined) {
     report(['cluster', 'artifacts', 'bundle'], 'is ignored while source is release: set source: bundle to use it, or remove it', 'warning');
   }
+  if (source === 'bundle') {
+    for (const key of ['mirrors', 'imageRepository'] as const) {
+      if (artifacts[key] !== undefined) report(['cluster', 'artifacts', key], 'is ignored while source is bundle (the bundle carries every binary and image): remove it, or set source: release', 'warning');
+    }
+  }
 }
 
 export function checkCluster(raw: RawInventory, report: Report): void {

@@ -1,7 +1,7 @@
 // Defaults of every inventory setting: `kcluster config` shows them filled in.
 
 /** The Kubernetes version kcluster installs when the inventory names none. */
-export const DEFAULT_KUBERNETES_VERSION = 'v1.34.2';
+export const DEFAULT_KUBERNETES_VERSION = 'v1.35.8';
 
 export const CLUSTER_DEFAULTS = {
   name: 'kcluster',
@@ -12,6 +12,8 @@ export const CLUSTER_DEFAULTS = {
   containerRuntime: 'containerd',
   cni: 'flannel',
   artifactSource: 'release',
+  /** Binary and image transfers to hosts at once, across the whole run. */
+  uploadConcurrency: 8,
 } as const;
 
 export const SSH_DEFAULTS = {

@@ -50,6 +50,14 @@ export interface ArtifactSource {
   readonly kind: 'release' | 'bundle';
   /** Directory or tarball, for kind "bundle". */
   readonly bundle?: string;
+  /** Release downloads: URL prefix -> replacement prefix (a mirror or a local file server). */
+  readonly mirrors: Readonly<Record<string, string>>;
+  /** Release source: the registry and path runtimes pull images from (e.g. a local mirror). */
+  readonly imageRepository?: string;
+  /** Controller cache of downloaded and verified artifacts (shared by every cluster). */
+  readonly cacheDir: string;
+  /** Transfers to hosts at once, across the whole run. */
+  readonly uploadConcurrency: number;
 }
 
 export interface ClusterSettings {

@@ -45,7 +45,14 @@ export interface RawInventory {
     readonly apiEndpoint?: { readonly host?: string; readonly port?: number };
     readonly containerRuntime?: 'containerd' | 'docker';
     readonly cni?: 'flannel' | 'none';
-    readonly artifacts?: { readonly source?: 'release' | 'bundle'; readonly bundle?: string };
+    readonly artifacts?: {
+      readonly source?: 'release' | 'bundle';
+      readonly bundle?: string;
+      readonly mirrors?: Readonly<Record<string, string>>;
+      readonly imageRepository?: string;
+      readonly cacheDir?: string;
+      readonly uploadConcurrency?: number;
+    };
   };
   readonly ssh?: RawSshDefaults;
   readonly stateDir?: string;

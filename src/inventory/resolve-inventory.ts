@@ -140,6 +140,10 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),
+        mirrors: { ...(artifacts.mirrors ?? {}) },
+        ...(artifacts.imageRepository !== undefined ? { imageRepository: artifacts.imageRepository } : {}),
+        cacheDir: artifacts.cacheDir !== undefined ? expandPath(artifacts.cacheDir, ctx) : join(ctx.homeDir, '.kcluster', 'cache', 'artifacts'),
+        uploadConcurrency: artifacts.uploadConcurrency ?? CLUSTER_DEFAULTS.uploadConcurrency,
       },
     },
     ssh: {

@@ -5,6 +5,8 @@ import type { ShellCommand } from './quote.js';
 export interface ExecOptions {
   /** Fed on the command's stdin (secrets travel here, never in argv). */
   readonly stdin?: string | Buffer;
+  /** A local file streamed to the command's stdin after `stdin` (large uploads: never buffered whole). */
+  readonly stdinFile?: string;
   /** Run as root through the host's become method (sudo); no-op when already root. */
   readonly become?: boolean;
   /** Abort the command (and fail) after this long. */
@@ -50,6 +52,8 @@ export interface Connection {
    * owner, is flushed, then renamed over the target. Content travels on stdin or SFTP.
    */
   writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void>;
+  /** Like writeFile, with the content streamed from a local file (binaries, image archives). */
+  uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 // A Connection over one ssh2 Client for the whole run: every command on its own channel
 // (several at once, up to the server's session limit), quoted, counted, and run as root
 // through the become mode when asked.
+import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from './connection.js';
 import { RemoteCommandError, UnreachableError } from './connection.js';
@@ -76,7 +77,7 @@ export class SshConnection implements Connection {
     const stdin = Buffer.concat(stdinParts);
     if (options.signal?.aborted) throw new CommandStoppedError(this.host, command.text, 'was cancelled before it started', options.label);
     this.stats.roundTrips += 1;
-    this.stats.bytesSent += Buffer.byteLength(wrapped.command.text) + stdin.length;
+    this.stats.bytesSent += Buffer.byteLength(wrapped.command.text) + stdin.length + (options.stdinFile !== undefined ? statSync(options.stdinFile).size : 0);
     const release = await this.slots.acquire();
     return this.run(wrapped.command.text, command.text, stdin, options, release);
   }
@@ -136,7 +137,14 @@ export class SshConnection implements Connection {
             resolve({ code, ...result });
           }
         });
-        channel.end(stdin.length > 0 ? stdin : undefined);
+        if (options.stdinFile === undefined) {
+          channel.end(stdin.length > 0 ? stdin : undefined);
+        } else {
+          if (stdin.length > 0) channel.write(stdin);
+          const file = createReadStream(options.stdinFile);
+          file.on('error', (e: Error) => stop(`could not read ${options.stdinFile ?? 'the local file'}: ${e.message}`));
+          file.pipe(channel);
+        }
       };
       try {
         this.client.exec(text, opened);
@@ -151,6 +159,13 @@ export class SshConnection implements Connection {
     const command = atomicWriteCommand(path, options);
     const label = options.label ?? `write ${path}`;
     const result = await this.exec(command, { stdin: content, become: options.become ?? false, label });
+    if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
+  }
+
+  async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
+    const command = atomicWriteCommand(path, options);
+    const label = options.label ?? `upload ${path}`;
+    const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 

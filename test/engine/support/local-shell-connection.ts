@@ -1,6 +1,7 @@
 // A stand-in for SSH in engine tests: runs each command with the local /bin/sh, counts round
 // trips like the real connection, and records every command. Named "fake" in test titles.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from '../../../src/ssh/connection.js';
 import type { ShellCommand } from '../../../src/ssh/quote.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
@@ -35,6 +36,10 @@ export class LocalShellConnection implements Connection {
     const { mode, mkdirParents } = options;
     const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }), { stdin: content, label: `write ${path}` });
     if (result.code !== 0) throw new Error(`write ${path} failed: ${result.stderr}`);
+  }
+
+  async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
+    await this.writeFile(path, readFileSync(localPath), options);
   }
 
   async close(): Promise<void> {}

@@ -40,7 +40,7 @@ describe('inventory diagnostics: YAML, unions, references', () => {
     ['nested unknown key', `cluster:\n  apiEndpoint: { prot: 6443 }\nhosts:\n${cp}`, ['inv.yaml:2:18: cluster.apiEndpoint.prot: unknown key "prot"; did you mean "port"? (allowed: host, port)']],
     ['api endpoint port', `cluster:\n  apiEndpoint: { port: "6443x" }\nhosts:\n${cp}`, ['inv.yaml:2:24: cluster.apiEndpoint.port: must be an integer 1-65535 (got "6443x")']],
     ['fractional duration', `ssh:\n  connectTimeout: 1.5\nhosts:\n${cp}`, ['inv.yaml:2:19: ssh.connectTimeout: must be a duration such as 500ms, 10s, 2m, or an integer of milliseconds (got 1.5)']],
-    ['version written as a number', `cluster:\n  kubernetesVersion: 1.34\nhosts:\n${cp}`, ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.34.2 (got 1.34)']],
+    ['version written as a number', `cluster:\n  kubernetesVersion: 1.34\nhosts:\n${cp}`, ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.35.8 (got 1.34)']],
     ['CIDR prefix too long', `cluster:\n  podCIDR: 10.244.0.0/33\nhosts:\n${cp}`, ['inv.yaml:2:12: cluster.podCIDR: prefix length must be 1-30 (got "10.244.0.0/33")']],
     [
       'passphrase and password env names at the ssh level',
@@ -96,7 +96,7 @@ describe('inventory fixture files', () => {
     expect(result.ok ? [] : result.errors.map(formatDiagnostic)).toEqual(
       [
         `2:9: cluster.name: must be a lowercase name of letters, digits and '-' (max 63) (got "Prod")`,
-        '3:22: cluster.kubernetesVersion: must be a version such as v1.34.2 (got "1.34.2")',
+        '3:22: cluster.kubernetesVersion: must be a version such as v1.35.8 (got "1.34.2")',
         '5:16: cluster.serviceCIDR: pod CIDR 10.0.0.0/8 and service CIDR 10.96.0.0/12 overlap: choose disjoint ranges',
         '6:8: cluster.cni: must be one of flannel, none (got "calico")',
         '8:9: ssh.port: must be an integer 1-65535 (got "22a")',

@@ -37,7 +37,7 @@ describe('inventory diagnostics', () => {
     ['unknown top-level key', `${host()}clustr:\n  name: a\n`, ['inv.yaml:5:1: clustr: unknown key "clustr"; did you mean "cluster"? (allowed: cluster, ssh, stateDir, vars, groups, hosts)']],
     ['bad role with enum list', 'hosts:\n  - name: cp1\n    address: 10.0.0.1\n    roles: [control-plane, master]\n', ['inv.yaml:4:28: hosts[0].roles[1]: must be one of control-plane, worker, etcd (got "master")']],
     ['cni typo', `cluster:\n  cni: flanel\n${host()}`, ['inv.yaml:2:8: cluster.cni: must be one of flannel, none (got "flanel"); did you mean "flannel"?']],
-    ['version without v', `cluster:\n  kubernetesVersion: "1.34.2"\n${host()}`, ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.34.2 (got "1.34.2")']],
+    ['version without v', `cluster:\n  kubernetesVersion: "1.34.2"\n${host()}`, ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.35.8 (got "1.34.2")']],
     ['host bits in CIDR', `cluster:\n  podCIDR: 10.244.0.1/16\n${host()}`, ['inv.yaml:2:12: cluster.podCIDR: host bits are set: did you mean 10.244.0.0/16? (got "10.244.0.1/16")']],
     ['invalid CIDR', `cluster:\n  serviceCIDR: 10.96.0.0\n${host()}`, ['inv.yaml:2:16: cluster.serviceCIDR: must be an IPv4 CIDR such as 10.244.0.0/16 (got "10.96.0.0")']],
     ['overlapping CIDRs', `cluster:\n  podCIDR: 10.0.0.0/8\n  serviceCIDR: 10.96.0.0/12\n${host()}`, ['inv.yaml:3:16: cluster.serviceCIDR: pod CIDR 10.0.0.0/8 and service CIDR 10.96.0.0/12 overlap: choose disjoint ranges']],

@@ -70,14 +70,14 @@ describe('inventory resolution from the HA fixture', async () => {
     const json = JSON.parse(renderEffectiveConfig(inv, 'json')) as { cluster: unknown; ssh: unknown; stateDir: string };
     expect(json.cluster).toEqual({
       name: 'ha',
-      kubernetesVersion: 'v1.34.2',
+      kubernetesVersion: 'v1.35.8',
       podCIDR: '10.244.0.0/16',
       serviceCIDR: '10.96.0.0/12',
       clusterDomain: 'cluster.local',
       apiEndpoint: { host: '10.10.0.100', port: 6443 },
       containerRuntime: 'containerd',
       cni: 'flannel',
-      artifacts: { kind: 'release' },
+      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 15_000, connectRetries: 3 });
     expect(json.stateDir).toBe(join(root, 'home', '.kcluster', 'ha'));
@@ -95,7 +95,7 @@ describe('ssh settings and paths', () => {
     );
     expect(inv.file).toBe(join(dir, 'inv.yaml'));
     expect(inv.stateDir).toBe(join(dir, 'state'));
-    expect(inv.cluster.artifacts).toEqual({ kind: 'bundle', bundle: join(root, 'paths', 'bundle.tar') });
+    expect(inv.cluster.artifacts).toEqual({ kind: 'bundle', bundle: join(root, 'paths', 'bundle.tar'), mirrors: {}, cacheDir: '/home/me/.kcluster/cache/artifacts', uploadConcurrency: 8 });
     expect(inv.ssh.knownHostsFile).toBe(join(dir, 'known_hosts'));
     expect(inv.hosts.map((h) => h.ssh.keyFile)).toEqual([join(dir, 'keys', 'id'), '/home/me/.ssh/w1', '/etc/kc/w2']);
   });

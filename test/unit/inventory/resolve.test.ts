@@ -35,14 +35,14 @@ describe('inventory resolution', () => {
     const inv = load(three);
     expect(inv.cluster).toEqual({
       name: 'kcluster',
-      kubernetesVersion: 'v1.34.2',
+      kubernetesVersion: 'v1.35.8',
       podCIDR: '10.244.0.0/16',
       serviceCIDR: '10.96.0.0/12',
       clusterDomain: 'cluster.local',
       apiEndpoint: { port: 6443 },
       containerRuntime: 'containerd',
       cni: 'flannel',
-      artifacts: { kind: 'release' },
+      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(inv.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 15_000, connectRetries: 3 });
     expect(inv.stateDir).toBe(join(dir, 'home', '.kcluster', 'kcluster'));

@@ -13,7 +13,7 @@
 //	mkimage -name kcluster.local/pause:3.10.1 -out pause.tar \
 //	        -entrypoint /pause -user 65535:65535 -layer ./rootfs
 //
-// Research prototype for the kcluster bundle study; stdlib only.
+// Used by build-bundle.sh; Go standard library only.
 package main
 
 import (
@@ -111,9 +111,16 @@ func layerTar(dir string) (raw, gz []byte, err error) {
 		return nil, nil, err
 	}
 	var zb bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
-	zw.Write(buf.Bytes())
-	zw.Close()
+	zw, err := gzip.NewWriterLevel(&zb, gzip.DefaultCompression)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := zw.Write(buf.Bytes()); err != nil {
+		return nil, nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
 	return buf.Bytes(), zb.Bytes(), nil
 }
 
@@ -217,12 +224,19 @@ func main() {
 		os.Exit(1)
 	}
 	tw := tar.NewWriter(f)
+	fail := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mkimage:", *out, ":", err)
+			os.Exit(1)
+		}
+	}
 	add := func(n string, b []byte) {
-		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(b)), ModTime: epoch, Typeflag: tar.TypeReg})
-		tw.Write(b)
+		fail(tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(b)), ModTime: epoch, Typeflag: tar.TypeReg}))
+		_, err := tw.Write(b)
+		fail(err)
 	}
 	for _, d := range []string{"blobs/", "blobs/sha256/"} {
-		tw.WriteHeader(&tar.Header{Name: d, Mode: 0o755, ModTime: epoch, Typeflag: tar.TypeDir})
+		fail(tw.WriteHeader(&tar.Header{Name: d, Mode: 0o755, ModTime: epoch, Typeflag: tar.TypeDir}))
 	}
 	add("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`))
 	seen := map[string]bool{}
@@ -238,6 +252,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	f.Close()
+	fail(f.Close())
 	fmt.Println(*name, manBlob.digest)
 }

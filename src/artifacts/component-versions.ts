@@ -1,0 +1,52 @@
+// Which version of each companion component kcluster installs with a Kubernetes minor release.
+// The versions for the default Kubernetes version are the ones our offline bundle builds
+// (test/e2e/artifacts/versions.json; a unit test keeps the two equal), so the default is what
+// the end-to-end tests prove.
+
+export interface ComponentVersions {
+  readonly etcd: string;
+  readonly containerd: string;
+  readonly runc: string;
+  readonly crictl: string;
+  readonly cniPlugins: string;
+  readonly coredns: string;
+  readonly flannel: string;
+  readonly criDockerd: string;
+  /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
+  readonly pause: string;
+}
+
+const CURRENT: ComponentVersions = {
+  etcd: 'v3.6.16',
+  containerd: 'v2.2.9',
+  runc: 'v1.4.3',
+  crictl: 'v1.36.0',
+  cniPlugins: 'v1.9.1',
+  coredns: 'v1.13.1',
+  flannel: 'v0.28.10',
+  criDockerd: 'v0.4.6',
+  pause: '3.10.1',
+};
+
+/** Kubernetes minor ("1.35") -> companion versions. Both minors run with the same set. */
+export const COMPONENT_VERSIONS: Readonly<Record<string, ComponentVersions>> = {
+  '1.35': CURRENT,
+  '1.34': CURRENT,
+};
+
+export function minorOf(kubernetesVersion: string): string {
+  const match = /^v(\d+)\.(\d+)\.\d+$/.exec(kubernetesVersion);
+  if (!match) throw new Error(`"${kubernetesVersion}" is not a Kubernetes version such as v1.35.8`);
+  return `${match[1]}.${match[2]}`;
+}
+
+/** The companion versions for a Kubernetes version, or an error that lists what is known. */
+export function componentVersionsFor(kubernetesVersion: string): ComponentVersions {
+  const minor = minorOf(kubernetesVersion);
+  const versions = COMPONENT_VERSIONS[minor];
+  if (!versions) {
+    const known = Object.keys(COMPONENT_VERSIONS).sort().join(', ');
+    throw new Error(`kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`);
+  }
+  return versions;
+}

@@ -1,0 +1,101 @@
+// `kcluster artifacts verify --bundle PATH`: check every piece of a bundle against its lock.
+// `kcluster artifacts list -i FILE [--fetch]`: what this inventory needs, on which hosts, and
+// where each piece comes from (with --fetch: downloaded and verified into the cache now).
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { ArtifactError, type PreparedArtifact, type RequiredArtifact } from '../../artifacts/artifact.js';
+import { openBundle, verifyBundle } from '../../artifacts/bundle-source.js';
+import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
+import { releaseLocation } from '../../artifacts/release-catalog.js';
+import { requiredArtifacts } from '../../artifacts/required-artifacts.js';
+import { VerifiedFiles } from '../../artifacts/verified-files.js';
+import { defaultArtifactCacheDir } from '../../artifacts/cache-dir.js';
+import type { Inventory } from '../../inventory/model.js';
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+}
+
+function hostsOf(a: RequiredArtifact, inventory: Inventory): string {
+  return a.hosts.length === inventory.hosts.length ? 'all' : a.hosts.join(',');
+}
+
+function plannedSource(a: RequiredArtifact, inventory: Inventory): string {
+  const { artifacts } = inventory.cluster;
+  if (artifacts.kind === 'bundle') return `bundle ${artifacts.bundle ?? '?'}`;
+  if (a.type === 'image') return artifacts.imageRepository ? `pulled from ${artifacts.imageRepository}` : 'pulled by the runtime (set cluster.artifacts.imageRepository)';
+  const location = releaseLocation(a, artifacts.mirrors);
+  return location ? `${location.url}${location.member ? ` [${location.member}]` : ''}` : 'no release location (bundle only)';
+}
+
+function preparedSource(a: PreparedArtifact): string {
+  const o = a.origin;
+  if (o.kind === 'bundle') return `bundle:${o.path} sha256:${a.sha256 ?? '?'}`;
+  if (o.kind === 'registry') return `pulled: ${o.reference}`;
+  return `${o.url}${o.member ? ` [${o.member}]` : ''} sha256:${a.sha256 ?? '?'}`;
+}
+
+export function registerArtifactsCommand(program: Command, cli: CliContext): void {
+  const artifacts = program.command('artifacts').description('the binaries and images kcluster installs: list, fetch, verify');
+
+  artifacts
+    .command('list')
+    .description('what an inventory needs, on which hosts, and where each piece comes from')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('--fetch', 'download (or read from the bundle) and verify every piece now, into the controller cache')
+    .option('-o, --output <format>', 'text or json', 'text')
+    .action(async (options: { inventory: string; fetch?: boolean; output: string }) => {
+      const inventory = await loadInventoryOrReport(cli, options.inventory);
+      if (!inventory) return;
+      try {
+        const list: readonly (RequiredArtifact | PreparedArtifact)[] = options.fetch
+          ? await prepareArtifacts(inventory, { signal: cli.signal, log: (line) => cli.stderr.write(`${line}\n`) })
+          : requiredArtifacts(inventory);
+        if (options.output === 'json') {
+          cli.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          return;
+        }
+        const rows = [['COMPONENT', 'NAME', 'VERSION', 'TYPE', 'HOSTS', 'SOURCE']];
+        for (const a of list) {
+          rows.push([a.component, a.name, a.version, a.type, hostsOf(a, inventory), 'origin' in a ? preparedSource(a) : plannedSource(a, inventory)]);
+        }
+        cli.stdout.write(table(rows));
+      } catch (error) {
+        if (!(error instanceof ArtifactError) && !(error instanceof Error && /knows the component versions/.test(error.message))) throw error;
+        cli.stderr.write(`kcluster: ${options.inventory}: ${error.message}\n`);
+        cli.setExitCode(ExitCode.InvalidInput);
+      }
+    });
+
+  artifacts
+    .command('verify')
+    .description('check every binary and image of a bundle against its lock file (sizes and sha256)')
+    .requiredOption('--bundle <path>', 'bundle directory or tarball')
+    .action(async (options: { bundle: string }) => {
+      const cacheDir = defaultArtifactCacheDir(cli.env);
+      try {
+        const started = Date.now();
+        const bundle = await openBundle(options.bundle, cacheDir);
+        const problems = await verifyBundle(bundle, new VerifiedFiles(cacheDir));
+        const count = bundle.lock.artifacts.length;
+        if (problems.length === 0) {
+          const bytes = bundle.lock.artifacts.reduce((sum, a) => sum + a.size, 0);
+          cli.stdout.write(`${options.bundle}: ${count} artifacts verified (${(bytes / 1e6).toFixed(0)} MB, arch ${bundle.lock.arch}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+          const versions = new Map<string, Set<string>>();
+          for (const a of bundle.lock.artifacts) versions.set(a.component, (versions.get(a.component) ?? new Set()).add(a.version));
+          for (const [component, set] of [...versions].sort()) cli.stdout.write(`  ${component}: ${[...set].join(', ')}\n`);
+          return;
+        }
+        for (const p of problems) cli.stderr.write(`kcluster: ${options.bundle}: ${p.problem}\n`);
+        cli.stderr.write(`kcluster: ${options.bundle}: ${problems.length} of ${count} artifacts failed verification: rebuild or re-copy the bundle\n`);
+        cli.setExitCode(ExitCode.HostsFailed);
+      } catch (error) {
+        if (!(error instanceof ArtifactError)) throw error;
+        cli.stderr.write(`kcluster: ${error.message}\n`);
+        cli.setExitCode(ExitCode.InvalidInput);
+      }
+    });
+}

@@ -1,0 +1,65 @@
+// Install one verified binary from the controller's cache: plan compares the host's file
+// (sha256, mode, owner) with the artifact; apply streams it over SSH into a temp file that is
+// renamed into place (a half-sent binary never replaces a working one), then has the host
+// hash what landed before recording it. Uploads across the run share one bound.
+import { noChange, type Change } from '../engine/change.js';
+import type { Task } from '../engine/types.js';
+import { execChecked } from '../ssh/connection.js';
+import { sh } from '../ssh/quote.js';
+import type { PreparedArtifact } from '../artifacts/artifact.js';
+import { installedBinary, recordPathFor, type InstalledBinary } from '../facts/installed-binary.js';
+import { uploadSlots } from '../artifacts/upload-slots.js';
+
+export interface InstallBinaryPayload {
+  readonly localPath: string;
+  readonly sha256: string;
+  /** The content is right; only mode or owner need fixing. */
+  readonly attributesOnly: boolean;
+}
+
+const MODE = '0755';
+
+export function planInstallBinary(artifact: PreparedArtifact, current: InstalledBinary): Change<InstallBinaryPayload> {
+  const path = artifact.installPath!;
+  const what = `${artifact.name} ${artifact.version}`;
+  const payload = { localPath: artifact.localPath!, sha256: artifact.sha256!, attributesOnly: false };
+  if (!current.exists) return { kind: 'create', summary: `install ${what} at ${path}`, payload };
+  if (current.regular === false) return { kind: 'update', summary: `replace what is at ${path} (not a regular file) with ${what}`, payload };
+  if (current.sha256 !== artifact.sha256) return { kind: 'update', summary: `replace ${path} with ${what} (sha256 ${current.sha256?.slice(0, 12)}… -> ${artifact.sha256!.slice(0, 12)}…)`, payload };
+  if (current.mode !== MODE || current.owner !== 'root' || current.group !== 'root') {
+    return { kind: 'update', summary: `fix ${path}: mode ${current.mode} -> ${MODE}, owner ${current.owner}:${current.group} -> root:root`, payload: { ...payload, attributesOnly: true } };
+  }
+  return noChange(`${path} is ${what}`);
+}
+
+export function installBinary(artifact: PreparedArtifact, notify?: readonly string[]): Task<{ bin: ReturnType<typeof installedBinary> }, InstallBinaryPayload> {
+  const path = artifact.installPath;
+  if (path === undefined || artifact.localPath === undefined || artifact.sha256 === undefined) {
+    throw new Error(`${artifact.component}/${artifact.name}: a binary needs an install path and a verified local file`);
+  }
+  return {
+    name: `binary ${path}`,
+    tags: ['artifacts'],
+    ...(notify ? { notify } : {}),
+    invalidates: [`file:${path}`, `file:${path}#*`],
+    facts: () => ({ bin: installedBinary(path) }),
+    plan: (facts) => planInstallBinary(artifact, facts.bin),
+    apply: async (change, ctx) => {
+      const record = recordPathFor(path);
+      if (!change.payload.attributesOnly) {
+        await uploadSlots(ctx.shared).run(() =>
+          ctx.connection.uploadFile(change.payload.localPath, path, { mode: 0o755, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `upload ${artifact.name}` }),
+        );
+      }
+      // The host hashes what landed; only a file that matches gets its record.
+      await execChecked(
+        ctx.connection,
+        sh`p=${path}; chown root:root -- "$p" && chmod 0755 -- "$p" || exit 1
+sum=$(sha256sum < "$p") || exit 1; sum=\${sum%% *}
+if [ "$sum" != ${change.payload.sha256} ]; then echo "$p has sha256 $sum after the upload, expected "${change.payload.sha256} >&2; rm -f -- ${record}; exit 1; fi
+umask 022; mkdir -p -- ${recordPathFor(path).slice(0, recordPathFor(path).lastIndexOf('/'))} && echo "$(stat -c '%s %Y' -- "$p") $sum" > ${record}`,
+        { become: true, label: `check ${artifact.name}` },
+      );
+    },
+  };
+}

@@ -1,0 +1,3 @@
+module kcluster.local/mkimage
+
+go 1.22
