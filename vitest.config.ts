@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects, run in this order by test/run-all.sh:
+// Four projects, run in this order by test/run-all.sh:
 // - unit: pure and engine tests (fakes named as such); no network, no root;
 // - lab: the lab itself (each test brings up and tears down its own lab hosts);
-// - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB).
+// - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB);
+// - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds.
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 
 export default defineConfig({
@@ -25,6 +26,8 @@ export default defineConfig({
           ...slow,
         },
       },
+      // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE).
+      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...slow, testTimeout: 900_000 } },
     ],
   },
 });

@@ -34,7 +34,8 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   };
 
   binary('kubernetes', 'kubelet', k8s, all, INSTALL_DIRS.bin);
-  binary('kubernetes', 'kubectl', k8s, controlPlanes, INSTALL_DIRS.bin);
+  // kubectl on every node: the pod-network role reads the node's pod CIDR with the node's own credentials.
+  binary('kubernetes', 'kubectl', k8s, all, INSTALL_DIRS.bin);
   if (cluster.containerRuntime === 'containerd') {
     for (const name of ['containerd', 'ctr', 'containerd-shim-runc-v2']) binary('containerd', name, v.containerd, all, INSTALL_DIRS.bin);
     binary('runc', 'runc', v.runc, all, INSTALL_DIRS.sbin);

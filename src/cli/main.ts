@@ -3,7 +3,9 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
+import { registerApplyCommand } from './commands/apply.js';
 import { registerArtifactsCommand } from './commands/artifacts.js';
+import { registerKubeconfigCommand } from './commands/kubeconfig.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerFactsCommand } from './commands/facts.js';
 import { registerLabCommand } from './commands/lab.js';
@@ -55,6 +57,8 @@ export function buildProgram(cli: CliContext): Command {
   registerTrustCommand(program, cli);
   registerLabCommand(program, cli);
   registerArtifactsCommand(program, cli);
+  registerApplyCommand(program, cli);
+  registerKubeconfigCommand(program, cli);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();

@@ -6,6 +6,7 @@ import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import type { Playbook } from '../engine/types.js';
+import type { Inventory } from '../inventory/model.js';
 import { runPlaybook, type RunSummary } from '../engine/run-playbook.js';
 import { InputError } from '../engine/input-error.js';
 import { createReporter } from '../report/create-reporter.js';
@@ -52,9 +53,16 @@ function timestampForFile(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
 
+/**
+ * What a command runs: a fixed playbook, or one built from the loaded inventory (the cluster
+ * playbook needs verified artifacts and the PKI first). A builder throws InputError (exit 2,
+ * nothing touched) for bad input, or returns shared values to seed the run with.
+ */
+export type PlaybookSource = Playbook | ((inventory: Inventory) => Promise<{ playbook: Playbook; shared?: Map<string, unknown> }>);
+
 export async function runPlaybookCommand(
   cli: CliContext,
-  playbook: Playbook,
+  source: PlaybookSource,
   options: PlaybookCommandOptions,
 ): Promise<RunSummary | undefined> {
   const concurrency = parseConcurrency(options.concurrency, cli);
@@ -65,6 +73,20 @@ export async function runPlaybookCommand(
   }
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return undefined;
+  let playbook: Playbook;
+  let shared: Map<string, unknown> | undefined;
+  if (typeof source === 'function') {
+    try {
+      ({ playbook, shared } = await source(inventory));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      cli.stderr.write(`kcluster: ${error.message}\n`);
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
+  } else {
+    playbook = source;
+  }
 
   const logDir = join(inventory.stateDir, 'logs');
   await mkdir(logDir, { recursive: true, mode: 0o700 });
@@ -101,6 +123,7 @@ export async function runPlaybookCommand(
       signal: cli.signal,
       log: (line) => reporter.debug(line),
       debugLogPath: reporter.debugLogPath,
+      ...(shared ? { shared } : {}),
     });
     cli.setExitCode(summary.exitCode);
     return summary;

@@ -31,7 +31,9 @@ out=$(docker info --format '{{.ServerVersion}}' 2>&1) || { echo runtime-down; pr
 id=$(docker image inspect --format '{{.Id}}' ${reference} 2>/dev/null) && echo "present $id pinned" || echo absent`;
   }
   return sh`command -v ctr >/dev/null 2>&1 || { echo no-runtime; exit 0; }
-out=$(ctr -n k8s.io images ls ${`name==${reference}`} 2>&1) || { echo runtime-down; printf '%s\\n' "$out"; exit 0; }
+out=$(ctr -n k8s.io images ls ${`name==${reference}`} 2>&1) || { echo runtime-down; printf '%s\\n' "$out" | grep -v '^time=' | tail -n 3; exit 0; }
+# ctr logs warnings (cgroup v1 deprecation...) as "time=..." lines: keep the table only.
+out=$(printf '%s\\n' "$out" | grep -v '^time=')
 set -- $(printf '%s\\n' "$out" | sed -n 2p)
 [ -n "\${3:-}" ] || { echo absent; exit 0; }
 case "$out" in *io.cri-containerd.pinned=pinned*) pin=pinned ;; *) pin=unpinned ;; esac

@@ -6,12 +6,16 @@ import { labHosts } from './lab-settings.js';
 
 export function labInventoryYaml(settings: LabSettings, schemaPath: string): string {
   const doc = {
-    cluster: { name: settings.name },
+    cluster: { name: settings.name, ...(settings.bundle !== undefined ? { artifacts: { source: 'bundle', bundle: settings.bundle } } : {}) },
     ssh: {
       user: 'root',
       keyFile: join(settings.homeDir, 'id_ed25519'),
       knownHostsFile: join(settings.homeDir, 'known_hosts'),
     },
+    // Lab adaptations (see ../shared/lab-recipe, "Kubernetes inside lab hosts"): this machine has
+    // no CAP_SYS_RESOURCE, so runc goes through a wrapper; nspawn hosts use cgroupfs; the global
+    // conntrack table size is not writable from a host. Real machines need none of these.
+    ...(settings.privileged ? { vars: { ociRuntimeBinary: '/usr/local/sbin/runc-lab', cgroupDriver: 'cgroupfs', kubeProxyConntrackMaxPerCore: 0 } } : {}),
     hosts: labHosts(settings),
   };
   return `# yaml-language-server: $schema=${schemaPath}\n# Written by \`kcluster lab up\` for the lab "${settings.name}" (${settings.subnet}).\n${stringify(doc)}`;

@@ -17,6 +17,8 @@ export interface LabSettings {
   readonly runDir: string;
   /** What the user reads: inventory, ssh_config, known_hosts, key, lab.json. */
   readonly homeDir: string;
+  /** Artifact bundle the lab's inventory installs from (directory or tarball), if any. */
+  readonly bundle?: string;
 }
 
 export const LAB_ROOT = '/var/lib/kcluster/labs';
@@ -33,9 +35,10 @@ export function parseLabSubnet(subnet: string): string | { error: string } {
   return `${m[1]}.${m[2]}.${m[3]}`;
 }
 
-export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string }): LabSettings {
+export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string; bundle?: string }): LabSettings {
+  const { home: _home, ...rest } = options;
   return {
-    ...options,
+    ...rest,
     bridge: `kc-${options.name}`,
     runDir: join(LAB_ROOT, options.name),
     homeDir: join(options.home ?? homedir(), '.kcluster', 'labs', options.name),

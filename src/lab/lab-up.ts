@@ -20,6 +20,8 @@ export interface LabUpOptions {
   /** Add python3 to the hosts (Ansible needs it; kcluster does not). */
   readonly python?: boolean;
   readonly subnet: string;
+  /** Artifact bundle the written inventory installs from. */
+  readonly bundle?: string;
   readonly log: (line: string) => void;
 }
 
@@ -41,7 +43,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   }
   const net = parseLabSubnet(options.subnet);
   if (typeof net !== 'string') throw new LabError(net.error);
-  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet });
+  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet, ...(options.bundle !== undefined ? { bundle: options.bundle } : {}) });
 
   const existing = readLabInfo(options.name);
   if (existing && labIsRunning(existing)) {

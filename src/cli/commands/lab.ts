@@ -1,6 +1,6 @@
 // `kcluster lab up|down|status|deps`: throwaway hosts on this machine (systemd-nspawn).
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -36,7 +36,8 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--light', 'light hosts for scale tests: network namespace + sshd, no systemd (up to 240)')
     .option('--python', 'add python3 to the hosts (for comparing with Ansible; kcluster needs none)')
     .option('--subnet <cidr>', 'private /24 for the lab bridge', '10.231.0.0/24')
-    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string }) => {
+    .option('--bundle <path>', 'artifact bundle the written inventory installs from (see kcluster artifacts verify)')
+    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string; bundle?: string }) => {
       const started = Date.now();
       try {
         const { info, alreadyUp } = await labUp({
@@ -47,6 +48,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
           light: options.light ?? false,
           python: options.python ?? false,
           subnet: options.subnet,
+          ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
           log: quietLog,
         });
         cli.stdout.write(
@@ -55,7 +57,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
             ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
             `inventory:   ${info.inventoryFile}`,
             `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
-            `next:        kcluster run demo -i ${info.inventoryFile}`,
+            info.privileged && info.bundle !== undefined ? `next:        kcluster apply -i ${info.inventoryFile}` : `next:        kcluster run demo -i ${info.inventoryFile}`,
             '',
           ].join('\n'),
         );

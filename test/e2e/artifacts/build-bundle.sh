@@ -155,7 +155,7 @@ build_containerd() {
 build_runc() {
   local v=$1 out=$2
   # runc needs cgo (nsenter is C) and seccomp; linked static-pie like upstream's `make static`.
-  GOBIN=$out CGO_ENABLED=1 nice -n 10 go install -trimpath -tags 'seccomp urfave_cli_no_docs' \
+  GOBIN=$out CGO_ENABLED=1 nice -n 10 go install -trimpath -buildmode=pie -tags 'seccomp urfave_cli_no_docs netgo osusergo' \
     -ldflags "-s -w -X main.version=${v#v} -X main.gitCommit=$v -linkmode external -extldflags -static-pie" \
     "github.com/opencontainers/runc@$v"
   "$out/runc" --version | grep -F "${v#v}"
@@ -252,6 +252,16 @@ build_netbase_rootfs() {
   chroot "$out/rootfs" /usr/sbin/iptables --version | grep -F nf_tables
 }
 
+# busybox (Debian's static build) for the end-to-end tests' pods: not a cluster component.
+build_busybox() {
+  local v=$1 out=$2 debs=$CACHE/src/busybox-debs
+  rm -rf "$debs"; mkdir -p "$debs" "$out/rootfs"
+  (cd "$debs" && apt-get download busybox-static)
+  dpkg-deb -x "$debs"/busybox-static_*.deb "$out/rootfs"
+  dpkg-deb -f "$debs"/busybox-static_*.deb Version | tr '+~:' '___' > "$out/version"
+  "$out/rootfs/bin/busybox" true
+}
+
 # A minimal base layer every image shares: users, groups, a writable /tmp, name resolution.
 base_layer() {
   local dir=$1
@@ -277,6 +287,7 @@ for c in etcd:etcd containerd:containerd runc:runc crictl:crictl cni-plugins:cni
   stage "$name" "$(version_of "$key")" "build_${name//-/_}"; DIRS[$name]=$STAGE_DIR
 done
 stage netbase-rootfs 1 build_netbase_rootfs; DIRS[netbase]=$STAGE_DIR
+stage busybox 1 build_busybox; DIRS[busybox]=$STAGE_DIR
 
 # --- assemble the bundle ------------------------------------------------------------------------
 key=$( { for k in $(printf '%s\n' "${!DIRS[@]}" | sort); do echo "$k ${DIRS[$k]}"; done; sha256sum "$HERE/write-lock.mjs" "$MKIMAGE"; } | sha256sum | cut -c1-12)
@@ -333,6 +344,8 @@ v=$(version_of flannel); one_layer "$work/flannel" opt/bin/flanneld "${DIRS[flan
 image flannel "$v" flannel /opt/bin/flanneld "" "$work/base" "${DIRS[netbase]}/rootfs" "$work/flannel"
 v=$(version_of pause); one_layer "$work/pause" pause "${DIRS[pause]}/pause"
 image pause "$v" pause /pause 65535:65535 "$work/pause"
+v=$(cat "${DIRS[busybox]}/version"); mkdir -p "$work/busybox/bin"; cp "${DIRS[busybox]}/rootfs/bin/busybox" "$work/busybox/bin/busybox"
+image test-tools "$v" busybox /bin/busybox "" "$work/base" "$work/busybox"
 cp "${DIRS[netbase]}/debian-packages.txt" "$tmp/debian-packages.txt"
 node "$HERE/write-lock.mjs" "$tmp" "$ARCH" "$images"
 rm -f "$images"

@@ -1,0 +1,31 @@
+// cluster: what `kcluster apply` runs. Preflight on every host (nothing changes if any host
+// fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
+// once-per-cluster addons from the first control plane, and each node's pod network config.
+import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
+import type { Playbook } from '../src/engine/types.js';
+import { addonsRole } from '../roles/addons/index.js';
+import { artifactsRole } from '../roles/artifacts/index.js';
+import { containerdRole } from '../roles/containerd/index.js';
+import { controlPlaneRole } from '../roles/control-plane/index.js';
+import { imagesRole } from '../roles/images/index.js';
+import { kubeletRole } from '../roles/kubelet/index.js';
+import { podNetworkRole } from '../roles/pod-network/index.js';
+import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
+
+export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubelet, PKI, control plane, addons, pod network';
+
+export function clusterPlaybook(inputs: ClusterInputs): Playbook {
+  const book: IdentityBook = new Map();
+  return {
+    name: 'cluster',
+    description: CLUSTER_PLAYBOOK_DESCRIPTION,
+    plays: [
+      { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
+      { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
+      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), containerdRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
+      { name: 'control plane', hosts: 'control-plane', roles: [controlPlaneRole(inputs)], anyErrorsFatal: true },
+      { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
+      { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
+    ],
+  };
+}

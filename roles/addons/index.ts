@@ -1,0 +1,67 @@
+// The addons role, run once per cluster on the first control plane: cluster RBAC, kube-proxy,
+// the CNI (flannel by default; none when cluster.cni is none) and CoreDNS, applied with
+// server-side apply through the local API server. Each addon is re-applied only when its
+// rendered manifest changed since kcluster last applied it (sha256 recorded in the ConfigMap
+// kube-system/kcluster-addons). See README.md beside this file.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/cluster/cluster-inputs.js';
+import { noChange } from '../../src/engine/change.js';
+import type { HostContext, Role, Task } from '../../src/engine/types.js';
+import { addonRecord } from '../../src/facts/addon-record.js';
+import { ADMIN_KUBECONFIG } from '../../src/facts/api-ready.js';
+import { execChecked } from '../../src/ssh/connection.js';
+import { sh } from '../../src/ssh/quote.js';
+import { createTemplateRenderer } from '../../src/templates/render.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { certificateSubjectCn } from '../../src/pki/cluster-pki.js';
+
+const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
+
+interface AddonPayload {
+  readonly manifest: string;
+  readonly sha256: string;
+}
+
+function addonTask(name: string, render: (ctx: HostContext) => string): Task<{ record: typeof addonRecord }, AddonPayload> {
+  return {
+    name: `addon ${name}`,
+    tags: ['addons', name],
+    facts: () => ({ record: addonRecord }),
+    plan: (facts, ctx) => {
+      if (!facts.record.reachable) throw new Error(`cannot read the addon record through the API server: ${facts.record.detail}`);
+      const manifest = render(ctx);
+      const sha256 = createHash('sha256').update(manifest).digest('hex');
+      const before = facts.record.applied[name];
+      if (before === sha256) return noChange(`${name} is applied as rendered (sha256 ${sha256.slice(0, 12)}…)`);
+      return { kind: before === undefined ? 'create' : 'update', summary: `${before === undefined ? 'apply' : 're-apply'} ${name} (server-side apply)`, payload: { manifest, sha256 } };
+    },
+    apply: async (change, ctx) => {
+      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=60s`;
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, { become: true, stdin: change.payload.manifest, label: `apply ${name}` });
+      // Each addon owns its own key of the record (one field manager per addon).
+      const record = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kcluster-addons', namespace: 'kube-system' }, data: { [name]: change.payload.sha256 } });
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${`kcluster-addon-${name}`} -f -`, { become: true, stdin: record, label: `record ${name}` });
+    },
+    invalidates: ['addon-record'],
+  };
+}
+
+export function addonsRole(inputs: ClusterInputs): Role {
+  const renderer = createTemplateRenderer();
+  const { inventory, topology } = inputs;
+  const template = (file: string) => renderer.compile(join(templateDir, file));
+  const rbac = template('cluster-rbac.yaml.hbs');
+  const kubeProxy = template('kube-proxy.yaml.hbs');
+  const flannel = template('flannel.yaml.hbs');
+  const coredns = template('coredns.yaml.hbs');
+  const common = { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
+  const tasks = [
+    addonTask('cluster-rbac', () => rbac({ apiServerKubeletClientUser: certificateSubjectCn(inputs.pki.apiServerKubeletClient.cert) })),
+    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: ctx.vars['kubeProxyConntrackMaxPerCore'] === undefined ? '' : String(ctx.vars['kubeProxyConntrackMaxPerCore']) })),
+    ...(inventory.cluster.cni === 'flannel' ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel') }))] : []),
+    addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length) })),
+  ];
+  return { name: 'addons', templateDir, tags: ['addons'], tasks };
+}

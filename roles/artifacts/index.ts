@@ -1,0 +1,34 @@
+// The artifacts role: the binaries no service role owns (crictl, kubectl, the CNI plugins,
+// etcdctl, etcdutl), streamed from the controller's verified cache and installed atomically
+// with mode 0755. containerd, runc and kubelet are installed by their own roles, whose
+// handlers restart the service when its binary changes. See README.md beside this file.
+import type { PreparedArtifact } from '../../src/artifacts/artifact.js';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import type { AnyTask, Role } from '../../src/engine/types.js';
+import { CLUSTER_MARKER } from '../../src/facts/preflight-facts.js';
+import { installBinary } from '../../src/tasks/install-binary.js';
+import { managedFile } from '../../src/tasks/managed-file.js';
+import { onlyOnHosts } from '../../src/tasks/only-on-hosts.js';
+
+/** Binaries installed by a service role (component names). */
+const OWNED_BY_SERVICE_ROLES = new Set(['containerd', 'runc', 'cri-dockerd']);
+const OWNED_NAMES = new Set(['kubelet']);
+
+/** Install tasks for the binaries `pick` selects, each only on the hosts that need it. */
+export function binaryTasks(inputs: ClusterInputs, pick: (a: PreparedArtifact) => boolean, notify?: readonly string[]): AnyTask[] {
+  return inputs.artifacts
+    .filter((a) => a.type === 'binary' && pick(a))
+    .map((a) => onlyOnHosts(installBinary(a, notify), a.hosts, `${a.name} is not needed on this host`));
+}
+
+export function artifactsRole(inputs: ClusterInputs): Role {
+  return {
+    name: 'artifacts',
+    tags: ['artifacts'],
+    tasks: [
+      // The first change kcluster makes on a host: it now belongs to this cluster (preflight reads it).
+      managedFile({ path: CLUSTER_MARKER, mode: 0o644, content: (ctx) => `${ctx.inventory.cluster.name}\n` }),
+      ...binaryTasks(inputs, (a) => !OWNED_BY_SERVICE_ROLES.has(a.component) && !OWNED_NAMES.has(a.name)),
+    ],
+  };
+}

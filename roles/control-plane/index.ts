@@ -1,0 +1,155 @@
+// The control-plane role: the cluster certificates and keys this control plane needs, the
+// kubeconfigs of the admin, controller-manager and scheduler, and etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler as static pods; then it waits until the API
+// server is ready, and on timeout shows the components' last log lines with the likely cause.
+// A component restarts when its manifest changes, and its manifest carries the sha256 of every
+// file it reads, so a renewed certificate restarts exactly the components that use it.
+// See README.md beside this file.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/cluster/cluster-inputs.js';
+import { nodeAddress } from '../../src/cluster/topology.js';
+import { noChange } from '../../src/engine/change.js';
+import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
+import { ADMIN_KUBECONFIG, apiReady } from '../../src/facts/api-ready.js';
+import type { CertAndKey } from '../../src/pki/cluster-pki.js';
+import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
+import { sh } from '../../src/ssh/quote.js';
+import { managedFile } from '../../src/tasks/managed-file.js';
+import { templateFile } from '../../src/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/templates/render.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const templateDir = join(packageRoot(), 'roles', 'control-plane', 'templates');
+const PKI = '/etc/kubernetes/pki';
+const READY_TIMEOUT_MS = 300_000;
+
+const sha = (...parts: string[]): string => createHash('sha256').update(parts.join('\0')).digest('hex');
+
+function own(map: ReadonlyMap<string, CertAndKey>, host: string, what: string): CertAndKey {
+  const found = map.get(host);
+  if (!found) throw new Error(`${host}: no ${what} in the cluster PKI`);
+  return found;
+}
+
+/** Every file a control-plane host gets, as (path, mode, content for this host). */
+function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; content: (ctx: HostContext) => string }[] {
+  const { pki, inventory } = inputs;
+  const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey)) => {
+    const get: (ctx: HostContext) => CertAndKey = typeof value === 'function' ? value : () => value;
+    return [
+      { path: `${PKI}/${name}.crt`, mode: 0o644, content: (ctx: HostContext) => get(ctx).cert },
+      { path: `${PKI}/${name}.key`, mode: 0o600, content: (ctx: HostContext) => get(ctx).key },
+    ];
+  };
+  const local = (ctx: HostContext): string => `https://${nodeAddress(ctx.host)}:${inputs.topology.apiPort}`;
+  const kubeconfig = (file: string, user: string, creds: CertAndKey, server: (ctx: HostContext) => string) => ({
+    path: `/etc/kubernetes/${file}`,
+    mode: 0o600,
+    content: (ctx: HostContext) => renderKubeconfig({ clusterName: inventory.cluster.name, server: server(ctx), caCert: pki.ca.cert, user, cert: creds.cert, key: creds.key }),
+  });
+  return [
+    ...pair('ca', pki.ca),
+    ...pair('front-proxy-ca', pki.frontProxyCa),
+    ...pair('etcd/ca', pki.etcdCa),
+    ...pair('apiserver', pki.apiServer),
+    ...pair('apiserver-kubelet-client', pki.apiServerKubeletClient),
+    ...pair('apiserver-etcd-client', pki.apiServerEtcdClient),
+    ...pair('front-proxy-client', pki.frontProxyClient),
+    ...pair('etcd/healthcheck-client', pki.etcdHealthcheckClient),
+    ...pair('etcd/server', (ctx) => own(pki.etcdServer, ctx.host.name, 'etcd server certificate')),
+    ...pair('etcd/peer', (ctx) => own(pki.etcdPeer, ctx.host.name, 'etcd peer certificate')),
+    { path: `${PKI}/sa.key`, mode: 0o600, content: () => pki.serviceAccount.privateKey },
+    { path: `${PKI}/sa.pub`, mode: 0o644, content: () => pki.serviceAccount.publicKey },
+    kubeconfig('admin.conf', 'kubernetes-admin', pki.admin, local),
+    kubeconfig('controller-manager.conf', 'system:kube-controller-manager', pki.controllerManager, local),
+    kubeconfig('scheduler.conf', 'system:kube-scheduler', pki.scheduler, local),
+  ];
+}
+
+/** Which files each component reads: their hashes go into its manifest. */
+const READS: Readonly<Record<string, readonly string[]>> = {
+  etcd: ['etcd/ca.crt', 'etcd/server.crt', 'etcd/server.key', 'etcd/peer.crt', 'etcd/peer.key'],
+  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key'],
+  'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
+  'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
+};
+
+function waitForApiServer(): Task<{ api: typeof apiReady }, { readonly detail: string }> {
+  return {
+    name: 'API server ready',
+    tags: ['control-plane'],
+    facts: () => ({ api: apiReady }),
+    plan: (facts) => (facts.api.ready ? noChange('the API server answers /readyz') : { kind: 'run', summary: `wait for the API server to answer /readyz (now: ${facts.api.detail})`, payload: { detail: facts.api.detail } }),
+    apply: async (_change, ctx) => {
+      const deadline = Date.now() + READY_TIMEOUT_MS;
+      while (Date.now() < deadline) {
+        if (ctx.signal.aborted) throw new Error('interrupted while waiting for the API server');
+        const probe = await ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=5s get --raw=/readyz`, { become: true, label: 'probe /readyz' });
+        if (probe.code === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      const logs = await ctx.connection.exec(
+        sh`for c in etcd kube-apiserver; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
+        { become: true, label: 'control-plane logs' },
+      );
+      throw new Error(`the API server did not become ready within ${READY_TIMEOUT_MS / 1000} s. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`);
+    },
+    verify: true,
+  };
+}
+
+/** The usual suspects, recognised in the components' logs. */
+export function likelyCause(logs: string): string {
+  if (/failCgroupV1|cgroup v1/.test(logs)) return 'Likely cause: the kubelet refuses cgroup v1 (see the kubelet role README).';
+  if (/x509|certificate/.test(logs)) return 'Likely cause: a certificate problem (wrong CA or missing SAN): compare the state folder PKI with /etc/kubernetes/pki.';
+  if (/connection refused.*2379|etcdserver|context deadline exceeded/.test(logs)) return 'Likely cause: etcd is not serving (check its log above, ports 2379/2380, and the data dir /var/lib/etcd).';
+  if (/ErrImageNeverPull|ImagePull|not found.*image/.test(logs)) return 'Likely cause: a control-plane image is missing from the runtime (rerun the images role).';
+  if (/address already in use/.test(logs)) return 'Likely cause: a port is taken by another process (preflight checks 6443, 2379, 2380, 10250, 10257, 10259).';
+  return 'Look at the log lines below for the first error.';
+}
+
+export function controlPlaneRole(inputs: ClusterInputs): Role {
+  const renderer = createTemplateRenderer();
+  const { inventory, topology } = inputs;
+  const files = controlPlaneFiles(inputs);
+  const hashOf = (ctx: HostContext, component: string): string =>
+    sha(...(READS[component] ?? []).map((f) => files.find((x) => x.path === (f.startsWith('/') ? f : `${PKI}/${f}`))?.content(ctx) ?? `missing ${f}`));
+  const initialCluster = topology.controlPlanes.map((h) => `${h.name}=https://${nodeAddress(h)}:2380`).join(',');
+  const etcdServers = topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:2379`).join(',');
+  const manifest = (component: string, imageName: string): AnyTask =>
+    templateFile({
+      path: `/etc/kubernetes/manifests/${component}.yaml`,
+      template: join(templateDir, `${component}.yaml.hbs`),
+      mode: 0o600,
+      renderer,
+      invalidates: ['api-ready'],
+      data: (ctx: HostContext) => ({
+        image: imageReference(inputs, imageName),
+        inputsHash: hashOf(ctx, component),
+        nodeName: ctx.host.name,
+        nodeIp: nodeAddress(ctx.host),
+        apiPort: topology.apiPort,
+        clusterName: inventory.cluster.name,
+        clusterDomain: inventory.cluster.clusterDomain,
+        serviceCIDR: inventory.cluster.serviceCIDR,
+        podCIDR: inventory.cluster.podCIDR,
+        initialCluster,
+        etcdServers,
+      }),
+    });
+  return {
+    name: 'control-plane',
+    templateDir,
+    tags: ['control-plane'],
+    tasks: [
+      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content })),
+      manifest('etcd', 'etcd'),
+      manifest('kube-apiserver', 'kube-apiserver'),
+      manifest('kube-controller-manager', 'kube-controller-manager'),
+      manifest('kube-scheduler', 'kube-scheduler'),
+      waitForApiServer(),
+    ],
+  };
+}

@@ -1,0 +1,105 @@
+// The kubelet role: the kubelet binary, the cluster CA, a kubeconfig with this node's own
+// client certificate (CN=system:node:NAME, so the node authorizer limits it to its own node),
+// its serving certificate, KubeletConfiguration, the systemd unit, the kernel settings pods
+// need, and the service running. Restarts only when something it reads changed.
+// See README.md beside this file.
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { nodeAddress } from '../../src/cluster/topology.js';
+import type { HostContext, Role } from '../../src/engine/types.js';
+import { cgroupVersion } from '../../src/facts/cgroup-version.js';
+import { fileState } from '../../src/facts/file-state.js';
+import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
+import { execChecked } from '../../src/ssh/connection.js';
+import { sh } from '../../src/ssh/quote.js';
+import { factDerivedFile } from '../../src/tasks/fact-derived-file.js';
+import { managedFile } from '../../src/tasks/managed-file.js';
+import { sysctl } from '../../src/tasks/sysctl.js';
+import { systemdService } from '../../src/tasks/systemd-service.js';
+import { templateFile } from '../../src/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/templates/render.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { binaryTasks } from '../artifacts/index.js';
+import { cgroupDriverOf } from '../containerd/index.js';
+import { kubeletDefaults } from './defaults.js';
+
+export const RESTART_KUBELET = 'restart kubelet';
+const templateDir = join(packageRoot(), 'roles', 'kubelet', 'templates');
+const SYSTEMD_RESOLV = '/run/systemd/resolve/resolv.conf';
+export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane:NoSchedule';
+
+function pick<T>(map: ReadonlyMap<string, T>, host: string, what: string): T {
+  const value = map.get(host);
+  if (value === undefined) throw new Error(`${host}: no ${what} in the cluster PKI (is the host in the inventory?)`);
+  return value;
+}
+
+export function kubeletRole(inputs: ClusterInputs): Role {
+  const renderer = createTemplateRenderer();
+  const { pki, topology, inventory } = inputs;
+  const controlPlanes = new Set(topology.controlPlanes.map((h) => h.name));
+  const restart = [RESTART_KUBELET];
+  const config = renderer.compile(join(templateDir, 'config.yaml.hbs'));
+  return {
+    name: 'kubelet',
+    defaults: kubeletDefaults,
+    templateDir,
+    tags: ['kubelet'],
+    tasks: [
+      // Pods route through the host and bridged traffic must pass iptables (kube-proxy, CNI).
+      sysctl({ key: 'net.ipv4.ip_forward', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-ip-forward.conf' }),
+      sysctl({ key: 'net.bridge.bridge-nf-call-iptables', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf.conf' }),
+      ...binaryTasks(inputs, (a) => a.name === 'kubelet', restart),
+      managedFile({ path: '/etc/kubernetes/pki/ca.crt', mode: 0o644, content: () => pki.ca.cert, notify: restart }),
+      managedFile({
+        path: '/etc/kubernetes/kubelet.conf',
+        mode: 0o600,
+        notify: restart,
+        content: (ctx) => {
+          const own = pick(pki.kubelet, ctx.host.name, 'kubelet client certificate');
+          return renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.apiServerUrl, caCert: pki.ca.cert, user: `system:node:${ctx.host.name}`, cert: own.cert, key: own.key });
+        },
+      }),
+      managedFile({ path: '/var/lib/kubelet/pki/kubelet.crt', mode: 0o644, notify: restart, content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').cert }),
+      managedFile({ path: '/var/lib/kubelet/pki/kubelet.key', mode: 0o600, notify: restart, content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').key }),
+      factDerivedFile({
+        path: '/var/lib/kubelet/config.yaml',
+        mode: 0o644,
+        notify: restart,
+        facts: () => ({ cgroup: cgroupVersion, resolved: fileState(SYSTEMD_RESOLV) }),
+        content: (facts, ctx: HostContext) =>
+          config({
+            cgroupDriver: cgroupDriverOf(ctx),
+            dnsServiceIp: topology.dnsServiceIp,
+            clusterDomain: inventory.cluster.clusterDomain,
+            // systemd-resolved's stub (127.0.0.53) would make CoreDNS forward to itself.
+            resolvConf: facts.resolved.exists ? SYSTEMD_RESOLV : '/etc/resolv.conf',
+            failSwapOn: ctx.vars['failSwapOn'] === false ? 'false' : 'true',
+            cgroupV1: facts.cgroup === 'v1',
+          }),
+      }),
+      templateFile({
+        path: '/etc/systemd/system/kubelet.service',
+        template: join(templateDir, 'kubelet.service.hbs'),
+        mode: 0o644,
+        renderer,
+        notify: restart,
+        invalidates: ['systemd:*'],
+        data: (ctx: HostContext) => ({
+          nodeName: ctx.host.name,
+          nodeIp: nodeAddress(ctx.host),
+          registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 ? CONTROL_PLANE_TAINT : '',
+        }),
+      }),
+      systemdService({ name: 'kubelet.service', enabled: true, state: 'started' }),
+    ],
+    handlers: [
+      {
+        name: RESTART_KUBELET,
+        run: async (ctx) => {
+          await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart kubelet.service`, { become: true, label: RESTART_KUBELET });
+        },
+      },
+    ],
+  };
+}

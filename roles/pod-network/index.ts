@@ -1,0 +1,60 @@
+// The pod-network role, on every node once the API server answers: waits until the
+// controller-manager has given the node its pod CIDR, then writes the CNI configuration for
+// it: a bridge with host-local addresses from that CIDR, which flannel's vxlan routes connect
+// across nodes (what flannel's own CNI plugin would delegate to). Nothing when cluster.cni is
+// none: bring your own CNI. See README.md beside this file.
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { noChange } from '../../src/engine/change.js';
+import type { Role, Task } from '../../src/engine/types.js';
+import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/facts/node-pod-cidr.js';
+import { sh } from '../../src/ssh/quote.js';
+import { factDerivedFile } from '../../src/tasks/fact-derived-file.js';
+import { createTemplateRenderer } from '../../src/templates/render.js';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const templateDir = join(packageRoot(), 'roles', 'pod-network', 'templates');
+const WAIT_MS = 180_000;
+/** vxlan adds 50 bytes to each packet of a 1500-byte network. */
+const VXLAN_MTU = 1450;
+
+function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> {
+  return {
+    name: 'pod CIDR assigned',
+    tags: ['pod-network'],
+    facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
+    plan: (facts) => (facts.cidr.assigned ? noChange(`pod CIDR ${facts.cidr.cidr}`) : { kind: 'run', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null }),
+    apply: async (_change, ctx) => {
+      const deadline = Date.now() + WAIT_MS;
+      while (Date.now() < deadline && !ctx.signal.aborted) {
+        const r = await ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`, { become: true, label: 'read pod CIDR' });
+        if (r.code === 0 && r.stdout.trim() !== '') return;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+      throw new Error(`${ctx.host.name} got no pod CIDR within ${WAIT_MS / 1000} s: is its kubelet registered (journalctl -u kubelet) and the controller-manager running with --allocate-node-cidrs?`);
+    },
+  };
+}
+
+export function podNetworkRole(inputs: ClusterInputs): Role {
+  const renderer = createTemplateRenderer();
+  const conflist = renderer.compile(join(templateDir, '10-flannel.conflist.hbs'));
+  if (inputs.inventory.cluster.cni === 'none') return { name: 'pod-network', tasks: [] };
+  return {
+    name: 'pod-network',
+    templateDir,
+    tags: ['pod-network'],
+    tasks: [
+      waitForPodCidr(),
+      factDerivedFile({
+        path: '/etc/cni/net.d/10-flannel.conflist',
+        mode: 0o644,
+        facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
+        content: (facts) => {
+          if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
+          return conflist({ podCidr: facts.cidr.cidr, mtu: VXLAN_MTU });
+        },
+      }),
+    ],
+  };
+}

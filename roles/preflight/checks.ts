@@ -1,0 +1,139 @@
+// The preflight checks, as pure functions of one host's facts: each returns what it found
+// ("ok: ...") or a failure that says how to fix it. Names are what --ignore-preflight takes.
+import type { HostFacts } from '../../src/facts/host-facts.js';
+import type { PreflightFacts } from '../../src/facts/preflight-facts.js';
+import type { HostSettings, Inventory } from '../../src/inventory/model.js';
+import { minorOf } from '../../src/artifacts/component-versions.js';
+
+export type CheckResult = { readonly ok: true; readonly note: string } | { readonly ok: false; readonly problem: string };
+
+export interface CheckInput {
+  readonly host: HostSettings;
+  readonly inventory: Inventory;
+  readonly facts: HostFacts;
+  readonly preflight: PreflightFacts;
+  readonly controllerEpochSeconds: number;
+  readonly failSwapOn: boolean;
+}
+
+export interface PreflightCheck {
+  readonly name: string;
+  readonly run: (input: CheckInput) => CheckResult;
+}
+
+const ok = (note: string): CheckResult => ({ ok: true, note });
+const fail = (problem: string): CheckResult => ({ ok: false, problem });
+const isControlPlane = (h: HostSettings): boolean => h.roles.includes('control-plane');
+
+export const CONTROL_PLANE_PORTS = [6443, 2379, 2380, 10250, 10257, 10259] as const;
+export const WORKER_PORTS = [10250] as const;
+const MAX_CLOCK_SKEW_S = 60;
+
+export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
+  {
+    name: 'os',
+    run: ({ facts }) => (facts.init === 'systemd' ? ok(`${facts.os.prettyName || facts.os.id}, systemd`) : fail(`PID 1 is "${facts.init}", not systemd: kcluster runs containerd and the kubelet as systemd services`)),
+  },
+  {
+    name: 'arch',
+    run: ({ facts }) => (facts.arch === 'x86_64' ? ok('x86_64 (amd64)') : fail(`architecture ${facts.arch}: the artifacts are amd64; use amd64 hosts (other architectures are not built yet)`)),
+  },
+  {
+    name: 'cgroup',
+    run: ({ facts, inventory }) => {
+      const [major, minor] = minorOf(inventory.cluster.kubernetesVersion).split('.').map(Number) as [number, number];
+      if (facts.cgroup === 'v2') return ok('cgroup v2');
+      if (major === 1 && minor >= 35) {
+        return ok(`cgroup ${facts.cgroup}: the kubelet ${inventory.cluster.kubernetesVersion} refuses cgroup v1 by default; kcluster sets failCgroupV1: false on this host so it runs, but v1 is in maintenance upstream: plan a move to cgroup v2 (systemd.unified_cgroup_hierarchy=1)`);
+      }
+      return ok(`cgroup ${facts.cgroup} (supported by ${inventory.cluster.kubernetesVersion}, in maintenance mode upstream)`);
+    },
+  },
+  {
+    name: 'swap',
+    run: ({ facts, failSwapOn }) =>
+      !facts.swapOn ? ok('swap is off') : failSwapOn ? fail('swap is on: turn it off (swapoff -a, and remove swap entries from /etc/fstab), or set var failSwapOn: false to run the kubelet with swap') : ok('swap is on, allowed by failSwapOn: false'),
+  },
+  {
+    name: 'cpu',
+    run: ({ facts, host }) => {
+      const need = isControlPlane(host) ? 2 : 1;
+      return facts.cpus >= need ? ok(`${facts.cpus} CPUs`) : fail(`${facts.cpus} CPU(s), a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${need}: give the machine more CPUs`);
+    },
+  },
+  {
+    name: 'memory',
+    run: ({ facts, host }) => {
+      const needMb = isControlPlane(host) ? 1700 : 1024;
+      const mb = Math.floor(facts.memoryBytes / 1024 / 1024);
+      return mb >= needMb ? ok(`${mb} MiB of memory`) : fail(`${mb} MiB of memory, a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${needMb} MiB`);
+    },
+  },
+  {
+    name: 'ports',
+    run: ({ facts, host, preflight, inventory }) => {
+      if (preflight.markerCluster === inventory.cluster.name) return ok(`ports held by this cluster's own components`);
+      const wanted = isControlPlane(host) ? [...CONTROL_PLANE_PORTS.filter((p) => p !== 6443), inventory.cluster.apiEndpoint.port] : [...WORKER_PORTS];
+      const taken = wanted.filter((p) => facts.listeningTcpPorts.includes(p));
+      return taken.length === 0 ? ok(`ports ${wanted.join(', ')} are free`) : fail(`TCP port(s) ${taken.join(', ')} are in use: stop what listens there (ss -ltnp shows it)`);
+    },
+  },
+  {
+    name: 'kernel',
+    run: ({ preflight }) => {
+      const missing: string[] = [];
+      if (!preflight.overlayfs) missing.push(`the overlay filesystem (${preflight.loadableModules ? 'modprobe overlay' : 'build it into the kernel'})`);
+      if (!preflight.bridgeNetfilter) missing.push(`bridge netfilter, /proc/sys/net/bridge (${preflight.loadableModules ? 'modprobe br_netfilter, and list it in /etc/modules-load.d/' : 'build br_netfilter into the kernel'})`);
+      return missing.length === 0 ? ok('overlay and bridge netfilter are available') : fail(`missing ${missing.join(' and ')}`);
+    },
+  },
+  {
+    name: 'commands',
+    run: ({ preflight }) => (preflight.missingCommands.length === 0 ? ok('required commands present') : fail(`missing commands: ${preflight.missingCommands.join(', ')}: install them with the OS package manager`)),
+  },
+  {
+    name: 'foreign-install',
+    run: ({ preflight, inventory }) => {
+      if (preflight.markerCluster !== undefined && preflight.markerCluster !== inventory.cluster.name) {
+        return fail(`this host belongs to the kcluster cluster "${preflight.markerCluster}", not "${inventory.cluster.name}": reset it first, or fix cluster.name`);
+      }
+      if (preflight.foreignManifests.length > 0) {
+        return fail(`static pod manifests not written by kcluster: ${preflight.foreignManifests.join(', ')}: a previous installation (kubeadm?) is in the way: reset it (kubeadm reset) or remove /etc/kubernetes`);
+      }
+      if (preflight.markerCluster === undefined && preflight.kubernetesDirExists) {
+        return fail('/etc/kubernetes exists but kcluster did not install this host: a previous installation is in the way: reset it or remove /etc/kubernetes');
+      }
+      return ok(preflight.markerCluster ? `installed by kcluster for ${preflight.markerCluster}` : 'no previous installation');
+    },
+  },
+  {
+    name: 'clock',
+    run: ({ preflight, controllerEpochSeconds }) => {
+      const skew = Math.abs(preflight.epochSeconds - controllerEpochSeconds);
+      return skew <= MAX_CLOCK_SKEW_S ? ok(`clock within ${skew} s of the controller`) : fail(`clock is ${skew} s off the controller's: certificates may look not-yet-valid or expired; synchronise time (systemd-timesyncd or chrony)`);
+    },
+  },
+];
+
+export interface HostIdentity {
+  readonly host: string;
+  readonly hostname: string;
+  readonly machineId: string;
+  readonly macs: readonly string[];
+}
+
+/** Across hosts: hostname, machine-id and MAC addresses must be unique (cloned VMs often share them). */
+export function duplicateIdentities(identities: readonly HostIdentity[], host: string): string[] {
+  const me = identities.find((i) => i.host === host);
+  if (!me) return [];
+  const others = identities.filter((i) => i.host !== host);
+  const problems: string[] = [];
+  const clash = (what: string, mine: string, pick: (i: HostIdentity) => readonly string[], fix: string): void => {
+    const with_ = others.filter((o) => pick(o).includes(mine)).map((o) => o.host);
+    if (mine !== '' && with_.length > 0) problems.push(`${what} ${mine} is also on ${with_.join(', ')}: ${fix}`);
+  };
+  clash('hostname', me.hostname, (i) => [i.hostname], 'give each host its own hostname (hostnamectl set-hostname)');
+  clash('machine-id', me.machineId, (i) => [i.machineId], 'regenerate it (rm /etc/machine-id && systemd-machine-id-setup), cloned images share it');
+  for (const mac of me.macs) clash('MAC address', mac, (i) => i.macs, 'give each interface its own MAC address');
+  return problems;
+}

@@ -1,0 +1,72 @@
+// The preflight role: kubeadm's and k0sctl's checks, before anything changes on any host.
+// Every check is one task that reads facts and plans "nothing to do" (with what it found) or
+// fails with how to fix it; `--ignore-preflight NAME,...` turns a failing check into a skip.
+// Two roles: `preflightRole` checks each host; `identityRole` (a later play) compares the
+// hosts with each other. See README.md beside this file.
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { noChange, skip } from '../../src/engine/change.js';
+import type { Change } from '../../src/engine/change.js';
+import type { FactValues } from '../../src/engine/fact.js';
+import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
+import { hostFacts } from '../../src/facts/host-facts.js';
+import { preflightFacts } from '../../src/facts/preflight-facts.js';
+import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
+
+const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
+
+function outcome(name: string, result: CheckResult, ignored: ReadonlySet<string>) {
+  if (result.ok) return noChange(result.note);
+  if (ignored.has(name)) return skip(`ignored (--ignore-preflight ${name}): ${result.problem}`);
+  throw new Error(`preflight ${name}: ${result.problem} (to go on knowingly: --ignore-preflight ${name})`);
+}
+
+/** Identities seen by the first preflight play, compared by the second. Controller memory only. */
+export type IdentityBook = Map<string, HostIdentity>;
+
+const PREFLIGHT_FACTS = { host: hostFacts, preflight: preflightFacts };
+type PreflightFactMap = typeof PREFLIGHT_FACTS;
+
+/** A check reads the host's facts and plans nothing, or fails: apply never runs. */
+function checkTask(name: string, plan: (facts: FactValues<PreflightFactMap>, ctx: HostContext) => Change<null>): Task<PreflightFactMap, null> {
+  return { name, tags: ['preflight'], facts: () => PREFLIGHT_FACTS, plan, apply: async () => {} };
+}
+
+export function preflightRole(inputs: ClusterInputs, book: IdentityBook): Role {
+  const tasks: AnyTask[] = PREFLIGHT_CHECKS.map((check) =>
+    checkTask(`preflight ${check.name}`, (facts, ctx) =>
+      outcome(
+        check.name,
+        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: ctx.vars['failSwapOn'] !== false }),
+        inputs.ignorePreflight,
+      ),
+    ),
+  );
+  tasks.push(
+    checkTask('preflight identity', (facts, ctx) => {
+      // Recorded for the comparison in the next play (plays run one after the other).
+      const macs = Object.entries(facts.preflight.macs).filter(([iface]) => !VIRTUAL_INTERFACES.test(iface)).map(([, mac]) => mac);
+      book.set(ctx.host.name, { host: ctx.host.name, hostname: facts.host.hostname, machineId: facts.host.machineId, macs });
+      return noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`);
+    }),
+  );
+  return { name: 'preflight', tags: ['preflight'], tasks };
+}
+
+export function identityRole(inputs: ClusterInputs, book: IdentityBook): Role {
+  return {
+    name: 'preflight-identity',
+    tags: ['preflight'],
+    tasks: [
+      {
+        name: 'preflight unique-identity',
+        tags: ['preflight'],
+        facts: () => ({}),
+        plan: (_facts, ctx) => {
+          const problems = duplicateIdentities([...book.values()], ctx.host.name);
+          return outcome('unique-identity', problems.length === 0 ? { ok: true, note: `hostname, machine-id and MACs unique across ${book.size} hosts` } : { ok: false, problem: problems.join('; ') }, inputs.ignorePreflight);
+        },
+        apply: async () => {},
+      },
+    ],
+  };
+}

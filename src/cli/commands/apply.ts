@@ -1,0 +1,62 @@
+// `kcluster apply -i FILE`: bring the inventory's machines to a working Kubernetes cluster, or
+// keep one as it should be. Before any host is touched: the inventory is checked, every
+// artifact is fetched and verified on the controller, the cluster PKI is created or reused.
+import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { addPlaybookOptions } from '../playbook-options.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { ArtifactError } from '../../artifacts/artifact.js';
+import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
+import { withUploadSlots } from '../../artifacts/upload-slots.js';
+import type { ClusterInputs } from '../../cluster/cluster-inputs.js';
+import { pkiSpecOf } from '../../cluster/pki-spec.js';
+import { topologyOf } from '../../cluster/topology.js';
+import { InputError } from '../../engine/input-error.js';
+import type { Inventory } from '../../inventory/model.js';
+import { ensureClusterPki } from '../../pki/cluster-pki.js';
+import { clusterPlaybook } from '../../../playbooks/cluster.js';
+
+interface ApplyOptions extends PlaybookCommandOptions {
+  readonly ignorePreflight?: string;
+}
+
+export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ignorePreflight: ReadonlySet<string>): Promise<ClusterInputs> {
+  if (inventory.cluster.containerRuntime === 'docker') {
+    throw new InputError(`${inventory.file}: cluster.containerRuntime: docker is not supported by the roles yet (cri-dockerd is in the bundle; the role is not written): use containerd`);
+  }
+  let topology;
+  try {
+    topology = topologyOf(inventory);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
+  const started = Date.now();
+  let artifacts;
+  try {
+    artifacts = await prepareArtifacts(inventory, { signal: cli.signal, log });
+  } catch (error) {
+    if (error instanceof ArtifactError || /knows the component versions/.test((error as Error).message)) throw new InputError(`${inventory.file}: ${(error as Error).message}`);
+    throw error;
+  }
+  log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
+  const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+  for (const change of pki.changes) log(`pki: ${change}`);
+  return { inventory, topology, artifacts, pki, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+}
+
+export function registerApplyCommand(program: Command, cli: CliContext): void {
+  const command = program.command('apply').description('install or converge the Kubernetes cluster the inventory describes');
+  addPlaybookOptions(command).addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'));
+  command.action(async (options: ApplyOptions) => {
+    const ignore = new Set((options.ignorePreflight ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+    await runPlaybookCommand(
+      cli,
+      async (inventory) => {
+        const inputs = await clusterInputsFor(inventory, cli, ignore);
+        return { playbook: clusterPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+      },
+      options,
+    );
+  });
+}

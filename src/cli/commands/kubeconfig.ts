@@ -1,0 +1,40 @@
+// `kcluster kubeconfig -i FILE [-o PATH]`: the cluster admin's kubeconfig, from the PKI in the
+// state folder, pointing at the API endpoint. Written with mode 0600 (it is a credential).
+import { existsSync } from 'node:fs';
+import { writeFile, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { pkiSpecOf } from '../../cluster/pki-spec.js';
+import { topologyOf } from '../../cluster/topology.js';
+import { ensureClusterPki, renderKubeconfig } from '../../pki/cluster-pki.js';
+
+export function registerKubeconfigCommand(program: Command, cli: CliContext): void {
+  program
+    .command('kubeconfig')
+    .description("write the cluster admin's kubeconfig (mode 0600)")
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('-o, --output <path>', 'where to write it (default: standard output)')
+    .action(async (options: { inventory: string; output?: string }) => {
+      const inventory = await loadInventoryOrReport(cli, options.inventory);
+      if (!inventory) return;
+      if (!existsSync(join(inventory.stateDir, 'pki', 'ca.crt'))) {
+        cli.stderr.write(`kcluster: ${options.inventory}: no cluster PKI in ${inventory.stateDir}: run kcluster apply -i ${options.inventory} first\n`);
+        cli.setExitCode(ExitCode.InvalidInput);
+        return;
+      }
+      const topology = topologyOf(inventory);
+      const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+      const text = renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.apiServerUrl, caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
+      if (options.output === undefined) {
+        cli.stdout.write(text);
+        return;
+      }
+      const path = resolve(cli.cwd, options.output);
+      await writeFile(`${path}.tmp`, text, { mode: 0o600 });
+      await rename(`${path}.tmp`, path);
+      cli.stderr.write(`kcluster: wrote ${path} (server ${topology.apiServerUrl})\n`);
+    });
+}

@@ -1,0 +1,192 @@
+// End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts,
+// installed by `kcluster apply` from the bundle built from source (test/e2e/artifacts), then
+// checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
+// pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
+// drift is shown and repaired; a kubelet certificate from another CA is refused.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+
+const run = promisify(execFile);
+const NAME = 'kce2e';
+const SUBNET = '10.231.4.0/24';
+const labDir = join(homedir(), '.kcluster', 'labs', NAME);
+const inventory = join(labDir, 'inventory.yaml');
+const work = mkdtempSync(join(tmpdir(), 'kc-e2e-'));
+const kubeconfig = join(work, 'admin.conf');
+
+function bundleDir(): string {
+  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
+  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) {
+    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the directory test/e2e/artifacts/build-bundle.sh prints');
+  }
+  return dir;
+}
+
+interface LockEntry { name: string; component: string; version: string; path: string; reference?: string }
+const lock = (): LockEntry[] => (JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: LockEntry[] }).artifacts;
+const k8sVersion = (): string => lock().find((a) => a.name === 'kubelet')!.version;
+const kubectlPath = (): string => join(bundleDir(), lock().find((a) => a.name === 'kubectl' && a.version === k8sVersion())!.path);
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run(kubectlPath(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+async function ssh(host: string, command: string, input?: string): Promise<string> {
+  const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, command], { maxBuffer: 16 * 1024 * 1024 });
+  if (input !== undefined) child.stdin?.end(input);
+  else child.stdin?.end();
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  if (code !== 0) throw new Error(`ssh ${host} ${command}: exit ${code}: ${err}`);
+  return out;
+}
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last error: ${(last as Error).message})` : ''}`);
+}
+const recapOf = (stdout: string) =>
+  (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; changed: number; failed: number; roundTrips: number }[] } } | undefined)?.summary.hosts ?? [];
+
+const timings: Record<string, number> = {};
+
+beforeAll(async () => {
+  bundleDir();
+  await kcluster(['lab', 'down', '--name', NAME]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', SUBNET, '--bundle', bundleDir()]);
+  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+});
+
+afterAll(async () => {
+  console.log(`e2e figures: ${JSON.stringify(timings)}`);
+  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
+});
+
+describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 workers)', () => {
+  it('goes from empty hosts to all nodes Ready', async () => {
+    const started = Date.now();
+    const apply = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    timings['applySeconds'] = (Date.now() - started) / 1000;
+    expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-4000)}`).toBe(0);
+    const written = await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig]);
+    expect(written.code, written.stderr).toBe(0);
+    const ready = await until('all 3 nodes Ready', 240_000, async () => {
+      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
+      const readyNames = nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name);
+      return readyNames.length === 3 ? readyNames.sort() : undefined;
+    });
+    timings['emptyToReadySeconds'] = (Date.now() - started) / 1000;
+    expect(ready).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`]);
+  });
+
+  it('runs pods: DNS through CoreDNS, pod-to-pod across workers, a ClusterIP Service', async () => {
+    const busybox = lock().find((a) => a.name === 'busybox')!;
+    const archive = readFileSync(join(bundleDir(), busybox.path));
+    for (const host of [`${NAME}2`, `${NAME}3`]) {
+      await new Promise<void>((resolve, reject) => {
+        const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, 'ctr -n k8s.io images import -'], (error) => (error ? reject(error) : resolve()));
+        child.stdin?.end(archive);
+      });
+    }
+    const manifest = `
+apiVersion: v1
+kind: Pod
+metadata: { name: web, labels: { app: web } }
+spec:
+  nodeName: ${NAME}2
+  containers:
+    - { name: web, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello-from-web > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client }
+spec:
+  nodeName: ${NAME}3
+  containers:
+    - { name: client, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
+`;
+    const file = join(work, 'pods.yaml');
+    writeFileSync(file, manifest);
+    await kubectl('apply', '-f', file);
+    await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
+    const exec = (...cmd: string[]) => kubectl('exec', 'client', '--', '/bin/busybox', ...cmd);
+    const lookup = await until('kubernetes.default resolves', 120_000, async () => {
+      const out = await exec('nslookup', `kubernetes.default.svc.cluster.local`);
+      return /Address:?\s+10\.96\.0\.1\b/.test(out) ? out : undefined;
+    });
+    expect(lookup).toMatch(/10\.96\.0\.1/);
+    const webIp = (await kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
+    expect(await until('pod-to-pod across workers', 60_000, async () => ((await exec('wget', '-qO-', `http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
+    expect(await until('ClusterIP Service by name', 60_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
+  });
+
+  it('a second apply changes nothing, and says so', async () => {
+    const started = Date.now();
+    const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    timings['secondApplySeconds'] = (Date.now() - started) / 1000;
+    expect(again.code, again.stderr).toBe(0);
+    const recap = recapOf(again.stdout);
+    expect(recap.map((h) => [h.host, h.changed, h.failed])).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
+    for (const h of recap) timings[`roundTrips:${h.host}`] = h.roundTrips;
+  });
+
+  it('shows drift with --check --diff, and apply repairs it, restarting only what depends on it', async () => {
+    const worker = `${NAME}3`;
+    await ssh(worker, "sed -i 's/^clusterDomain: .*/clusterDomain: drifted.example/' /var/lib/kubelet/config.yaml");
+    const before = (await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim();
+    const apiserverBefore = (await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim();
+    const check = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain('-clusterDomain: drifted.example');
+    expect(check.stdout).toContain('+clusterDomain: cluster.local');
+    const fix = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(fix.code, fix.stderr).toBe(0);
+    const recap = recapOf(fix.stdout);
+    expect(recap.find((h) => h.host === worker)?.changed).toBe(1);
+    expect(recap.filter((h) => h.host !== worker).map((h) => h.changed)).toEqual([0, 0]);
+    const handlers = parseEvents(fix.stdout).filter((e) => e['type'] === 'handler-result');
+    expect(handlers.map((e) => [e['host'], e['handler']])).toEqual([[worker, 'restart kubelet']]);
+    expect((await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim()).not.toBe(before);
+    expect((await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim()).toBe(apiserverBefore);
+  });
+
+  it('refuses a kubelet certificate signed by an unrelated CA', async () => {
+    const d = mkdtempSync(join(work, 'forged-'));
+    const o = (...args: string[]) => run('openssl', args, { cwd: d });
+    await o('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=not-the-cluster-ca');
+    await o('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'node.key', '-out', 'node.csr', '-subj', `/O=system:nodes/CN=system:node:${NAME}2`);
+    await o('x509', '-req', '-in', 'node.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'node.crt', '-days', '1');
+    const admin = readFileSync(kubeconfig, 'utf8');
+    const server = /server: (\S+)/.exec(admin)![1]!;
+    const ca = /certificate-authority-data: (\S+)/.exec(admin)![1]!;
+    const forged = join(d, 'forged.conf');
+    writeFileSync(forged, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: u, user: { client-certificate: ${join(d, 'node.crt')}, client-key: ${join(d, 'node.key')} } }]\ncontexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x\n`);
+    const attempt = await run(kubectlPath(), ['--kubeconfig', forged, '--request-timeout=20s', 'get', 'node', `${NAME}2`]).then(
+      () => 'allowed',
+      (e: { stderr?: string }) => e.stderr ?? '',
+    );
+    expect(attempt).toMatch(/Unauthorized|must be logged in/);
+  });
+});
