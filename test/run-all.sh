@@ -3,7 +3,8 @@
 #   1. host packages (apt), a fresh build, and a strict type-check of sources and tests;
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts);
-#   4. integration tests over real SSH on a shared 3-host test lab brought up here.
+#   4. integration tests over real SSH on a shared 3-host test lab brought up here;
+#   5. the offline bundle (built from source, cached) and a real cluster installed from it.
 # Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,16 @@ else
   status=1
 fi
 node bin/kcluster.js lab down --name "$TEST_LAB" || status=1
+
+# 5. the offline bundle built from source (cached in /var/cache/kcluster/build), verified, and a
+#    real cluster installed from it on privileged lab hosts.
+echo "== offline bundle: test/e2e/artifacts/build-bundle.sh"
+if BUNDLE=$(bash test/e2e/artifacts/build-bundle.sh | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
+  run_project e2e KCLUSTER_TEST_BUNDLE="$BUNDLE"
+else
+  echo "npm test: the offline bundle could not be built or verified; end-to-end tests not run" >&2
+  status=1
+fi
 
 node test/summarize-results.mjs "$RESULTS"/*.json || status=1
 rm -rf "$RESULTS"
