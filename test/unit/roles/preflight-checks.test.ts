@@ -1,0 +1,55 @@
+// Preflight checks as pure functions: each failure says how to fix it.
+import { describe, expect, it } from 'vitest';
+import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckInput } from '../../../roles/preflight/checks.js';
+import { parsePreflightFacts } from '../../../src/facts/preflight-facts.js';
+import { parseInventory } from '../../../src/inventory/load-inventory.js';
+
+const parsed = parseInventory('ssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n', '/x/i.yaml', { env: {}, homeDir: '/x' });
+if (!parsed.ok) throw new Error('bad inventory');
+const inventory = parsed.inventory;
+const base: CheckInput = {
+  host: inventory.hosts[0]!,
+  inventory,
+  facts: { os: { id: 'debian', idLike: [], version: '12', prettyName: 'Debian 12' }, kernel: '6.1', arch: 'x86_64', cpus: 2, memoryBytes: 4 * 2 ** 30, swapBytes: 0, swapOn: false, cgroup: 'v2', machineId: 'a'.repeat(32), hostname: 'cp1', addresses: [], init: 'systemd', runtimes: {}, listeningTcpPorts: [22] },
+  preflight: parsePreflightFacts('overlay yes\nbridge-nf yes\nmodules yes\nepoch 1000\nmac eth0 52:54:00:00:00:01\nend\n'),
+  controllerEpochSeconds: 1010,
+  failSwapOn: true,
+};
+const run = (name: string, input: CheckInput) => PREFLIGHT_CHECKS.find((c) => c.name === name)!.run(input);
+
+describe('preflight checks', () => {
+  it('passes a good control plane on every check', () => {
+    expect(PREFLIGHT_CHECKS.map((c) => [c.name, c.run(base).ok])).toEqual(PREFLIGHT_CHECKS.map((c) => [c.name, true]));
+  });
+
+  it('explains swap, ports, kernel features, CPUs and a foreign installation', () => {
+    expect(run('swap', { ...base, facts: { ...base.facts, swapOn: true } })).toEqual({ ok: false, problem: expect.stringContaining('swapoff -a') });
+    expect(run('swap', { ...base, facts: { ...base.facts, swapOn: true }, failSwapOn: false }).ok).toBe(true);
+    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [22, 2379, 6443] } })).toEqual({ ok: false, problem: 'TCP port(s) 2379, 6443 are in use: stop what listens there (ss -ltnp shows it)' });
+    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [6443] }, preflight: { ...base.preflight, markerCluster: 'kcluster' } }).ok).toBe(true);
+    expect(run('kernel', { ...base, preflight: { ...base.preflight, bridgeNetfilter: false, loadableModules: false } })).toEqual({ ok: false, problem: 'missing bridge netfilter, /proc/sys/net/bridge (build br_netfilter into the kernel)' });
+    expect(run('cpu', { ...base, facts: { ...base.facts, cpus: 1 } }).ok).toBe(false);
+    expect(run('cpu', { ...base, host: inventory.hosts[1]!, facts: { ...base.facts, cpus: 1 } }).ok).toBe(true);
+    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, kubernetesDirExists: true } })).toEqual({ ok: false, problem: expect.stringContaining('kcluster did not install this host') });
+    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, foreignManifests: ['/etc/kubernetes/manifests/x.yaml'] } })).toEqual({ ok: false, problem: expect.stringContaining('kubeadm reset') });
+    expect(run('clock', { ...base, controllerEpochSeconds: 2000 })).toEqual({ ok: false, problem: expect.stringContaining('1000 s off') });
+  });
+
+  it('says what cgroup v1 means for the chosen version', () => {
+    const v1 = { ...base, facts: { ...base.facts, cgroup: 'v1' as const } };
+    expect(run('cgroup', v1)).toEqual({ ok: true, note: expect.stringContaining('failCgroupV1: false') });
+  });
+
+  it('finds hosts that share a hostname, machine-id or MAC', () => {
+    const ids = [
+      { host: 'a', hostname: 'node', machineId: 'm1', macs: ['aa'] },
+      { host: 'b', hostname: 'node', machineId: 'm1', macs: ['bb'] },
+      { host: 'c', hostname: 'c', machineId: 'm3', macs: ['cc'] },
+    ];
+    expect(duplicateIdentities(ids, 'a')).toEqual([
+      'hostname node is also on b: give each host its own hostname (hostnamectl set-hostname)',
+      'machine-id m1 is also on b: regenerate it (rm /etc/machine-id && systemd-machine-id-setup), cloned images share it',
+    ]);
+    expect(duplicateIdentities(ids, 'c')).toEqual([]);
+  });
+});
