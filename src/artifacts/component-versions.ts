@@ -14,6 +14,8 @@ export interface ComponentVersions {
   readonly criDockerd: string;
   /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
   readonly pause: string;
+  /** kcluster's node-local API server proxy (src/apiproxy), for HA without a load balancer. */
+  readonly apiproxy: string;
 }
 
 const CURRENT: ComponentVersions = {
@@ -26,6 +28,7 @@ const CURRENT: ComponentVersions = {
   flannel: 'v0.28.10',
   criDockerd: 'v0.4.6',
   pause: '3.10.1',
+  apiproxy: '1',
 };
 
 /** Kubernetes minor ("1.35") -> companion versions. Both minors run with the same set. */

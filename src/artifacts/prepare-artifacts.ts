@@ -107,7 +107,10 @@ async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifac
       throw new ArtifactError(`${what}: its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it`);
     }
     const location = releaseLocation(need, mirrors);
-    if (!location) throw new ArtifactError(`${what}: kcluster knows no release location for ${need.component}: use source: bundle`);
+    if (!location) {
+      const hint = need.component === 'kcluster-apiproxy' ? ' (it balances several control planes when no load balancer is given: set cluster.apiEndpoint.host to yours, or use source: bundle)' : ': use source: bundle';
+      throw new ArtifactError(`${what}: kcluster knows no release location for ${need.component}${hint}`);
+    }
     let checksums = checksumFiles.get(location.checksumUrl);
     if (!checksums) {
       checksums = fetchText(location.checksumUrl, options.signal).catch((error: unknown) => {

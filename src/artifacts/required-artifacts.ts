@@ -43,6 +43,8 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
     binary('cri-dockerd', 'cri-dockerd', v.criDockerd, all, INSTALL_DIRS.bin);
   }
   binary('crictl', 'crictl', v.crictl, all, INSTALL_DIRS.bin);
+  // Several control planes and no load balancer: every node balances across them itself.
+  if (controlPlanes.length > 1 && cluster.apiEndpoint.host === undefined) binary('kcluster-apiproxy', 'kcluster-apiproxy', v.apiproxy, all, INSTALL_DIRS.bin);
   for (const name of CNI_PLUGINS) binary('cni-plugins', name, v.cniPlugins, all, INSTALL_DIRS.cni);
   // etcd runs as a static pod; etcdctl and etcdutl on its hosts are for backups and repairs.
   binary('etcd', 'etcdctl', v.etcd, etcdHosts, INSTALL_DIRS.bin);

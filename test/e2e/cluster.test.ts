@@ -142,6 +142,23 @@ spec:
     expect(await until('ClusterIP Service by name', 60_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
   });
 
+  it('renders manifests and configs that this Kubernetes version accepts strictly', async () => {
+    // Static pods: server-side dry run with strict field validation (unknown or duplicate fields fail).
+    for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      const file = join(work, `${component}.yaml`);
+      writeFileSync(file, await ssh(`${NAME}1`, `cat /etc/kubernetes/manifests/${component}.yaml`));
+      const out = await kubectl('apply', '--dry-run=server', '--validate=strict', '-f', file);
+      expect(out).toContain('(server dry run)');
+    }
+    // The addons went through server-side apply, strict by default: a warning would be an error.
+    // The kubelet and kube-proxy read their configuration files strictly: no decoding complaints.
+    for (const host of [`${NAME}1`, `${NAME}2`]) {
+      expect(await ssh(host, "journalctl -u kubelet --no-pager | grep -ci 'strict decoding\\|unknown field' || true")).toBe('0\n');
+    }
+    const proxyLogs = await kubectl('logs', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '--tail=-1');
+    expect(proxyLogs).not.toMatch(/strict decoding|unknown field/i);
+  });
+
   it('a second apply changes nothing, and says so', async () => {
     const started = Date.now();
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);

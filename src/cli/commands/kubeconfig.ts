@@ -27,7 +27,7 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
       }
       const topology = topologyOf(inventory);
       const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
-      const text = renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.apiServerUrl, caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
+      const text = renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.adminServerUrl, caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
       if (options.output === undefined) {
         cli.stdout.write(text);
         return;
@@ -35,6 +35,6 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
       const path = resolve(cli.cwd, options.output);
       await writeFile(`${path}.tmp`, text, { mode: 0o600 });
       await rename(`${path}.tmp`, path);
-      cli.stderr.write(`kcluster: wrote ${path} (server ${topology.apiServerUrl})\n`);
+      cli.stderr.write(`kcluster: wrote ${path} (server ${topology.adminServerUrl})\n`);
     });
 }

@@ -82,7 +82,7 @@ tools_go() { # import paths...
 # stage NAME VERSION RECIPE: runs RECIPE VERSION OUTDIR in a temp dir unless cached; sets STAGE_DIR.
 stage() {
   local name=$1 version=$2 recipe=$3 hash dir tmp t0
-  hash=$( { declare -f "$recipe" new_wrapper tools_go; echo "$GO_TOOLCHAIN $ARCH $REPO"; } | sha256sum | cut -c1-12)
+  hash=$( { declare -f "$recipe" new_wrapper tools_go; echo "$GO_TOOLCHAIN $ARCH $REPO ${STAGE_SOURCE_HASH:-}"; } | sha256sum | cut -c1-12)
   dir=$CACHE/out/$name/$version-$hash
   if [ -e "$dir/.done" ]; then log "$name $version: cached ($dir)"; STAGE_DIR=$dir; return 0; fi
   tmp=$dir.partial
@@ -227,6 +227,13 @@ build_pause() {
   "$out/pause" -v 2>&1 | grep -F "$v"
 }
 
+# kcluster's node-local API server load balancer (src/apiproxy), for HA without a load balancer.
+build_apiproxy() {
+  local v=$1 out=$2
+  (cd "$HERE/../../../src/apiproxy" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/kcluster-apiproxy" .)
+  "$out/kcluster-apiproxy" -version | grep -F "kcluster-apiproxy $v"
+}
+
 build_mkimage() {
   local v=$1 out=$2
   (cd "$HERE/mkimage" && CGO_ENABLED=0 go build -trimpath -o "$out/mkimage" .)
@@ -286,11 +293,15 @@ for c in etcd:etcd containerd:containerd runc:runc crictl:crictl cni-plugins:cni
   name=${c%%:*}; key=${c#*:}
   stage "$name" "$(version_of "$key")" "build_${name//-/_}"; DIRS[$name]=$STAGE_DIR
 done
+# Its source lives in this repository: the source's hash is part of the stage's cache key.
+STAGE_SOURCE_HASH=$(cat "$HERE"/../../../src/apiproxy/*.go "$HERE"/../../../src/apiproxy/go.mod | sha256sum | cut -c1-16)
+stage kcluster-apiproxy "$(version_of apiproxy)" build_apiproxy; DIRS[kcluster-apiproxy]=$STAGE_DIR
+unset STAGE_SOURCE_HASH
 stage netbase-rootfs 1 build_netbase_rootfs; DIRS[netbase]=$STAGE_DIR
 stage busybox 1 build_busybox; DIRS[busybox]=$STAGE_DIR
 
 # --- assemble the bundle ------------------------------------------------------------------------
-key=$( { for k in $(printf '%s\n' "${!DIRS[@]}" | sort); do echo "$k ${DIRS[$k]}"; done; sha256sum "$HERE/write-lock.mjs" "$MKIMAGE"; } | sha256sum | cut -c1-12)
+key=$( { for k in $(printf '%s\n' "${!DIRS[@]}" | sort); do echo "$k ${DIRS[$k]}"; done; cat "$HERE/write-lock.mjs" "$MKIMAGE"; } | sha256sum | cut -c1-12)
 first_k8s=${K8S_VERSIONS%% *}
 bundle=$CACHE/bundles/kcluster-bundle-$first_k8s-$key
 if [ -e "$bundle/kcluster-bundle.json" ]; then
@@ -338,6 +349,7 @@ put runc "$(version_of runc)" "${DIRS[runc]}" runc
 put crictl "$(version_of crictl)" "${DIRS[crictl]}" crictl
 put cni-plugins "$(version_of cniPlugins)" "${DIRS[cni-plugins]}" bridge loopback host-local portmap
 put cri-dockerd "$(version_of criDockerd)" "${DIRS[cri-dockerd]}" cri-dockerd
+put kcluster-apiproxy "$(version_of apiproxy)" "${DIRS[kcluster-apiproxy]}" kcluster-apiproxy
 v=$(version_of coredns); one_layer "$work/coredns" coredns "${DIRS[coredns]}/coredns"
 image coredns "$v" coredns /coredns 65532:65532 "$work/base" "$work/coredns"
 v=$(version_of flannel); one_layer "$work/flannel" opt/bin/flanneld "${DIRS[flannel]}/flanneld"
@@ -351,4 +363,6 @@ node "$HERE/write-lock.mjs" "$tmp" "$ARCH" "$images"
 rm -f "$images"
 rm -rf "$bundle"; mv "$tmp" "$bundle"
 log "bundle ready: $bundle ($(du -sh "$bundle" | cut -f1))"
+# Keep the three newest bundles (1.2 GB each); the stage outputs they came from stay cached.
+ls -1dt "$CACHE"/bundles/kcluster-bundle-* 2>/dev/null | grep -v '\.partial$' | tail -n +4 | while read -r old; do log "removing an older bundle: $old"; rm -rf "$old"; done
 echo "$bundle"

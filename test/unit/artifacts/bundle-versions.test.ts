@@ -27,6 +27,7 @@ describe('bundle versions = product defaults', () => {
         flannel: versions['flannel'],
         criDockerd: versions['criDockerd'],
         pause: versions['pause'],
+        apiproxy: versions['apiproxy'],
       });
     }
   });

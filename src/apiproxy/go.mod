@@ -1,0 +1,3 @@
+module kcluster.local/apiproxy
+
+go 1.22

@@ -1,0 +1,87 @@
+// End to end, HA without a load balancer: 3 control planes (stacked etcd) + 1 worker, every
+// node reaching the API servers through kcluster-apiproxy. With the first control plane
+// stopped (kubelet, containerd and every container on it), the cluster keeps answering: reads
+// and writes through another control plane, and the worker stays Ready through its proxy.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kcluster } from '../integration/support/test-lab.js';
+
+const run = promisify(execFile);
+const NAME = 'kceha';
+const labDir = join(homedir(), '.kcluster', 'labs', NAME);
+const inventory = join(labDir, 'inventory.yaml');
+const work = mkdtempSync(join(tmpdir(), 'kc-ha-'));
+
+function bundleDir(): string {
+  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
+  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) throw new Error('the end-to-end tests need KCLUSTER_TEST_BUNDLE (npm test sets it)');
+  return dir;
+}
+function kubectlPath(): string {
+  const lock = JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: { name: string; version: string; path: string }[] };
+  const version = lock.artifacts.find((a) => a.name === 'kubelet')!.version;
+  return join(bundleDir(), lock.artifacts.find((a) => a.name === 'kubectl' && a.version === version)!.path);
+}
+const ssh = (host: string, command: string) => run('ssh', ['-F', join(labDir, 'ssh_config'), host, command]).then((r) => r.stdout);
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (${(last as Error).message})` : ''}`);
+}
+
+beforeAll(async () => {
+  bundleDir();
+  await kcluster(['lab', 'down', '--name', NAME]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '4', '--control-planes', '3', '--privileged', '--subnet', '10.231.6.0/24', '--bundle', bundleDir()]);
+  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+});
+afterAll(async () => {
+  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
+});
+
+describe('HA: 3 control planes without a load balancer, 1 worker', () => {
+  it('installs, and keeps answering with the first control plane stopped', async () => {
+    const started = Date.now();
+    const apply = await kcluster(['apply', '-i', inventory]);
+    expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-3000)}`).toBe(0);
+    const adminFile = join(work, 'admin.conf');
+    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', adminFile])).code).toBe(0);
+    // The same credentials through the second control plane.
+    const viaCp2 = join(work, 'cp2.conf');
+    writeFileSync(viaCp2, readFileSync(adminFile, 'utf8').replace(/server: https:\/\/[^:]+:6443/, 'server: https://10.231.6.12:6443'));
+    const kubectl = (config: string, ...args: string[]) => run(kubectlPath(), ['--kubeconfig', config, '--request-timeout=15s', ...args]).then((r) => r.stdout);
+    const readyNodes = async (config: string): Promise<string[]> => {
+      const nodes = JSON.parse(await kubectl(config, 'get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
+      return nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
+    };
+    await until('4 nodes Ready', 240_000, async () => ((await readyNodes(adminFile)).length === 4 ? true : undefined));
+    console.log(`ha: empty hosts to 4 nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect((await ssh(`${NAME}4`, 'systemctl is-active kcluster-apiproxy')).trim()).toBe('active');
+    expect(await ssh(`${NAME}4`, 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
+
+    await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill -f containerd-shim || true');
+    await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));
+    // Writes need etcd quorum (2 of 3): they still work through the second control plane.
+    await until('a write through cp2', 120_000, async () => ((await kubectl(viaCp2, 'create', 'configmap', 'ha-probe', '--from-literal=k=v')).includes('created') ? true : undefined));
+    expect(await kubectl(viaCp2, 'get', 'configmap', 'ha-probe', '-o', 'jsonpath={.data.k}')).toBe('v');
+    // The worker keeps renewing its lease through its proxy; give it well past a lease period.
+    await new Promise((r) => setTimeout(r, 50_000));
+    const ready = await readyNodes(viaCp2);
+    expect(ready).toContain(`${NAME}4`);
+    const lease = JSON.parse(await kubectl(viaCp2, 'get', 'lease', '-n', 'kube-node-lease', `${NAME}4`, '-o', 'json')) as { spec: { renewTime: string } };
+    expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(30_000);
+  });
+});
