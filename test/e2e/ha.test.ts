@@ -72,7 +72,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect((await ssh(`${NAME}4`, 'systemctl is-active kcluster-apiproxy')).trim()).toBe('active');
     expect(await ssh(`${NAME}4`, 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
 
-    await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill -f containerd-shim || true');
+    await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));
     // Writes need etcd quorum (2 of 3): they still work through the second control plane.
     await until('a write through cp2', 120_000, async () => ((await kubectl(viaCp2, 'create', 'configmap', 'ha-probe', '--from-literal=k=v')).includes('created') ? true : undefined));
