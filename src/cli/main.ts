@@ -6,6 +6,7 @@ import { ExitCode } from './exit-codes.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerArtifactsCommand } from './commands/artifacts.js';
 import { registerKubeconfigCommand } from './commands/kubeconfig.js';
+import { registerUpgradeCommand } from './commands/upgrade.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerFactsCommand } from './commands/facts.js';
 import { registerLabCommand } from './commands/lab.js';
@@ -59,6 +60,7 @@ export function buildProgram(cli: CliContext): Command {
   registerArtifactsCommand(program, cli);
   registerApplyCommand(program, cli);
   registerKubeconfigCommand(program, cli);
+  registerUpgradeCommand(program, cli);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();

@@ -12,6 +12,7 @@ import type { ClusterInputs } from '../../cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../../cluster/pki-spec.js';
 import { topologyOf } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
+import { apiClient } from '../../kube/api-client.js';
 import type { Inventory } from '../../inventory/model.js';
 import { ensureClusterPki } from '../../pki/cluster-pki.js';
 import { clusterPlaybook } from '../../../playbooks/cluster.js';
@@ -45,6 +46,28 @@ export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ig
   return { inventory, topology, artifacts, pki, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
 }
 
+/**
+ * `apply` installs and converges; it never changes a running cluster's version (that would
+ * restart every kubelet at once, without drains): `kcluster upgrade` does that, in order.
+ */
+async function refuseVersionChange(inputs: ClusterInputs): Promise<void> {
+  const api = apiClient({ server: inputs.topology.adminServerUrl, caCert: inputs.pki.ca.cert, clientCert: inputs.pki.admin.cert, clientKey: inputs.pki.admin.key }, 5_000);
+  let running: { gitVersion: string } | undefined;
+  try {
+    running = await api.get<{ gitVersion: string }>('/version');
+  } catch {
+    return; // no cluster answers yet: a fresh install
+  }
+  const target = inputs.inventory.cluster.kubernetesVersion;
+  const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes').catch(() => ({ items: [] }));
+  const off = nodes.items.filter((n) => n.status.nodeInfo.kubeletVersion !== target).map((n) => `${n.metadata.name} (${n.status.nodeInfo.kubeletVersion})`);
+  if (running.gitVersion !== target || off.length > 0) {
+    throw new InputError(
+      `${inputs.inventory.file}: the cluster runs ${running.gitVersion}${off.length > 0 ? `, kubelets ${off.join(', ')}` : ''} but cluster.kubernetesVersion is ${target}: apply does not change versions; run kcluster upgrade -i ${inputs.inventory.file} (rolling, with drains), or set the running version in the inventory`,
+    );
+  }
+}
+
 export function registerApplyCommand(program: Command, cli: CliContext): void {
   const command = program.command('apply').description('install or converge the Kubernetes cluster the inventory describes');
   addPlaybookOptions(command).addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'));
@@ -54,6 +77,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
       cli,
       async (inventory) => {
         const inputs = await clusterInputsFor(inventory, cli, ignore);
+        await refuseVersionChange(inputs);
         return { playbook: clusterPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
       },
       options,

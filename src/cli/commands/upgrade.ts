@@ -1,0 +1,84 @@
+// `kcluster upgrade -i FILE [--to VERSION] [--max-unavailable N|N%] [--check]`: a rolling
+// upgrade to the inventory's kubernetesVersion. Before any host is touched: the cluster's
+// current versions are read through the API and the skew rules checked (one minor at a time,
+// no downgrade, kubelets never newer than API servers), and the plan is printed.
+import { Option, type Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { addPlaybookOptions } from '../playbook-options.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { clusterInputsFor } from './apply.js';
+import { withUploadSlots } from '../../artifacts/upload-slots.js';
+import { adminApi } from '../../cluster/admin-api.js';
+import { InputError } from '../../engine/input-error.js';
+import { nodesCordonedByKcluster } from '../../kube/drain.js';
+import { compareVersions, skewProblem, type ClusterVersions } from '../../kube/version-skew.js';
+import type { ApiClient } from '../../kube/api-client.js';
+import { upgradePlaybook } from '../../../playbooks/upgrade.js';
+
+interface UpgradeCommandOptions extends PlaybookCommandOptions {
+  readonly to?: string;
+  readonly maxUnavailable: string;
+  readonly drainTimeout: string;
+  readonly ignorePreflight?: string;
+}
+
+function parseMaxUnavailable(value: string): number | `${number}%` {
+  if (/^[1-9][0-9]*$/.test(value)) return Number(value);
+  if (/^([1-9][0-9]?|100)%$/.test(value)) return value as `${number}%`;
+  throw new InputError(`--max-unavailable must be a count (1, 2...) or a percentage (1%-100%) (got "${value}")`);
+}
+
+export async function currentVersions(api: ApiClient, server: string): Promise<ClusterVersions> {
+  try {
+    const version = await api.get<{ gitVersion: string }>('/version');
+    const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes');
+    return { apiServer: version.gitVersion, kubelets: Object.fromEntries(nodes.items.map((n) => [n.metadata.name, n.status.nodeInfo.kubeletVersion])) };
+  } catch (error) {
+    throw new InputError(`cannot read the cluster's versions through ${server}: ${(error as Error).message} (upgrade needs a running cluster: use kcluster apply to install one)`);
+  }
+}
+
+export function registerUpgradeCommand(program: Command, cli: CliContext): void {
+  const command = program.command('upgrade').description("rolling upgrade to the inventory's kubernetesVersion: control planes one at a time, then nodes in batches");
+  addPlaybookOptions(command)
+    .addOption(new Option('--to <version>', 'the target version; must equal cluster.kubernetesVersion in the inventory (the inventory stays the truth)'))
+    .addOption(new Option('--max-unavailable <n>', 'nodes upgraded at once after the control planes (count or percentage)').default('1'))
+    .addOption(new Option('--drain-timeout <seconds>', 'how long draining one node may take').default('300'))
+    .addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly'));
+  command.action(async (options: UpgradeCommandOptions) => {
+    const ignore = new Set((options.ignorePreflight ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+    let api: ApiClient | undefined;
+    const summary = await runPlaybookCommand(
+      cli,
+      async (inventory) => {
+        const target = inventory.cluster.kubernetesVersion;
+        if (options.to !== undefined && options.to !== target) {
+          throw new InputError(`--to ${options.to} but ${inventory.file} says cluster.kubernetesVersion: ${target}: set it to ${options.to} in the inventory first (it stays the truth for the next apply), then run upgrade`);
+        }
+        const maxUnavailable = parseMaxUnavailable(options.maxUnavailable);
+        const drainSeconds = Number(options.drainTimeout);
+        if (!Number.isInteger(drainSeconds) || drainSeconds < 10) throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
+        const inputs = await clusterInputsFor(inventory, cli, ignore);
+        api = adminApi(inputs);
+        const current = await currentVersions(api, inputs.topology.adminServerUrl);
+        const problem = skewProblem(current, target);
+        if (problem) throw new InputError(`upgrade to ${target} refused: ${problem}`);
+        const behind = (name: string): boolean => current.kubelets[name] === undefined || compareVersions(current.kubelets[name]!, target) < 0;
+        const lines = [
+          `upgrade plan: API servers ${current.apiServer} -> ${target}`,
+          ...inputs.topology.controlPlanes.map((h, i) => `  control plane ${i + 1}/${inputs.topology.controlPlanes.length}: ${h.name} (kubelet ${current.kubelets[h.name] ?? 'not registered'})${behind(h.name) ? '' : ', already at target'}`),
+          `  then the other nodes, ${maxUnavailable} at a time, each cordoned and drained first: ${inputs.topology.workers.map((h) => `${h.name} (${current.kubelets[h.name] ?? 'not registered'})`).join(', ') || 'none'}`,
+        ];
+        cli.stderr.write(`kcluster: ${lines.join('\nkcluster: ')}\n`);
+        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000 }), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+      },
+      options,
+    );
+    if (summary && api) {
+      const cordoned = await nodesCordonedByKcluster(api).catch(() => []);
+      if (cordoned.length > 0) {
+        cli.stderr.write(`kcluster: still cordoned by this upgrade: ${cordoned.join(', ')}: run kcluster upgrade again to finish (it continues where it stopped and uncordons them)\n`);
+      }
+    }
+  });
+}

@@ -1,0 +1,182 @@
+// End to end: `kcluster upgrade` from the previous minor (v1.34.10) to the current one
+// (v1.35.8) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
+// Service is polled from the controller: no failed request. A worker made unreachable in the
+// middle of the rollout stops it with a clear message; once it is back, a rerun completes; the
+// next apply changes nothing.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+
+const run = promisify(execFile);
+const NAME = 'kceup';
+const NET = '10.231.7';
+const labDir = join(homedir(), '.kcluster', 'labs', NAME);
+const inventory = join(labDir, 'inventory.yaml');
+const work = mkdtempSync(join(tmpdir(), 'kc-up-'));
+const kubeconfig = join(work, 'admin.conf');
+const OLD = 'v1.34.10';
+
+interface LockEntry { name: string; version: string; path: string; reference?: string }
+function bundleDir(): string {
+  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
+  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) throw new Error('the end-to-end tests need KCLUSTER_TEST_BUNDLE (npm test sets it)');
+  return dir;
+}
+const lock = (): LockEntry[] => (JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: LockEntry[] }).artifacts;
+const NEW = (): string => lock().find((a) => a.name === 'kubelet' && a.version !== OLD)!.version;
+const kubectl = (...args: string[]) => run(join(bundleDir(), lock().find((a) => a.name === 'kubectl' && a.version === NEW())!.path), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
+const setVersion = (version: string): void => writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n(  kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`));
+async function importImage(host: string, file: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, 'ctr -n k8s.io images import -'], (e) => (e ? reject(e) : resolve()));
+    child.stdin?.end(readFileSync(file));
+  });
+}
+async function nodeVersions(): Promise<Record<string, string>> {
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[] };
+  return Object.fromEntries(nodes.items.map((n) => [n.metadata.name, `${n.status.nodeInfo.kubeletVersion}${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? '' : ' NotReady'}`]));
+}
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+}
+
+/** Polls the NodePort every 200 ms, counting answers and failures. */
+function poller(url: string) {
+  const counts = { ok: 0, failed: 0, failures: [] as string[] };
+  let stopped = false;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const req = get(url, { timeout: 2000 }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => {
+          if (res.statusCode === 200 && body.includes('hello')) counts.ok++;
+          else (counts.failed++, counts.failures.push(`HTTP ${res.statusCode}`));
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (e) => (counts.failed++, counts.failures.push(`${new Date().toISOString()} ${e.message}`), resolve()));
+    });
+  const loop = (async () => {
+    while (!stopped) {
+      await once();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return { counts, stop: async () => ((stopped = true), await loop) };
+}
+
+const BLOCK = ['OUTPUT', '-d', `${NET}.13`, '-p', 'tcp', '--dport', '22', '-j', 'REJECT', '--reject-with', 'tcp-reset'];
+
+beforeAll(async () => {
+  bundleDir();
+  await kcluster(['lab', 'down', '--name', NAME]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', `${NET}.0/24`, '--bundle', bundleDir()]);
+  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+});
+afterAll(async () => {
+  await run('iptables', ['-D', ...BLOCK]).catch(() => undefined);
+  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
+});
+
+describe(`kcluster upgrade ${OLD} -> current, under load`, () => {
+  it('upgrades with zero failed requests, stops cleanly on an unreachable worker, and a rerun completes', async () => {
+    setVersion(OLD);
+    const install = await kcluster(['apply', '-i', inventory]);
+    expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    await until('3 nodes Ready at the old version', 240_000, async () => (Object.values(await nodeVersions()).every((v) => v === OLD) && Object.keys(await nodeVersions()).length === 3 ? true : undefined));
+
+    const busybox = lock().find((a) => a.name === 'busybox')!;
+    for (const host of [`${NAME}2`, `${NAME}3`]) await importImage(host, join(bundleDir(), busybox.path));
+    const app = join(work, 'app.yaml');
+    writeFileSync(app, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+        - name: web
+          image: ${busybox.reference}
+          imagePullPolicy: Never
+          command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"]
+          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }
+          lifecycle: { preStop: { exec: { command: [/bin/busybox, sleep, "5"] } } }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: web }
+spec: { minAvailable: 1, selector: { matchLabels: { app: web } } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { type: NodePort, selector: { app: web }, ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }] }
+`);
+    await kubectl('apply', '-f', app);
+    await kubectl('rollout', 'status', 'deployment/web', '--timeout=180s');
+    const poll = poller(`http://${NET}.11:30080/`);
+    await new Promise((r) => setTimeout(r, 3000));
+
+    setVersion(NEW());
+    // Make the second worker unreachable for kcluster (SSH only) once the node batches begin.
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/kcluster.js'), 'upgrade', '-i', inventory, '--output', 'json'], { env: { ...process.env, CI: 'true' } });
+    let out = '';
+    let err = '';
+    let blocked = false;
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (!blocked && out.includes('"type":"play-start","play":"nodes, in batches"')) {
+        blocked = true;
+        execFile('iptables', ['-I', ...BLOCK]);
+      }
+    });
+    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+    expect(blocked, err).toBe(true);
+    expect(code, err + out.slice(-2000)).toBe(5);
+    expect(err).toContain('upgrade plan: API servers');
+    const stopped = parseEvents(out).filter((e) => e['type'] === 'host-unreachable').map((e) => e['host']);
+    expect(stopped).toEqual([`${NAME}3`]);
+    const midway = await nodeVersions();
+    expect(midway[`${NAME}1`]).toBe(NEW());
+    expect(midway[`${NAME}3`]).toBe(OLD);
+
+    await run('iptables', ['-D', ...BLOCK]);
+    const rerun = await kcluster(['upgrade', '-i', inventory, '--output', 'json']);
+    expect(rerun.code, rerun.stderr + rerun.stdout.slice(-2000)).toBe(0);
+    const versions = await nodeVersions();
+    expect(versions).toEqual({ [`${NAME}1`]: NEW(), [`${NAME}2`]: NEW(), [`${NAME}3`]: NEW() });
+    expect(rerun.stderr).not.toContain('still cordoned');
+    expect(JSON.parse(await kubectl('get', 'nodes', '-o', 'json')).items.every((n: { spec: { unschedulable?: boolean } }) => !n.spec.unschedulable)).toBe(true);
+
+    await new Promise((r) => setTimeout(r, 3000));
+    await poll.stop();
+    console.log(`upgrade under load: ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`);
+    expect(poll.counts.ok).toBeGreaterThan(100);
+    expect(poll.counts.failed).toBe(0);
+
+    const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    const recap = (parseEvents(again.stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { changed: number }[] } }).summary.hosts;
+    expect(recap.map((h) => h.changed)).toEqual([0, 0, 0]);
+  });
+});
