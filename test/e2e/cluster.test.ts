@@ -4,12 +4,13 @@
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
 // drift is shown and repaired; a kubelet certificate from another CA is refused.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kce2e';
@@ -19,51 +20,14 @@ const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-e2e-'));
 const kubeconfig = join(work, 'admin.conf');
 
-function bundleDir(): string {
-  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
-  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) {
-    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the directory test/e2e/artifacts/build-bundle.sh prints');
-  }
-  return dir;
-}
-
-interface LockEntry { name: string; component: string; version: string; path: string; reference?: string }
-const lock = (): LockEntry[] => (JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: LockEntry[] }).artifacts;
-const k8sVersion = (): string => lock().find((a) => a.name === 'kubelet')!.version;
-const kubectlPath = (): string => join(bundleDir(), lock().find((a) => a.name === 'kubectl' && a.version === k8sVersion())!.path);
+const lock = bundleEntries;
+const kubectlPath = (): string => kubectlBinary();
+const ssh = sshTo(labDir);
 
 async function kubectl(...args: string[]): Promise<string> {
   const { stdout } = await run(kubectlPath(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args], { maxBuffer: 16 * 1024 * 1024 });
   return stdout;
 }
-async function ssh(host: string, command: string, input?: string): Promise<string> {
-  const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, command], { maxBuffer: 16 * 1024 * 1024 });
-  if (input !== undefined) child.stdin?.end(input);
-  else child.stdin?.end();
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  if (code !== 0) throw new Error(`ssh ${host} ${command}: exit ${code}: ${err}`);
-  return out;
-}
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last error: ${(last as Error).message})` : ''}`);
-}
-const recapOf = (stdout: string) =>
-  (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; changed: number; failed: number; roundTrips: number }[] } } | undefined)?.summary.hosts ?? [];
 
 const timings: Record<string, number> = {};
 

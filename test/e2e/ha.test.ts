@@ -3,12 +3,13 @@
 // stopped (kubelet, containerd and every container on it), the cluster keeps answering: reads
 // and writes through another control plane, and the worker stays Ready through its proxy.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
+import { bundleDir, kubectlBinary, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceha';
@@ -16,31 +17,8 @@ const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-ha-'));
 
-function bundleDir(): string {
-  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
-  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) throw new Error('the end-to-end tests need KCLUSTER_TEST_BUNDLE (npm test sets it)');
-  return dir;
-}
-function kubectlPath(): string {
-  const lock = JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: { name: string; version: string; path: string }[] };
-  const version = lock.artifacts.find((a) => a.name === 'kubelet')!.version;
-  return join(bundleDir(), lock.artifacts.find((a) => a.name === 'kubectl' && a.version === version)!.path);
-}
-const ssh = (host: string, command: string) => run('ssh', ['-F', join(labDir, 'ssh_config'), host, command]).then((r) => r.stdout);
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (${(last as Error).message})` : ''}`);
-}
+const kubectlPath = (): string => kubectlBinary();
+const ssh = sshTo(labDir);
 
 beforeAll(async () => {
   bundleDir();

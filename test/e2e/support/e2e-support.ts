@@ -1,0 +1,64 @@
+// Shared by the end-to-end tests: the bundle they install from, its kubectl, SSH to lab
+// hosts, and waiting for a condition with a deadline.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEvents } from '../../integration/support/test-lab.js';
+
+export interface BundleEntry { name: string; component: string; version: string; path: string; reference?: string }
+
+/** The bundle directory from KCLUSTER_TEST_BUNDLE; a clear error when it is not set. */
+export function bundleDir(): string {
+  const dir = process.env['KCLUSTER_TEST_BUNDLE'];
+  if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) {
+    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the directory test/e2e/artifacts/build-bundle.sh prints');
+  }
+  return dir;
+}
+
+export const bundleEntries = (): BundleEntry[] =>
+  (JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: BundleEntry[] }).artifacts;
+
+/** The newest Kubernetes version in the bundle (the one kcluster defaults to). */
+export function newestKubernetesVersion(): string {
+  const versions = bundleEntries().filter((a) => a.name === 'kubelet').map((a) => a.version);
+  return versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
+}
+
+export const kubectlBinary = (version = newestKubernetesVersion()): string =>
+  join(bundleDir(), bundleEntries().find((a) => a.name === 'kubectl' && a.version === version)!.path);
+
+/** Runs a command on a lab host through the lab's ssh_config; rejects with stderr on failure. */
+export function sshTo(labDir: string) {
+  return async (host: string, command: string, input?: string | Buffer): Promise<string> => {
+    const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, command], { maxBuffer: 16 * 1024 * 1024 });
+    child.stdin?.end(input);
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+    if (code !== 0) throw new Error(`ssh ${host} ${command}: exit ${code}: ${err}`);
+    return out;
+  };
+}
+
+/** Polls `probe` every 2 s until it returns a value; throws with the last error after the deadline. */
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last error: ${(last as Error).message})` : ''}`);
+}
+
+export interface HostRecap { host: string; changed: number; failed: number; roundTrips: number }
+export const recapOf = (stdout: string): HostRecap[] =>
+  (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: HostRecap[] } } | undefined)?.summary.hosts ?? [];
