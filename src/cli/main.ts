@@ -7,6 +7,9 @@ import { registerApplyCommand } from './commands/apply.js';
 import { registerArtifactsCommand } from './commands/artifacts.js';
 import { registerKubeconfigCommand } from './commands/kubeconfig.js';
 import { registerUpgradeCommand } from './commands/upgrade.js';
+import { registerResetCommand } from './commands/reset.js';
+import { registerEtcdCommand } from './commands/etcd.js';
+import { registerRemoveNodeCommand } from './commands/remove-node.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerFactsCommand } from './commands/facts.js';
 import { registerLabCommand } from './commands/lab.js';
@@ -61,6 +64,9 @@ export function buildProgram(cli: CliContext): Command {
   registerApplyCommand(program, cli);
   registerKubeconfigCommand(program, cli);
   registerUpgradeCommand(program, cli);
+  registerResetCommand(program, cli);
+  registerEtcdCommand(program, cli);
+  registerRemoveNodeCommand(program, cli);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();

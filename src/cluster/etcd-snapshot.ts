@@ -1,14 +1,14 @@
 // etcd snapshots: saved on a control plane with etcdctl (TLS, the healthcheck client), checked
 // with etcdutl, copied to the controller (<stateDir>/backups/) and checked again there by
-// sha256. Restored on every control plane from the controller's copy.
+// sha256. Restoring is in etcd-restore.ts.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execChecked, type Connection } from '../ssh/connection.js';
 import { sh } from '../ssh/quote.js';
+import { ETCDCTL } from './etcdctl.js';
 
 export const HOST_BACKUP_DIR = '/var/lib/kcluster/backups';
-const ETCDCTL = sh`ETCDCTL_API=3 /usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key`;
 
 export interface SavedSnapshot {
   readonly file: string;
@@ -40,30 +40,4 @@ export async function saveEtcdSnapshot(connection: Connection, stateDir: string,
   await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
   await rename(`${file}.tmp`, file);
   return { file, bytes: bytes.length, sha256: actual, revision: parsed.revision ?? -1, keys: parsed.totalKey ?? -1 };
-}
-
-/**
- * Restore a snapshot on one control plane: etcd's static pod is stopped (manifest moved
- * aside), a new data dir is built from the snapshot with this member's identity, swapped in
- * (the old one kept as /var/lib/etcd.before-restore-<time>), and etcd started again.
- */
-export async function restoreEtcdSnapshot(connection: Connection, localFile: string, member: { name: string; address: string }, initialCluster: string, clusterToken: string): Promise<void> {
-  const remote = `${HOST_BACKUP_DIR}/${basename(localFile)}`;
-  await connection.writeFile(remote, await readFile(localFile), { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, label: 'upload etcd snapshot' });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  await execChecked(
-    connection,
-    sh`set -e
-m=/etc/kubernetes/manifests/etcd.yaml; parked=/etc/kubernetes/etcd.yaml.restoring
-[ -f "$m" ] && mv "$m" "$parked"
-for i in $(seq 1 60); do crictl ps --name '^etcd$' -q 2>/dev/null | grep -q . || break; sleep 1; done
-rm -rf /var/lib/etcd.restoring
-/usr/local/bin/etcdutl snapshot restore ${remote} --data-dir=/var/lib/etcd.restoring --name=${member.name} --initial-cluster=${initialCluster} --initial-cluster-token=${clusterToken} --initial-advertise-peer-urls=${`https://${member.address}:2380`} >/dev/null
-[ -d /var/lib/etcd ] && mv /var/lib/etcd ${`/var/lib/etcd.before-restore-${stamp}`}
-mv /var/lib/etcd.restoring /var/lib/etcd
-mv "$parked" "$m"
-# The API server's watch cache describes the old data: restart it once etcd is back.
-crictl ps --name '^kube-apiserver$' -q 2>/dev/null | xargs -r crictl stop >/dev/null`,
-    { become: true, label: 'etcd snapshot restore', timeoutMs: 180_000 },
-  );
 }

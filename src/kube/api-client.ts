@@ -26,6 +26,7 @@ export interface ApiClient {
   get<T>(path: string): Promise<T>;
   patch<T>(path: string, body: unknown, type?: 'merge' | 'strategic'): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
+  delete<T>(path: string): Promise<T>;
 }
 
 export function apiClient(credentials: ApiCredentials, timeoutMs = 15_000): ApiClient {
@@ -78,5 +79,6 @@ export function apiClient(credentials: ApiCredentials, timeoutMs = 15_000): ApiC
     get: (path) => send('GET', path),
     patch: (path, body, type = 'merge') => send('PATCH', path, body, type === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json'),
     post: (path, body) => send('POST', path, body),
+    delete: (path) => send('DELETE', path),
   };
 }

@@ -1,0 +1,136 @@
+// End to end, day 2 on 1 control plane + 2 workers: a worker added to the inventory changes
+// only that host; an etcd snapshot; remove-node drains, resets and deletes a worker (and
+// refuses to remove the only control plane); reset leaves the hosts clean; a fresh control
+// plane restores the snapshot and has the ConfigMap written before it, not the one after.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kcluster } from '../integration/support/test-lab.js';
+import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+
+const run = promisify(execFile);
+const NAME = 'kceday';
+const labDir = join(homedir(), '.kcluster', 'labs', NAME);
+const inventory = join(labDir, 'inventory.yaml');
+const work = mkdtempSync(join(tmpdir(), 'kc-day2-'));
+const kubeconfig = join(work, 'admin.conf');
+const ssh = sshTo(labDir);
+const [cp, worker, added] = [`${NAME}1`, `${NAME}2`, `${NAME}3`];
+let fullInventory = '';
+
+const kubectl = (...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
+function writeInventoryWith(hosts: readonly string[]): void {
+  const doc = parse(fullInventory) as { hosts: { name: string }[] };
+  doc.hosts = doc.hosts.filter((h) => hosts.includes(h.name));
+  writeFileSync(inventory, stringify(doc));
+}
+async function readyNodes(): Promise<string[]> {
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
+  return nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
+}
+const allReady = (names: string[]) => until(`${names.join(', ')} Ready`, 240_000, async () => (JSON.stringify(await readyNodes()) === JSON.stringify([...names].sort()) ? true : undefined));
+/** What kcluster left on a host; empty when the host is clean. */
+async function leftovers(host: string): Promise<string> {
+  return ssh(
+    host,
+    `for p in /etc/kubernetes /var/lib/kubelet /var/lib/etcd /var/lib/kcluster /etc/containerd /usr/local/bin/kubelet /usr/local/bin/containerd /etc/systemd/system/kubelet.service /etc/cni/net.d/10-flannel.conflist; do [ -e $p ] && echo "file $p"; done
+[ -n "$(ls -A /var/lib/containerd 2>/dev/null)" ] && echo "file /var/lib/containerd/*"
+systemctl is-active kubelet containerd 2>/dev/null | grep -x active | sed 's/^/unit /'
+for l in cni0 flannel.1; do [ -e /sys/class/net/$l ] && echo "link $l"; done
+iptables-save | grep -cE 'KUBE-|FLANNEL' | grep -vx 0 | sed 's/^/iptables rules /'
+grep -cE ' /var/lib/kubelet/| /run/containerd/' /proc/mounts | grep -vx 0 | sed 's/^/mounts /'
+true`,
+  );
+}
+
+beforeAll(async () => {
+  bundleDir();
+  await kcluster(['lab', 'down', '--name', NAME]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', '10.231.9.0/24', '--bundle', bundleDir()]);
+  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+  fullInventory = readFileSync(inventory, 'utf8');
+});
+afterAll(async () => {
+  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
+});
+
+describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
+  it('adds a worker by touching only that host', async () => {
+    writeInventoryWith([cp, worker]);
+    const first = await kcluster(['apply', '-i', inventory]);
+    expect(first.code, first.stderr + first.stdout.slice(-3000)).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    await allReady([cp, worker]);
+
+    writeInventoryWith([cp, worker, added]);
+    const grow = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(grow.code, grow.stderr + grow.stdout.slice(-3000)).toBe(0);
+    const recap = Object.fromEntries(recapOf(grow.stdout).map((h) => [h.host, h]));
+    console.log(`day2 add-node recap: ${JSON.stringify(recap)}`);
+    expect(recap[cp]!.changed).toBe(0);
+    expect(recap[worker]!.changed).toBe(0);
+    expect(recap[added]!.changed).toBeGreaterThan(10);
+    await allReady([cp, worker, added]);
+  });
+
+  it('snapshots etcd, removes a worker cleanly, refuses to remove the only control plane', async () => {
+    await kubectl('create', 'configmap', 'before-snapshot', '--from-literal=k=v');
+    const snapshot = join(work, 'snapshot.db');
+    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '-o', snapshot]);
+    expect(save.code, save.stderr).toBe(0);
+    expect(save.stdout.trim()).toBe(snapshot);
+    expect(statSync(snapshot).size).toBeGreaterThan(100_000);
+    expect(save.stderr).toMatch(/revision \d+, \d+ keys/);
+
+    const onlyCp = await kcluster(['remove-node', '-i', inventory, cp, '--yes']);
+    expect(onlyCp.code).toBe(2);
+    expect(onlyCp.stderr).toContain('only control plane');
+
+    const remove = await kcluster(['remove-node', '-i', inventory, added, '--yes']);
+    expect(remove.code, remove.stderr + remove.stdout.slice(-3000)).toBe(0);
+    expect(remove.stderr).toContain(`now delete it from ${inventory}`);
+    console.log(`day2 remove-node: ${/removed from the cluster in [\d.]+ s/.exec(remove.stderr)?.[0]}`);
+    await expect(kubectl('get', 'node', added)).rejects.toThrow(/NotFound/);
+    expect(await leftovers(added)).toBe('');
+    const again = await kcluster(['reset', '-i', inventory, '--limit', added, '--check', '--output', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0]);
+    writeInventoryWith([cp, worker]);
+  });
+
+  it('resets every host, and a fresh control plane restores the snapshot', async () => {
+    await kubectl('create', 'configmap', 'after-snapshot', '--from-literal=k=v');
+    const noTerminal = await kcluster(['reset', '-i', inventory]);
+    expect(noTerminal.code).toBe(2);
+    expect(noTerminal.stderr).toContain('refusing without --yes');
+
+    const reset = await kcluster(['reset', '-i', inventory, '--yes']);
+    expect(reset.code, reset.stderr + reset.stdout.slice(-3000)).toBe(0);
+    expect(await leftovers(cp)).toBe('');
+    expect(await leftovers(worker)).toBe('');
+
+    const fresh = await kcluster(['apply', '-i', inventory]);
+    expect(fresh.code, fresh.stderr + fresh.stdout.slice(-3000)).toBe(0);
+    await allReady([cp, worker]);
+    await expect(kubectl('get', 'configmap', 'before-snapshot')).rejects.toThrow(/NotFound/);
+
+    const restore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--yes']);
+    expect(restore.code, restore.stderr).toBe(0);
+    console.log(`day2 restore: ${/the API answers again after [\d.]+ s/.exec(restore.stderr)?.[0]}`);
+    expect(await until('the restored ConfigMap', 120_000, () => kubectl('get', 'configmap', 'before-snapshot', '-o', 'jsonpath={.data.k}')))
+      .toBe('v');
+    await expect(kubectl('get', 'configmap', 'after-snapshot')).rejects.toThrow(/NotFound/);
+    // The snapshot still has the Node of the worker removed after it (NotReady now).
+    await until('both nodes Ready after the restore', 180_000, async () => {
+      const ready = await readyNodes();
+      return ready.includes(cp) && ready.includes(worker) ? true : undefined;
+    });
+    const converged = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(converged.code, converged.stderr).toBe(0);
+    expect(recapOf(converged.stdout).map((h) => h.changed)).toEqual([0, 0]);
+  });
+});

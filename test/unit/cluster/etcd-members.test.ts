@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseEndpointHealth, parseMemberList, quorumProblem, type EtcdMember } from '../../../src/cluster/etcd-members.js';
+
+const member = (name: string, healthy: boolean): EtcdMember => ({ id: `${name}1d`, name, clientUrls: [`https://${name}:2379`], healthy });
+
+describe('etcd membership', () => {
+  it('parses member list -w simple with hex IDs intact', () => {
+    const members = parseMemberList('8e9e05c52164694d, started, cp1, https://10.0.0.1:2380, https://10.0.0.1:2379, false\nfd422379fda50e48, started, cp2, https://10.0.0.2:2380, https://10.0.0.2:2379 https://127.0.0.1:2379, false\n');
+    expect(members).toEqual([
+      { id: '8e9e05c52164694d', name: 'cp1', clientUrls: ['https://10.0.0.1:2379'] },
+      { id: 'fd422379fda50e48', name: 'cp2', clientUrls: ['https://10.0.0.2:2379', 'https://127.0.0.1:2379'] },
+    ]);
+    expect(() => parseMemberList('Error: context deadline exceeded')).toThrow(/unexpected etcdctl member list line/);
+  });
+
+  it('parses endpoint health JSON, unhealthy endpoints included', () => {
+    const health = parseEndpointHealth('[{"endpoint":"https://10.0.0.1:2379","health":true,"took":"2ms"},{"endpoint":"https://10.0.0.2:2379","health":false,"error":"timeout"}]');
+    expect([...health]).toEqual([['https://10.0.0.1:2379', true], ['https://10.0.0.2:2379', false]]);
+  });
+
+  it('allows a removal only when the members left keep a healthy majority', () => {
+    expect(quorumProblem([member('a', true), member('b', true), member('c', true)], 'c')).toBeUndefined();
+    expect(quorumProblem([member('a', true), member('b', true)], 'b')).toBeUndefined();
+    // 3 members, one already down: removing a healthy one leaves 1 healthy of 2.
+    expect(quorumProblem([member('a', true), member('b', false), member('c', true)], 'c')).toMatch(/1 of 2 remaining etcd members would be healthy, and quorum needs 2 \(unhealthy: b\)/);
+    // Removing the sick one is fine.
+    expect(quorumProblem([member('a', true), member('b', false), member('c', true)], 'b')).toBeUndefined();
+    expect(quorumProblem([member('a', true)], 'a')).toMatch(/only etcd member/);
+    expect(quorumProblem([member('a', true)], 'not-a-member')).toBeUndefined();
+  });
+});
