@@ -1,5 +1,6 @@
 // Entry point of the kcluster command. Builds the command tree, runs it, and returns the
 // exit code instead of calling process.exit, so tests can drive it like any function.
+import { setMaxListeners } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
@@ -76,6 +77,8 @@ export function buildProgram(cli: CliContext): Command {
 
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const controller = new AbortController();
+  // Every host's connection and waits listen to this one signal: hundreds is normal.
+  setMaxListeners(0, controller.signal);
   const onSignal = (): void => controller.abort(new Error('interrupted'));
   const ownSignals = options.signal === undefined;
   if (ownSignals) {

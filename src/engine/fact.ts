@@ -15,6 +15,24 @@ export interface Fact<T> {
   readonly become?: boolean;
   /** Pure: section stdout and the snippet's exit code in, typed value out. Throws on garbage. */
   parse(stdout: string, exitCode: number): T;
+  /**
+   * Facts of one kind read together: when a batch holds several facts with the same group
+   * id, the engine runs the group's one script for all their items instead of each fact's
+   * own script (one `systemctl show` for every unit, one `stat` for every file...), then
+   * hands each fact the section its own script would have printed.
+   */
+  readonly group?: FactGroup;
+}
+
+export interface FactGroup {
+  /** Facts whose group ids are equal are read by one script. */
+  readonly id: string;
+  /** This fact's item in the group: a path, a unit name. */
+  readonly item: string;
+  /** One script reading every item (in this order). */
+  script(items: readonly string[]): ShellCommand;
+  /** Pure: the group script's output in, per item (same order) what the fact's own script would print. */
+  split(stdout: string, exitCode: number, items: readonly string[]): { stdout: string; exitCode: number }[];
 }
 
 export type FactMap = Readonly<Record<string, Fact<unknown>>>;

@@ -19,28 +19,75 @@ function stderrTail(stderr: string, lines: number): string {
   return tail ? `; stderr: ${tail}` : '';
 }
 
+/** One part of the batch: a fact's own script, or a group script standing for several facts. */
+interface BatchPart {
+  readonly facts: readonly Fact<unknown>[];
+  readonly script: Fact<unknown>['script'];
+  sections(section: FactSection): FactSection[];
+}
+
+/** Facts sharing a group id (two or more) become one part; the rest keep their own script. */
+export function batchParts(facts: readonly Fact<unknown>[]): BatchPart[] {
+  const byGroup = new Map<string, Fact<unknown>[]>();
+  for (const fact of facts) if (fact.group) byGroup.set(fact.group.id, [...(byGroup.get(fact.group.id) ?? []), fact]);
+  const parts: BatchPart[] = [];
+  const placed = new Set<string>();
+  for (const fact of facts) {
+    const members = fact.group ? byGroup.get(fact.group.id)! : [fact];
+    if (members.length < 2) {
+      parts.push({ facts: [fact], script: fact.script, sections: (section) => [section] });
+      continue;
+    }
+    if (placed.has(fact.group!.id)) continue;
+    placed.add(fact.group!.id);
+    const group = fact.group!;
+    const items = members.map((m) => m.group!.item);
+    parts.push({
+      facts: members,
+      script: group.script(items),
+      sections: (section) => {
+        const split = group.split(section.stdout, section.exitCode, items);
+        if (split.length !== items.length) throw new Error(`group ${group.id}: ${split.length} sections for ${items.length} items`);
+        return split;
+      },
+    });
+  }
+  return parts;
+}
+
 /** Gathers what is missing or stale among `facts` (deduplicated by key); no command when all are fresh. */
 export async function gatherFacts(run: GatherContext, role: string, facts: readonly Fact<unknown>[]): Promise<void> {
   const missing = [...new Map(facts.filter((f) => !run.cache.has(f.key)).map((f) => [f.key, f])).values()];
   if (missing.length === 0) return;
   const started = Date.now();
   const become = missing.some((f) => f.become === true);
-  const result = await run.connection.exec(buildFactBatch(missing, run.nonce), { become, label: `facts:${role}` });
+  const parts = batchParts(missing);
+  const batch = parts.map((p) => ({ key: p.facts[0]!.key, script: p.script, parse: () => undefined }));
+  const result = await run.connection.exec(buildFactBatch(batch, run.nonce), { become, label: `facts:${role}` });
   let sections: FactSection[];
   try {
-    sections = parseFactBatch(result.stdout, missing.length, run.nonce);
+    sections = parseFactBatch(result.stdout, parts.length, run.nonce);
   } catch (error) {
     // The batch itself broke (sudo refused, shell missing, output cut): name its exit code.
     throw new Error(`gathering facts (${missing.map((f) => f.key).join(', ')}) failed with exit ${result.code}: ${(error as Error).message}${stderrTail(result.stderr, 5)}`);
   }
-  missing.forEach((fact, i) => {
+  parts.forEach((part, i) => {
     const section = sections[i];
-    if (!section) throw new Error(`fact ${fact.key}: no section in the batch output`);
+    if (!section) throw new Error(`fact ${part.facts[0]!.key}: no section in the batch output`);
+    let perFact: FactSection[];
     try {
-      run.cache.set(fact.key, fact.parse(section.stdout, section.exitCode));
+      perFact = part.sections(section);
     } catch (error) {
-      throw new Error(`fact ${fact.key}: cannot read it (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`);
+      throw new Error(`facts ${part.facts.map((f) => f.key).join(', ')}: cannot read them (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`);
     }
+    part.facts.forEach((fact, j) => {
+      const own = perFact[j]!;
+      try {
+        run.cache.set(fact.key, fact.parse(own.stdout, own.exitCode));
+      } catch (error) {
+        throw new Error(`fact ${fact.key}: cannot read it (exit ${own.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`);
+      }
+    });
   });
   run.emit({
     type: 'facts-gathered',

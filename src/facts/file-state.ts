@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { sh } from '../ssh/quote.js';
 import type { Fact } from '../engine/fact.js';
+import { fileStateGroup } from './file-state-group.js';
 
 export type FileType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -75,6 +76,7 @@ export function parseFileState(stdout: string, exitCode = 0): FileState {
 export function fileState(path: string, options: FileStateOptions = { content: false }): Fact<FileState> {
   const max = options.content ? (options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES) : -1;
   const key = !options.content ? `file:${path}#meta` : max === DEFAULT_MAX_CONTENT_BYTES ? `file:${path}` : `file:${path}#max=${max}`;
+  const group = fileStateGroup(path, max);
   return {
     key,
     become: true,
@@ -88,6 +90,7 @@ if [ -f "$f" ] && [ ! -L "$f" ]; then
   if [ "\${s##*|}" -le ${max} ]; then echo content; base64 -w0 < "$f" || exit 1; echo; else sha256sum < "$f" || exit 1; fi
 fi`,
     parse: parseFileState,
+    ...(group ? { group } : {}),
   };
 }
 

@@ -26,16 +26,32 @@ export interface Reporter extends EventSink {
 
 function view(options: ReporterOptions): EventSink & { close?: () => Promise<void> } {
   switch (options.mode) {
-    case 'json':
+    case 'json': {
       // stdout carries the NDJSON stream and nothing else; the log path goes to stderr.
+      // Events of one tick go out in one write (a file or pipe write per event is a syscall).
+      let pending: string[] = [];
+      let scheduled = false;
+      const flush = (): void => {
+        scheduled = false;
+        if (pending.length === 0) return;
+        options.out.write(pending.join(''));
+        pending = [];
+      };
       return {
         emit(event) {
-          options.out.write(`${JSON.stringify(event)}\n`);
+          pending.push(`${JSON.stringify(event)}\n`);
+          if (!scheduled) {
+            scheduled = true;
+            setImmediate(flush);
+          }
           if (event.type === 'run-end' && event.summary.exitCode !== 0 && event.summary.exitCode !== 3) {
+            flush();
             options.err.write(`kcluster: debug log: ${options.debugLogPath}\n`);
           }
         },
+        close: async () => flush(),
       };
+    }
     case 'tree':
       return new TreeReporter(options.out, options.err, options.debugLogPath);
     case 'plain':

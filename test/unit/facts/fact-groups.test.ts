@@ -1,0 +1,101 @@
+// Facts read in groups must read exactly what each fact's own script reads: both run here in
+// a real local shell on real files and /proc/sys, and the parsed values are compared.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Fact } from '../../../src/engine/fact.js';
+import { batchParts } from '../../../src/engine/gather-facts.js';
+import { fileState, parseFileState } from '../../../src/facts/file-state.js';
+import { splitFileStates } from '../../../src/facts/file-state-group.js';
+import { splitUnitBlocks, systemdUnit } from '../../../src/facts/systemd-unit.js';
+import { sysctlValue } from '../../../src/facts/sysctl-value.js';
+
+const shell = (text: string): { stdout: string; exitCode: number } => {
+  try {
+    return { stdout: execFileSync('sh', ['-c', text], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }), exitCode: 0 };
+  } catch (error) {
+    const e = error as { stdout: string; status: number };
+    return { stdout: e.stdout, exitCode: e.status };
+  }
+};
+
+function readAlone<T>(fact: Fact<T>): T {
+  const r = shell(fact.script.text);
+  return fact.parse(r.stdout, r.exitCode);
+}
+function readGrouped<T>(facts: Fact<T>[]): T[] {
+  const group = facts[0]!.group!;
+  expect(new Set(facts.map((f) => f.group!.id)).size).toBe(1);
+  const items = facts.map((f) => f.group!.item);
+  const r = shell(group.script(items).text);
+  return group.split(r.stdout, r.exitCode, items).map((s, i) => facts[i]!.parse(s.stdout, s.exitCode));
+}
+
+describe('file facts read as a group', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kc-group-'));
+  writeFileSync(join(dir, 'small.conf'), 'a=1\nb=2\n');
+  writeFileSync(join(dir, 'empty'), '');
+  writeFileSync(join(dir, 'binary'), Buffer.from([0, 1, 2, 255, 10, 13]));
+  writeFileSync(join(dir, 'large'), 'x'.repeat(300 * 1024));
+  writeFileSync(join(dir, 'odd | name with spaces'), 'odd\n');
+  writeFileSync(join(dir, 'after-odd'), 'z\n');
+  mkdirSync(join(dir, 'a-directory'));
+  symlinkSync(join(dir, 'small.conf'), join(dir, 'a-link'));
+  const paths = ['small.conf', 'missing', 'empty', 'binary', 'large', 'odd | name with spaces', 'a-directory', 'a-link', 'after-odd', 'missing/deeper'].map((n) => join(dir, n));
+
+  it('gives every file, with content asked, the state its own read gives', () => {
+    const facts = paths.map((p) => fileState(p, { content: true }));
+    const grouped = readGrouped(facts);
+    expect(grouped).toEqual(facts.map(readAlone));
+    expect(grouped[0]).toMatchObject({ exists: true, type: 'file', content: 'a=1\nb=2\n', size: 8 });
+    expect(grouped[1]).toEqual({ exists: false });
+    expect(grouped[4]).toMatchObject({ size: 300 * 1024, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(grouped[4]).not.toHaveProperty('content');
+  });
+
+  it('does the same for metadata-only reads (every regular file summed on the host)', () => {
+    const facts = paths.map((p) => fileState(p, { content: false }));
+    expect(readGrouped(facts)).toEqual(facts.map(readAlone));
+  });
+
+  it('refuses output whose contents do not add up to the stat sizes', () => {
+    const facts = paths.slice(0, 3).map((p) => fileState(p, { content: true }));
+    const items = facts.map((f) => f.group!.item);
+    const out = shell(facts[0]!.group!.script(items).text).stdout.replace(/@@content\n[^\n]*\n/, `@@content\n${Buffer.from('short').toString('base64')}\n`);
+    expect(() => splitFileStates(out, 0, items, 256 * 1024)).toThrow(/changed during the read/);
+    expect(parseFileState('absent\n')).toEqual({ exists: false });
+  });
+});
+
+describe('sysctl facts read as a group', () => {
+  it('read the same values as one cat per key, absent keys included', () => {
+    const facts = ['net.ipv4.ip_forward', 'kernel.hostname', 'net.ipv4.ip_local_port_range', 'no.such.key'].map(sysctlValue);
+    const grouped = readGrouped(facts);
+    expect(grouped).toEqual(facts.map(readAlone));
+    expect(grouped[3]).toEqual({ present: false });
+    expect(grouped[2]!.value).toMatch(/^\d+ \d+$/);
+  });
+});
+
+describe('systemd unit facts read as a group', () => {
+  it('cut one systemctl show into one block per unit', () => {
+    const out = 'LoadState=loaded\nActiveState=active\nSubState=running\nFragmentPath=/lib/systemd/system/ssh.service\nUnitFileState=enabled\nNeedDaemonReload=no\n\nLoadState=not-found\nActiveState=inactive\nSubState=dead\nFragmentPath=\nUnitFileState=\nNeedDaemonReload=no\n';
+    const facts = [systemdUnit('ssh.service'), systemdUnit('nope.service')];
+    const parts = splitUnitBlocks(out, 0, ['ssh.service', 'nope.service']).map((s, i) => facts[i]!.parse(s.stdout, s.exitCode));
+    expect(parts[0]).toMatchObject({ loadState: 'loaded', activeState: 'active', unitFileState: 'enabled' });
+    expect(parts[1]).toMatchObject({ loadState: 'not-found', activeState: 'inactive' });
+    expect(() => splitUnitBlocks('LoadState=loaded\n', 0, ['a.service', 'b.service'])).toThrow(/1 blocks for 2 units/);
+  });
+});
+
+describe('batch parts', () => {
+  it('put facts of one group in one part and leave a lone member on its own script', () => {
+    const facts = [systemdUnit('a.service'), fileState('/etc/motd', { content: true }), systemdUnit('b.service'), sysctlValue('net.ipv4.ip_forward')] as Fact<unknown>[];
+    const parts = batchParts(facts);
+    expect(parts.map((p) => p.facts.map((f) => f.key))).toEqual([['systemd:a.service', 'systemd:b.service'], ['file:/etc/motd'], ['sysctl:net.ipv4.ip_forward']]);
+    expect(parts[0]!.script.text).toContain('-- a.service b.service');
+    expect(parts[1]!.script).toBe(facts[1]!.script);
+  });
+});
