@@ -6,11 +6,11 @@ import type { Playbook } from '../src/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
-import { containerdRole } from '../roles/containerd/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
+import { runtimeRole } from './runtime-role.js';
 import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
 
 export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubelet, PKI, control plane, addons, pod network';
@@ -23,7 +23,7 @@ export function clusterPlaybook(inputs: ClusterInputs): Playbook {
     plays: [
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
-      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), containerdRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
+      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
       { name: 'control plane', hosts: 'control-plane', roles: [controlPlaneRole(inputs)], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },

@@ -8,11 +8,11 @@ import type { Playbook } from '../src/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
-import { containerdRole } from '../roles/containerd/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
+import { runtimeRole } from './runtime-role.js';
 import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
 import { drainRole, etcdBackupRole, nodeReadyRole } from '../roles/upgrade/index.js';
 
@@ -24,7 +24,7 @@ export interface UpgradeOptions {
 
 export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions): Playbook {
   const book: IdentityBook = new Map();
-  const nodeRoles = [artifactsRole(inputs), apiProxyRole(inputs), containerdRole(inputs), imagesRole(inputs), kubeletRole(inputs)];
+  const nodeRoles = [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)];
   return {
     name: 'upgrade',
     description: 'etcd snapshot, control planes one at a time, addons, then the other nodes in batches with drain and uncordon',

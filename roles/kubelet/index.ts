@@ -5,6 +5,7 @@
 // See README.md beside this file.
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { runtimeEndpointOf } from '../../src/cluster/runtime-endpoint.js';
 import { nodeAddress } from '../../src/cluster/topology.js';
 import type { HostContext, Role } from '../../src/engine/types.js';
 import { cgroupVersion } from '../../src/facts/cgroup-version.js';
@@ -40,6 +41,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
   const controlPlanes = new Set(topology.controlPlanes.map((h) => h.name));
   const restart = [RESTART_KUBELET];
   const config = renderer.compile(join(templateDir, 'config.yaml.hbs'));
+  const runtime = runtimeEndpointOf(inventory);
   return {
     name: 'kubelet',
     defaults: kubeletDefaults,
@@ -70,6 +72,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
         content: (facts, ctx: HostContext) =>
           config({
             cgroupDriver: cgroupDriverOf(ctx),
+            runtimeEndpoint: runtime.endpoint,
             dnsServiceIp: topology.dnsServiceIp,
             clusterDomain: inventory.cluster.clusterDomain,
             // systemd-resolved's stub (127.0.0.53) would make CoreDNS forward to itself.
@@ -88,6 +91,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
         data: (ctx: HostContext) => ({
           nodeName: ctx.host.name,
           nodeIp: nodeAddress(ctx.host),
+          runtimeService: runtime.service,
           registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 ? CONTROL_PLANE_TAINT : '',
         }),
       }),

@@ -21,17 +21,24 @@ export const RESET_PATHS = [
   '/etc/cni/net.d/10-flannel.conflist',
   '/var/lib/cni',
   '/run/flannel',
-  '/etc/containerd',
-  '/var/lib/containerd',
-  '/run/containerd',
   '/etc/crictl.yaml',
   '/etc/systemd/system/containerd.service',
   '/etc/systemd/system/kubelet.service',
   '/etc/systemd/system/kcluster-apiproxy.service',
+  '/etc/systemd/system/cri-docker.service',
+  '/var/lib/cri-dockerd',
+  '/etc/docker/daemon.json',
   '/etc/sysctl.d/90-kcluster-bridge-nf.conf',
   '/etc/sysctl.d/90-kcluster-ip-forward.conf',
 ] as const;
-const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'containerd.service'] as const;
+/**
+ * containerd's own state: kcluster's when it installed containerd; Docker Engine's (an OS
+ * package, kept) when dockerd is installed (/usr/bin or /usr/sbin), and then left alone.
+ */
+export const CONTAINERD_PATHS = ['/etc/containerd', '/var/lib/containerd', '/run/containerd'] as const;
+const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'cri-docker.service'] as const;
+const ownContainerd = `kc_containerd=; [ -x /usr/bin/dockerd ] || [ -x /usr/sbin/dockerd ] || kc_containerd="containerd.service ${CONTAINERD_PATHS.join(' ')}"`;
+const k8sDockerContainers = `docker ps -aq --filter name=^k8s_ 2>/dev/null`;
 const LINKS = ['cni0', 'flannel.1'] as const;
 const MOUNT_PREFIXES = '^(/var/lib/kubelet/|/run/containerd/|/var/lib/containerd/|/run/netns/cni-)';
 const KUBE_RULES = '(KUBE-|FLANNEL|CNI-)';
@@ -46,12 +53,14 @@ const recordedBinaries = `for r in ${ARTIFACT_RECORD_DIR}/*.sha256; do [ -e "$r"
 const isMount = `is_mount() { awk -v p="$1" '$2 == p { found = 1 } END { exit !found }' /proc/mounts; }`;
 
 const leftoversScript: ShellCommand = shellRaw(`${isMount}
-for p in ${paths} /var/lib/etcd.before-restore-*; do
+${ownContainerd}
+for p in ${paths} \${kc_containerd#containerd.service} /var/lib/etcd.before-restore-*; do
   if is_mount "$p"; then [ -n "$(ls -A "$p" 2>/dev/null)" ] && echo "path $p/*"; elif [ -e "$p" ] || [ -L "$p" ]; then echo "path $p"; fi
 done
 ${recordedBinaries} | while read -r p; do [ -e "$p" ] && echo "binary $p"; done
 [ -d /var/lib/kcluster ] && echo "path /var/lib/kcluster"
-for u in ${UNITS.join(' ')}; do s=$(systemctl is-active "$u" 2>/dev/null); [ "$s" = active ] || [ "$s" = activating ] && echo "unit $u"; done
+for u in ${UNITS.join(' ')} \${kc_containerd%% *}; do s=$(systemctl is-active "$u" 2>/dev/null); [ "$s" = active ] || [ "$s" = activating ] && echo "unit $u"; done
+if command -v docker >/dev/null 2>&1; then n=$(${k8sDockerContainers} | wc -l); [ "$n" -gt 0 ] && echo "containers docker $n"; fi
 for l in ${LINKS.join(' ')}; do [ -e "/sys/class/net/$l" ] && echo "link $l"; done
 awk '{print $2}' /proc/mounts | grep -E '${MOUNT_PREFIXES}' | sed 's/^/mount /'
 for t in iptables ip6tables; do command -v "$t-save" >/dev/null 2>&1 || continue; n=$("$t-save" 2>/dev/null | grep -cE '${KUBE_RULES}'); [ "$n" -gt 0 ] && echo "rules $t $n"; done
@@ -59,15 +68,22 @@ n=$(find /sys/fs/cgroup -path '*kubepods*' -name cgroup.procs -exec cat {} + 2>/
 true`);
 
 const removalScript: ShellCommand = shellRaw(`set -u
+${ownContainerd}
 systemctl stop kubelet.service 2>/dev/null
 if [ -S /run/containerd/containerd.sock ] && [ -x /usr/local/bin/crictl ]; then
   timeout 90 /usr/local/bin/crictl --runtime-endpoint unix:///run/containerd/containerd.sock rmp -af >/dev/null 2>&1
 fi
 # Whatever pod process is left (runtime down or stuck): killed through its cgroup.
 find /sys/fs/cgroup -path '*kubepods*' -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
-systemctl stop kcluster-apiproxy.service containerd.service 2>/dev/null
+if [ -S /run/cri-dockerd.sock ] && [ -x /usr/local/bin/crictl ]; then
+  timeout 90 /usr/local/bin/crictl --runtime-endpoint unix:///run/cri-dockerd.sock rmp -af >/dev/null 2>&1
+fi
+systemctl stop cri-docker.service 2>/dev/null
+# Docker Engine stays (an OS package): only the Kubernetes containers go.
+if command -v docker >/dev/null 2>&1; then ${k8sDockerContainers} | xargs -r docker rm -f >/dev/null 2>&1; fi
+systemctl stop kcluster-apiproxy.service \${kc_containerd%% *} 2>/dev/null
 for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in /usr/local/bin/containerd-shim*) kill -9 "\${p#/proc/}" 2>/dev/null;; esac; done
-systemctl disable ${UNITS.join(' ')} >/dev/null 2>&1
+systemctl disable ${UNITS.join(' ')} \${kc_containerd%% *} >/dev/null 2>&1
 awk '{print $2}' /proc/mounts | grep -E '${MOUNT_PREFIXES}' | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
 rm -f /run/netns/cni-* 2>/dev/null
 for l in ${LINKS.join(' ')}; do [ -e "/sys/class/net/$l" ] && ip link delete "$l"; done
@@ -79,12 +95,12 @@ for t in iptables ip6tables; do
 done
 ${recordedBinaries} | while read -r p; do rm -f "$p"; done
 ${isMount}
-for p in ${paths} /var/lib/etcd.before-restore-* /var/lib/kcluster; do
+for p in ${paths} \${kc_containerd#containerd.service} /var/lib/etcd.before-restore-* /var/lib/kcluster; do
   if is_mount "$p"; then find "$p" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; else rm -rf "$p"; fi
 done
 find /sys/fs/cgroup -depth -type d -path '*kubepods*' -exec rmdir {} + 2>/dev/null
 systemctl daemon-reload
-systemctl reset-failed ${UNITS.join(' ')} >/dev/null 2>&1
+systemctl reset-failed ${UNITS.join(' ')} \${kc_containerd%% *} >/dev/null 2>&1
 true`);
 
 export interface Leftover {

@@ -11,5 +11,9 @@ export const debianAdapter: OsAdapter = {
     const [status, version] = (stdout.trim().split('\n')[0] ?? '').split(' ');
     return status === 'installed' && version ? { installed: true, version } : { installed: false };
   },
-  installPackages: (names) => sh`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- ${names}`,
+  // Stale or missing package lists (a fresh image, an old mirror snapshot): update once, retry.
+  installPackages: (names) => {
+    const install = sh`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- ${names}`;
+    return sh`${install} || { apt-get update -qq && ${install}; }`;
+  },
 };

@@ -3,14 +3,15 @@
 // (preflight style); with install: true the adapter installs it.
 import { noChange, type Change } from '../engine/change.js';
 import type { FactMap } from '../engine/fact.js';
-import type { Task } from '../engine/types.js';
+import type { HostContext, Task } from '../engine/types.js';
 import { execChecked } from '../ssh/connection.js';
 import { packageState, type PackageState } from '../facts/package-state.js';
 import { adapterForFamily } from '../os/choose-adapter.js';
 import type { OsFamily } from '../os/os-adapter.js';
 
 export interface PackagePresentOptions {
-  readonly names: readonly string[];
+  /** The packages, or a function of the host (names from its vars). */
+  readonly names: readonly string[] | ((ctx: HostContext) => readonly string[]);
   /** false: only check, and fail with the install command when something is missing. */
   readonly install: boolean;
   readonly name?: string;
@@ -23,7 +24,7 @@ export interface PackagePayload {
 }
 
 /** Pure: each package's state in, the Change out. */
-export function planPackages(options: PackagePresentOptions, states: Readonly<Record<string, PackageState>>): Change<PackagePayload> {
+export function planPackages(options: { names: readonly string[]; install: boolean }, states: Readonly<Record<string, PackageState>>): Change<PackagePayload> {
   const missing = options.names.filter((n) => !states[n]?.installed);
   if (missing.length === 0) {
     return noChange(`installed: ${options.names.map((n) => `${n} ${states[n]?.version ?? ''}`.trim()).join(', ')}`);
@@ -39,11 +40,12 @@ export function planPackages(options: PackagePresentOptions, states: Readonly<Re
 }
 
 export function packagePresent(options: PackagePresentOptions): Task<FactMap, PackagePayload> {
+  const namesFor = (ctx: HostContext): readonly string[] => (typeof options.names === 'function' ? options.names(ctx) : options.names);
   return {
-    name: options.name ?? `packages ${options.names.join(', ')} present`,
+    name: options.name ?? (typeof options.names === 'function' ? 'packages present' : `packages ${options.names.join(', ')} present`),
     ...(options.tags ? { tags: options.tags } : {}),
-    facts: () => Object.fromEntries(options.names.map((n) => [n, packageState(n)])),
-    plan: (facts) => planPackages(options, facts as Readonly<Record<string, PackageState>>),
+    facts: (ctx) => Object.fromEntries(namesFor(ctx).map((n) => [n, packageState(n)])),
+    plan: (facts, ctx) => planPackages({ names: namesFor(ctx), install: options.install }, facts as Readonly<Record<string, PackageState>>),
     apply: async (change, ctx) => {
       const { missing, family } = change.payload;
       const command = adapterForFamily(family).installPackages(missing);

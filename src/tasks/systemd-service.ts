@@ -47,7 +47,10 @@ export function planService(options: ServiceOptions, unit: UnitState): Change<Se
 }
 
 function stepCommand(step: ServiceStep, unit: string): ShellCommand {
-  return step === 'daemon-reload' ? sh`systemctl daemon-reload` : sh`systemctl ${step} -- ${unit}`;
+  if (step === 'daemon-reload') return sh`systemctl daemon-reload`;
+  // A unit that failed too often earlier is refused by its start limit until reset.
+  if (step === 'start') return sh`{ systemctl reset-failed -- ${unit} 2>/dev/null; systemctl start -- ${unit}; }`;
+  return sh`systemctl ${step} -- ${unit}`;
 }
 
 export function systemdService(options: ServiceOptions): Task<{ unit: ReturnType<typeof systemdUnit> }, ServicePayload> {

@@ -54,7 +54,7 @@ describe('choosing an adapter', () => {
 
 describe('adapters', () => {
   it('debian: dpkg-query and apt-get, non-interactive, names quoted', () => {
-    expect(debianAdapter.installPackages(['a', "b'c"]).text).toBe("DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c'");
+    expect(debianAdapter.installPackages(['a', "b'c"]).text).toBe("DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c' || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c'; }");
     expect(debianAdapter.packageQuery('$(x)').text).toContain("-- '$(x)'");
     expect(debianAdapter.parsePackageQuery('installed 9.1-1\n')).toEqual({ installed: true, version: '9.1-1' });
     expect(debianAdapter.parsePackageQuery('config-files 1.0\n')).toEqual({ installed: false });

@@ -82,9 +82,9 @@ describe('packagePresent', () => {
   it('with install: false the summary gives the command, and apply fails with it', async () => {
     const options = { names: ['coreutils', 'procps'], install: false };
     const change = planPackages(options, { coreutils: debian('installed 9.1'), procps: debian('not-installed') });
-    expect(change).toMatchObject({ summary: 'install procps (not allowed here: run `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps` as root)' });
+    expect(change).toMatchObject({ summary: 'install procps (not allowed here: run `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` as root)' });
     if (change.kind !== 'run') throw new Error('expected a run change');
     const ctx = { ...hostContext('node-1') } as unknown as ApplyContext; // apply must fail before touching the connection
-    await expect(packagePresent(options).apply(change, ctx)).rejects.toThrow('procps is not installed: install it with `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps` (as root)');
+    await expect(packagePresent(options).apply(change, ctx)).rejects.toThrow('procps is not installed: install it with `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` (as root)');
   });
 });

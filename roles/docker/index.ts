@@ -1,0 +1,70 @@
+// The docker role, the runtime option `containerRuntime: docker`: Docker Engine from the OS
+// packages, configured for Kubernetes before its first start (cgroup driver, log rotation, no
+// docker0 bridge and no iptables rules of its own: pods get their network from CNI), and
+// cri-dockerd from the artifacts as the kubelet's CRI endpoint. Restarts Docker only when
+// daemon.json changed, cri-dockerd only when its binary or unit changed.
+// See README.md beside this file.
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/cluster/cluster-inputs.js';
+import type { HostContext, Role } from '../../src/engine/types.js';
+import { execChecked } from '../../src/ssh/connection.js';
+import { sh } from '../../src/ssh/quote.js';
+import { packagePresent } from '../../src/tasks/package-present.js';
+import { systemdService } from '../../src/tasks/systemd-service.js';
+import { templateFile } from '../../src/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/templates/render.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { binaryTasks } from '../artifacts/index.js';
+import { cgroupDriverOf } from '../containerd/index.js';
+import { dockerDefaults } from './defaults.js';
+
+const RESTART_DOCKER = 'restart docker';
+const RESTART_CRI_DOCKERD = 'restart cri-dockerd';
+const templateDir = join(packageRoot(), 'roles', 'docker', 'templates');
+
+function packagesOf(ctx: HostContext): string[] {
+  const value = ctx.vars['dockerPackages'];
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && /^[a-z0-9][a-z0-9.+-]*$/.test(v))) {
+    throw new Error(`${ctx.host.name}: var dockerPackages must be a list of package names (got ${JSON.stringify(value)})`);
+  }
+  return value as string[];
+}
+
+export function dockerRole(inputs: ClusterInputs): Role {
+  const renderer = createTemplateRenderer();
+  const sandboxImage = imageReference(inputs, 'pause');
+  const data = (ctx: HostContext) => ({ cgroupDriver: cgroupDriverOf(ctx), ociRuntimeBinary: String(ctx.vars['ociRuntimeBinary'] ?? ''), sandboxImage });
+  const file = (name: string, path: string, notify: readonly string[] = [], invalidates: readonly string[] = []) =>
+    templateFile({ path, template: join(templateDir, name), data, mode: 0o644, renderer, notify, invalidates });
+  return {
+    name: 'docker',
+    defaults: dockerDefaults,
+    templateDir,
+    tags: ['docker', 'runtime'],
+    tasks: [
+      // Before the package: its first start must already see this configuration.
+      file('daemon.json.hbs', '/etc/docker/daemon.json', [RESTART_DOCKER]),
+      packagePresent({ name: 'Docker Engine packages present', names: packagesOf, install: true }),
+      ...binaryTasks(inputs, (a) => a.component === 'cri-dockerd', [RESTART_CRI_DOCKERD]),
+      file('cri-docker.service.hbs', '/etc/systemd/system/cri-docker.service', [RESTART_CRI_DOCKERD], ['systemd:*']),
+      file('crictl.yaml.hbs', '/etc/crictl.yaml'),
+      systemdService({ name: 'docker.service', enabled: true, state: 'started' }),
+      systemdService({ name: 'cri-docker.service', enabled: true, state: 'started' }),
+    ],
+    handlers: [
+      {
+        name: RESTART_DOCKER,
+        run: async (ctx) => {
+          await execChecked(ctx.connection, sh`systemctl reset-failed docker.service 2>/dev/null; systemctl restart docker.service && for i in $(seq 1 50); do docker info >/dev/null 2>&1 && exit 0; sleep 0.2; done; echo "docker did not answer within 10 s after the restart" >&2; journalctl -u docker --no-pager -n 20 >&2; exit 1`, { become: true, label: RESTART_DOCKER });
+        },
+      },
+      {
+        name: RESTART_CRI_DOCKERD,
+        run: async (ctx) => {
+          await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart cri-docker.service`, { become: true, label: RESTART_CRI_DOCKERD });
+        },
+      },
+    ],
+  };
+}

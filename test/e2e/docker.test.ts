@@ -1,0 +1,96 @@
+// End to end, the Docker runtime: 1 control plane + 2 workers with `containerRuntime: docker`
+// (Docker Engine from Debian's packages, cri-dockerd from the bundle, images loaded with
+// `docker load`): all nodes Ready, a pod on one worker reaches a pod on the other through a
+// Service name resolved by CoreDNS, Docker runs the Kubernetes containers, a second apply
+// changes nothing, and reset removes the Kubernetes containers while Docker Engine stays.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kcluster } from '../integration/support/test-lab.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+
+const run = promisify(execFile);
+const NAME = 'kcedock';
+const labDir = join(homedir(), '.kcluster', 'labs', NAME);
+const inventory = join(labDir, 'inventory.yaml');
+const work = mkdtempSync(join(tmpdir(), 'kc-docker-'));
+const kubeconfig = join(work, 'admin.conf');
+const ssh = sshTo(labDir);
+const kubectl = (...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
+
+beforeAll(async () => {
+  bundleDir();
+  await kcluster(['lab', 'down', '--name', NAME]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', '10.231.11.0/24', '--bundle', bundleDir()]);
+  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+  writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n/m, 'cluster:\n  containerRuntime: docker\n'));
+});
+afterAll(async () => {
+  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
+});
+
+describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
+  it('installs a cluster whose pods run in Docker, converges, and resets', async () => {
+    const started = Date.now();
+    const apply = await kcluster(['apply', '-i', inventory]);
+    expect(apply.code, apply.stderr + apply.stdout.slice(-3000)).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    await until('3 nodes Ready', 240_000, async () => {
+      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[]; nodeInfo: { containerRuntimeVersion: string } } }[] };
+      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') && n.status.nodeInfo.containerRuntimeVersion.startsWith('docker://')) ? true : undefined;
+    });
+    console.log(`docker runtime: empty hosts to 3 nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
+    for (const host of [`${NAME}2`, `${NAME}3`]) await ssh(host, 'docker load >/dev/null', readFileSync(join(bundleDir(), busybox.path)));
+    const manifest = join(work, 'pods.yaml');
+    writeFileSync(
+      manifest,
+      `
+apiVersion: v1
+kind: Pod
+metadata: { name: web, labels: { app: web } }
+spec:
+  nodeName: ${NAME}2
+  containers:
+    - { name: web, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello-from-docker > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client }
+spec:
+  nodeName: ${NAME}3
+  containers:
+    - { name: client, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
+`,
+    );
+    await kubectl('apply', '-f', manifest);
+    await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
+    const answer = await until('the Service, by name, from the other worker', 120_000, async () => {
+      const out = await kubectl('exec', 'client', '--', '/bin/busybox', 'wget', '-qO-', 'http://web.default.svc.cluster.local/');
+      return out.includes('hello-from-docker') ? out : undefined;
+    });
+    expect(answer).toContain('hello-from-docker');
+    expect(await ssh(`${NAME}2`, "docker ps --filter name=k8s_web --format '{{.Names}}'")).toMatch(/^k8s_web_web_default_/m);
+    expect(JSON.parse(await ssh(`${NAME}2`, 'cat /etc/docker/daemon.json'))).toMatchObject({ bridge: 'none', iptables: false });
+
+    const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0, 0]);
+
+    const reset = await kcluster(['reset', '-i', inventory, '--yes']);
+    expect(reset.code, reset.stderr + reset.stdout.slice(-3000)).toBe(0);
+    for (const host of [`${NAME}1`, `${NAME}2`, `${NAME}3`]) {
+      // Docker Engine (and the containerd it runs on) stays, running; the Kubernetes parts go.
+      expect(await ssh(host, "docker ps -aq --filter name=^k8s_ | wc -l; systemctl is-active cri-docker 2>/dev/null || true; ls /etc/kubernetes /var/lib/kubelet 2>/dev/null | wc -l; systemctl is-active docker containerd")).toBe('0\ninactive\n0\nactive\nactive\n');
+    }
+  });
+});
