@@ -6,6 +6,7 @@ import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerArtifactsCommand } from './commands/artifacts.js';
+import { registerCertsCommand } from './commands/certs.js';
 import { registerKubeconfigCommand } from './commands/kubeconfig.js';
 import { registerUpgradeCommand } from './commands/upgrade.js';
 import { registerResetCommand } from './commands/reset.js';
@@ -68,6 +69,7 @@ export function buildProgram(cli: CliContext): Command {
   registerResetCommand(program, cli);
   registerEtcdCommand(program, cli);
   registerRemoveNodeCommand(program, cli);
+  registerCertsCommand(program, cli);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();

@@ -4,6 +4,7 @@
 // Reused on every run; a certificate is replaced only when missing, unreadable, not matching
 // its key, not signed by its current CA, within 30 days of expiry, or lacking a name, address
 // or subject it needs (`changes` says which and why). Keys never leave files of mode 0600.
+// `renewLeaves` (kcluster certs renew) replaces every leaf now; CAs and sa.key/sa.pub never.
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -108,11 +109,16 @@ const CA_REQUESTS: readonly CertificateRequest[] = [
   { file: 'front-proxy-ca', commonName: 'front-proxy-ca', use: 'ca', days: CA_DAYS },
 ];
 
+export interface EnsurePkiOptions {
+  /** Replace every leaf certificate and key now, whatever their state (never a CA or sa.key). */
+  readonly renewLeaves?: boolean;
+}
+
 /** Keep or (re)create one certificate and its key; returns the pair and what happened. */
-async function ensureCertificate(files: PkiFiles, request: CertificateRequest, signer: CertAndKey | undefined): Promise<{ pair: CertAndKey; change?: string }> {
+async function ensureCertificate(files: PkiFiles, request: CertificateRequest, signer: CertAndKey | undefined, renew = false): Promise<{ pair: CertAndKey; change?: string }> {
   const cert = await files.read(`${request.file}.crt`);
   const key = await files.read(`${request.file}.key`);
-  let reason: string | undefined = cert === undefined || key === undefined ? 'created' : undefined;
+  let reason: string | undefined = cert === undefined || key === undefined ? 'created' : renew ? 'renewed on request' : undefined;
   if (reason === undefined) {
     reason = whyReplace(request, cert!, key!, signer ? new X509Certificate(signer.cert) : undefined);
     if (reason === undefined) return { pair: { cert: cert!, key: key! } };
@@ -147,7 +153,7 @@ async function ensureServiceAccountKeys(files: PkiFiles): Promise<{ keys: { publ
   return { keys: pair, change: 'sa: created' };
 }
 
-export async function ensureClusterPki(stateDir: string, spec: PkiSpec): Promise<ClusterPki> {
+export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options: EnsurePkiOptions = {}): Promise<ClusterPki> {
   const files = new PkiFiles(join(stateDir, 'pki'));
   const changes: string[] = [];
   const cas = new Map<string, CertAndKey>();
@@ -162,7 +168,7 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec): Promise
   // Key generation dominates: leaves are made in parallel (libuv's thread pool).
   await Promise.all(
     leafRequests(spec).map(async (request) => {
-      const { pair, change } = await ensureCertificate(files, request, cas.get(request.signer!));
+      const { pair, change } = await ensureCertificate(files, request, cas.get(request.signer!), options.renewLeaves === true);
       leaves.set(request.file, pair);
       if (change) changes.push(change);
     }),

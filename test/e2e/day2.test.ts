@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster } from '../integration/support/test-lab.js';
-import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceday';
@@ -75,6 +75,50 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     expect(recap[worker]!.changed).toBe(0);
     expect(recap[added]!.changed).toBeGreaterThan(10);
     await allReady([cp, worker, added]);
+  });
+
+  it('lists every certificate, renews only the leaves, and the workloads keep running', async () => {
+    interface Row { location: string; path: string; subjectCn: string; ca: boolean; daysLeft: number; matchesState: string; fingerprint256: string }
+    const check = async (): Promise<Row[]> => {
+      const r = await kcluster(['certs', 'check', '-i', inventory, '--output', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { certificates: Row[] }).certificates;
+    };
+    const before = await check();
+    for (const where of ['controller', cp, worker, added]) expect(before.some((r) => r.location === where), where).toBe(true);
+    expect(before.filter((r) => r.location === cp).map((r) => r.path)).toEqual(expect.arrayContaining(['/etc/kubernetes/pki/apiserver.crt', '/etc/kubernetes/pki/etcd/server.crt', '/etc/kubernetes/admin.conf', '/var/lib/kubelet/pki/kubelet.crt']));
+    expect(before.filter((r) => r.location !== 'controller').every((r) => r.matchesState !== 'no')).toBe(true);
+    console.log(`day2 certs check: ${before.length} certificates, ${before.filter((r) => r.location === 'controller').length} in the state folder`);
+
+    const sleeper = `apiVersion: v1
+kind: Pod
+metadata: { name: sleeper }
+spec:
+  nodeName: ${worker}
+  containers: [{ name: s, image: ${bundleEntries().find((a) => a.name === 'pause')!.reference}, imagePullPolicy: Never }]
+`;
+    writeFileSync(join(work, 'sleeper.yaml'), sleeper);
+    await kubectl('apply', '-f', join(work, 'sleeper.yaml'));
+    await kubectl('wait', '--for=condition=Ready', 'pod/sleeper', '--timeout=120s');
+    const started = (await kubectl('get', 'pod', 'sleeper', '-o', 'jsonpath={.status.containerStatuses[0].containerID}')).trim();
+
+    const renew = await kcluster(['certs', 'renew', '-i', inventory, '--yes']);
+    expect(renew.code, renew.stderr + renew.stdout.slice(-3000)).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    const after = await check();
+    const byKey = (rows: Row[]) => new Map(rows.map((r) => [`${r.location} ${r.path} ${r.subjectCn}`, r]));
+    const old = byKey(before);
+    for (const row of after) {
+      const previous = old.get(`${row.location} ${row.path} ${row.subjectCn}`);
+      if (!previous) continue;
+      if (row.ca) expect(row.fingerprint256, `${row.location} ${row.path}`).toBe(previous.fingerprint256);
+      else expect(row.fingerprint256, `${row.location} ${row.path}`).not.toBe(previous.fingerprint256);
+    }
+    expect(after.filter((r) => r.location !== 'controller').every((r) => r.matchesState !== 'no')).toBe(true);
+    await allReady([cp, worker, added]);
+    // The pod kept its container: a renewal restarts the kubelet, not the workloads.
+    expect((await kubectl('get', 'pod', 'sleeper', '-o', 'jsonpath={.status.containerStatuses[0].containerID}')).trim()).toBe(started);
+    await kubectl('delete', 'pod', 'sleeper', '--wait=false');
   });
 
   it('snapshots etcd, removes a worker cleanly, refuses to remove the only control plane', async () => {

@@ -1,6 +1,7 @@
 // `kcluster apply -i FILE`: bring the inventory's machines to a working Kubernetes cluster, or
 // keep one as it should be. Before any host is touched: the inventory is checked, every
-// artifact is fetched and verified on the controller, the cluster PKI is created or reused.
+// artifact is fetched and verified on the controller, the cluster PKI is created or reused
+// (with a warning for each certificate near its end that it does not renew: the CAs).
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
@@ -14,17 +15,35 @@ import { topologyOf } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
 import { apiClient } from '../../kube/api-client.js';
 import type { Inventory } from '../../inventory/model.js';
-import { ensureClusterPki } from '../../pki/cluster-pki.js';
+import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../../pki/cluster-pki.js';
+import { RENEW_BEFORE_DAYS } from '../../pki/certificate-request.js';
+import { changedStems, expiryLine, stateExpiryWarnings } from '../../certs/expiry-warnings.js';
+import { readStateCertificates } from '../../certs/state-certificates.js';
 import { clusterPlaybook } from '../../../playbooks/cluster.js';
 
 interface ApplyOptions extends PlaybookCommandOptions {
   readonly ignorePreflight?: string;
 }
 
-export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ignorePreflight: ReadonlySet<string>): Promise<ClusterInputs> {
-  if (inventory.cluster.containerRuntime === 'docker') {
-    throw new InputError(`${inventory.file}: cluster.containerRuntime: docker is not supported by the roles yet (cri-dockerd is in the bundle; the role is not written): use containerd`);
-  }
+export interface ClusterInputsOptions {
+  /** Replace every leaf certificate of the PKI now (kcluster certs renew); CAs and sa.key never. */
+  readonly renewLeaves?: boolean;
+}
+
+/** Warn on stderr about state-folder certificates within 30 days of expiry this run did not renew (the CAs, in practice). */
+async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec, pki: ClusterPki, log: (line: string) => void): Promise<void> {
+  const state = await readStateCertificates(inventory.stateDir);
+  const warnings = stateExpiryWarnings(state.rows, {
+    pkiDir: state.pkiDir,
+    inventoryFile: inventory.file,
+    withinDays: RENEW_BEFORE_DAYS,
+    renewed: changedStems(pki.changes),
+    managedLeaves: new Set(leafRequests(spec).map((r) => r.file)),
+  });
+  for (const { row, advice } of warnings) log(expiryLine(row, advice));
+}
+
+export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
   let topology;
   try {
     topology = topologyOf(inventory);
@@ -41,8 +60,10 @@ export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ig
     throw error;
   }
   log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
-  const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+  const spec = pkiSpecOf(inventory, topology);
+  const pki = await ensureClusterPki(inventory.stateDir, spec, options.renewLeaves ? { renewLeaves: true } : {});
   for (const change of pki.changes) log(`pki: ${change}`);
+  await warnAboutExpiringCertificates(inventory, spec, pki, log);
   return { inventory, topology, artifacts, pki, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
 }
 
@@ -50,7 +71,7 @@ export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ig
  * `apply` installs and converges; it never changes a running cluster's version (that would
  * restart every kubelet at once, without drains): `kcluster upgrade` does that, in order.
  */
-async function refuseVersionChange(inputs: ClusterInputs): Promise<void> {
+export async function refuseVersionChange(inputs: Pick<ClusterInputs, 'inventory' | 'topology' | 'pki'>): Promise<void> {
   const api = apiClient({ server: inputs.topology.adminServerUrl, caCert: inputs.pki.ca.cert, clientCert: inputs.pki.admin.cert, clientKey: inputs.pki.admin.key }, 5_000);
   let running: { gitVersion: string } | undefined;
   try {

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const started = Date.now();
   pki = await ensureClusterPki(dir, spec);
   console.log(`pki: fresh generation for 3 control planes + 2 workers: ${pki.changes.length} items in ${Date.now() - started} ms`);
-});
+}, 120_000); // RSA key generation: seconds alone, much longer on a loaded 2-core machine
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('cluster PKI', () => {

@@ -1,0 +1,34 @@
+// The wait `kcluster certs renew` does on each control plane before the next: every static pod
+// runs the manifest now on disk (same kcluster.io/inputs-sha256) and is Ready.
+import { describe, expect, it } from 'vitest';
+import { lagging, parseStaticPods, staticPods } from '../../../roles/certs/index.js';
+
+const manifests = 'manifest etcd e2\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\n';
+
+describe('static pods after a renewal', () => {
+  it('is done when every mirror pod carries its manifest hash and is Ready', () => {
+    const pods = parseStaticPods(`${manifests}pod etcd e2 True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n`);
+    expect(lagging(pods)).toEqual([]);
+    expect(pods.detail).toBe('');
+  });
+
+  it('names the pods still running the previous manifest, not Ready or missing', () => {
+    const pods = parseStaticPods(`${manifests}pod etcd e1 True\npod kube-apiserver a2 False\npod kube-scheduler s1 \nError from server (NotFound): pods "kube-controller-manager-cp1" not found\n`);
+    expect(lagging(pods)).toEqual(['etcd (the previous pod still runs)', 'kube-apiserver (not Ready)', 'kube-controller-manager (no mirror pod yet)', 'kube-scheduler (not Ready)']);
+    expect(pods.detail).toBe('Error from server (NotFound): pods "kube-controller-manager-cp1" not found');
+  });
+
+  it('never calls a pod current when the manifest has no hash, nor when the API does not answer', () => {
+    const noHash = parseStaticPods('manifest etcd -\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\npod etcd  True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n');
+    expect(lagging(noHash)).toEqual(['etcd (no manifest with kcluster.io/inputs-sha256)']);
+    const down = parseStaticPods(`${manifests}The connection to the server 10.0.0.11:6443 was refused\n`);
+    expect(lagging(down)).toHaveLength(4);
+    expect(down.detail).toMatch(/was refused/);
+  });
+
+  it('asks for the mirror pods of this node, by name', () => {
+    const text = staticPods('cp2').script.text;
+    expect(text).toContain('get pod etcd-cp2 kube-apiserver-cp2 kube-controller-manager-cp2 kube-scheduler-cp2 ');
+    expect(text).toContain("for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do");
+  });
+});
