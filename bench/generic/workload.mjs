@@ -1,5 +1,5 @@
-// The one definition of the generic workload; the Ansible and pyinfra versions are generated
-// from it (bench/generic/render-others.mjs) so the three tools do exactly the same work.
+// The one definition of the generic workload for kcluster; ansible/playbook.yml and
+// pyinfra/deploy.py do the same work (same files, packages, units, sysctls) on their own paths.
 const range = (n) => Array.from({ length: n }, (_, i) => i + 1);
 
 export const workload = {

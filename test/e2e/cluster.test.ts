@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kce2e';
@@ -69,28 +69,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
         child.stdin?.end(archive);
       });
     }
-    const manifest = `
-apiVersion: v1
-kind: Pod
-metadata: { name: web, labels: { app: web } }
-spec:
-  nodeName: ${NAME}2
-  containers:
-    - { name: web, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello-from-web > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web }
-spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: client }
-spec:
-  nodeName: ${NAME}3
-  containers:
-    - { name: client, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
-`;
+    const manifest = webAndClientPods(busybox.reference!, `${NAME}2`, `${NAME}3`, 'hello-from-web');
     const file = join(work, 'pods.yaml');
     writeFileSync(file, manifest);
     await kubectl('apply', '-f', file);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kcedock';
@@ -47,31 +47,7 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
     for (const host of [`${NAME}2`, `${NAME}3`]) await ssh(host, 'docker load >/dev/null', readFileSync(join(bundleDir(), busybox.path)));
     const manifest = join(work, 'pods.yaml');
-    writeFileSync(
-      manifest,
-      `
-apiVersion: v1
-kind: Pod
-metadata: { name: web, labels: { app: web } }
-spec:
-  nodeName: ${NAME}2
-  containers:
-    - { name: web, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello-from-docker > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web }
-spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: client }
-spec:
-  nodeName: ${NAME}3
-  containers:
-    - { name: client, image: ${busybox.reference}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
-`,
-    );
+    writeFileSync(manifest, webAndClientPods(busybox.reference!, `${NAME}2`, `${NAME}3`, 'hello-from-docker'));
     await kubectl('apply', '-f', manifest);
     await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
     const answer = await until('the Service, by name, from the other worker', 120_000, async () => {

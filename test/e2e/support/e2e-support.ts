@@ -62,3 +62,29 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
 export interface HostRecap { host: string; changed: number; failed: number; roundTrips: number }
 export const recapOf = (stdout: string): HostRecap[] =>
   (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: HostRecap[] } } | undefined)?.summary.hosts ?? [];
+
+/** A web pod answering `greeting` on one node, a Service in front, and a client pod on another. */
+export function webAndClientPods(image: string, webNode: string, clientNode: string, greeting: string): string {
+  return `
+apiVersion: v1
+kind: Pod
+metadata: { name: web, labels: { app: web } }
+spec:
+  nodeName: ${webNode}
+  containers:
+    - { name: web, image: ${image}, imagePullPolicy: Never, command: [/bin/busybox, sh, -c, "mkdir -p /www && echo ${greeting} > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client }
+spec:
+  nodeName: ${clientNode}
+  containers:
+    - { name: client, image: ${image}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
+`;
+}
