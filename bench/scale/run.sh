@@ -12,7 +12,7 @@ kc() { node bin/kcluster.js "$@"; }
 trap 'kc lab down --name "$LAB" >/dev/null 2>&1 || true' EXIT
 now() { date +%s.%N; }
 elapsed() { echo "$(now) - $1" | bc; }
-stats() { sort -n | awk '{a[NR]=$1} END {printf "%.2f %.2f %.2f", a[1], a[int((NR+1)/2)], a[NR]}'; }
+stats() { sort -n | awk '{a[NR]=$1} END {printf "%.2f %.2f %.2f\n", a[1], a[int((NR+1)/2)], a[NR]}'; }
 WORK=$(mktemp -d)
 out=bench/results/scale.md; mkdir -p bench/results
 {
