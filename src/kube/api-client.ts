@@ -29,8 +29,32 @@ export interface ApiClient {
   delete<T>(path: string): Promise<T>;
 }
 
+/**
+ * A connection reset (a kept-alive socket the API server closed, an API server restarting
+ * mid-request): the request never reached a handler or is safe to repeat (GET, merge PATCH,
+ * DELETE, an eviction). Refused connections and timeouts are not retried: they mean no API
+ * server, and callers that probe for one must learn it at once.
+ */
+export function isConnectionReset(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || /socket hang up/.test(e.message ?? '');
+}
+
+const RETRY_DELAYS_MS = [250, 1000, 2000];
+
 export function apiClient(credentials: ApiCredentials, timeoutMs = 15_000): ApiClient {
-  const send = <T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> =>
+  const send = async <T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await sendOnce<T>(method, path, body, contentType);
+      } catch (error) {
+        const delay = RETRY_DELAYS_MS[attempt];
+        if (delay === undefined || !isConnectionReset(error)) throw error;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  };
+  const sendOnce = <T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const url = new URL(path, credentials.server);
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));

@@ -1,0 +1,73 @@
+// The controller's API client against a real local HTTPS server (certificates from kcluster's
+// own signer): a connection reset is retried, an HTTP error is not, a refused port fails at once.
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, ApiError } from '../../../src/kube/api-client.js';
+import { newRsaKeyPair } from '../../../src/pki/key-pair.js';
+import { signCertificate } from '../../../src/pki/sign-certificate.js';
+import { testCa, testLeaf, type TestPair } from '../certs/support/test-certificates.js';
+
+let ca: TestPair;
+let client: TestPair;
+let server: Server;
+let port = 0;
+let requests = 0;
+let resetsLeft = 0;
+
+beforeAll(async () => {
+  ca = await testCa();
+  client = await testLeaf(ca, 'kubernetes-admin');
+  const pair = await newRsaKeyPair();
+  const cert = signCertificate({ file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] }, pair.publicKey, pair.privateKey, { certPem: ca.cert, keyPem: ca.key });
+  server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
+    requests++;
+    if (resetsLeft > 0) {
+      resetsLeft--;
+      req.socket.destroy(); // what a restarting API server does to a kept-alive connection
+      return;
+    }
+    if (req.url === '/missing') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', reason: 'NotFound', message: 'nodes "x" not found' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ gitVersion: 'v1.35.8' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+}, 120_000);
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const api = () => apiClient({ server: `https://127.0.0.1:${port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key });
+
+describe('API client', () => {
+  it('retries a request whose connection was reset, and gets the answer', async () => {
+    requests = 0;
+    resetsLeft = 2;
+    expect(await api().get<{ gitVersion: string }>('/version')).toEqual({ gitVersion: 'v1.35.8' });
+    expect(requests).toBe(3);
+  });
+
+  it('gives up after three retries', async () => {
+    requests = 0;
+    resetsLeft = 10;
+    await expect(api().get('/version')).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(requests).toBe(4);
+    resetsLeft = 0;
+  });
+
+  it('does not retry an HTTP error, and names it', async () => {
+    requests = 0;
+    const error = await api().get('/missing').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(404);
+    expect((error as Error).message).toBe('GET /missing: HTTP 404: nodes "x" not found');
+    expect(requests).toBe(1);
+  });
+
+  it('fails at once on a refused connection (no API server: callers probe for that)', async () => {
+    const started = Date.now();
+    await expect(apiClient({ server: 'https://127.0.0.1:1', caCert: ca.cert, clientCert: client.cert, clientKey: client.key }).get('/version')).rejects.toThrow(/ECONNREFUSED/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
