@@ -8,7 +8,7 @@
 // renewal keeps. Any failure stops the run; `kcluster apply` finishes the distribution later.
 import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
 import type { Playbook } from '../src/engine/types.js';
-import { staticPodsCurrentRole } from '../roles/certs/index.js';
+import { staticPodsCurrentRole } from '../roles/static-pods/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';
 import { nodeReadyRole } from '../roles/upgrade/index.js';

@@ -118,16 +118,16 @@ export function controlPlaneRole(inputs: ClusterInputs): Role {
     sha(...(READS[component] ?? []).map((f) => files.find((x) => x.path === (f.startsWith('/') ? f : `${PKI}/${f}`))?.content(ctx) ?? `missing ${f}`));
   const initialCluster = topology.controlPlanes.map((h) => `${h.name}=https://${nodeAddress(h)}:2380`).join(',');
   const etcdServers = topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:2379`).join(',');
-  const manifest = (component: string, imageName: string): AnyTask =>
-    templateFile({
-      path: `/etc/kubernetes/manifests/${component}.yaml`,
-      template: join(templateDir, `${component}.yaml.hbs`),
-      mode: 0o600,
-      renderer,
-      invalidates: ['api-ready'],
-      data: (ctx: HostContext) => ({
+  // The annotation hashes the files the component reads and the manifest itself (rendered
+  // without the annotation), so any change to either, an image tag included, gives the pod a
+  // new hash: what "static pods run their current manifests" compares with the mirror pod's.
+  const manifest = (component: string, imageName: string): AnyTask => {
+    const template = join(templateDir, `${component}.yaml.hbs`);
+    const compiled = renderer.compile(template);
+    const data = (ctx: HostContext) => {
+      const base = {
         image: imageReference(inputs, imageName),
-        inputsHash: hashOf(ctx, component),
+        inputsHash: '',
         nodeName: ctx.host.name,
         nodeIp: nodeAddress(ctx.host),
         apiPort: topology.apiPort,
@@ -137,8 +137,11 @@ export function controlPlaneRole(inputs: ClusterInputs): Role {
         podCIDR: inventory.cluster.podCIDR,
         initialCluster,
         etcdServers,
-      }),
-    });
+      };
+      return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
+    };
+    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: ['api-ready'], data });
+  };
   return {
     name: 'control-plane',
     templateDir,

@@ -1,10 +1,10 @@
-// The certs role, used by `kcluster certs renew` after the control-plane and kubelet roles on
-// each control plane: waits until etcd, kube-apiserver, kube-controller-manager and
-// kube-scheduler run the manifests now on disk (the mirror pod's kcluster.io/inputs-sha256
-// equals the manifest's, so the pod restarted with the renewed certificates) and are Ready,
-// before the next control plane is touched. The API server answering /readyz alone is not
-// enough: right after a manifest changes, the old pod still answers until the kubelet
-// replaces it. See README.md beside this file.
+// The static-pods role, used on each control plane by `kcluster certs renew` and `kcluster
+// upgrade` after the control-plane and kubelet roles: waits until etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler run the manifests now on disk (the mirror pod's
+// kcluster.io/inputs-sha256 equals the manifest's, so the pod restarted with the new image,
+// flags or certificates) and are Ready, before the next control plane is touched. The API
+// server answering /readyz alone is not enough: right after a manifest changes, the old pod
+// still answers until the kubelet replaces it. See README.md beside this file.
 import { noChange } from '../../src/engine/change.js';
 import type { Fact } from '../../src/engine/fact.js';
 import type { Role, Task } from '../../src/engine/types.js';
@@ -72,7 +72,7 @@ export function staticPods(node: string): Fact<StaticPods> {
 function waitForStaticPods(): Task<{ pods: Fact<StaticPods> }, null> {
   return {
     name: 'static pods run their current manifests',
-    tags: ['certs'],
+    tags: ['control-plane'],
     facts: (ctx) => ({ pods: staticPods(ctx.host.name) }),
     plan: (facts) => {
       const behind = lagging(facts.pods);
@@ -99,5 +99,5 @@ function waitForStaticPods(): Task<{ pods: Fact<StaticPods> }, null> {
 }
 
 export function staticPodsCurrentRole(): Role {
-  return { name: 'static-pods-current', tags: ['certs'], tasks: [waitForStaticPods()] };
+  return { name: 'static-pods-current', tags: ['control-plane'], tasks: [waitForStaticPods()] };
 }
