@@ -22,7 +22,8 @@ restore_policy=0
 if [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; restore_policy=1
 fi
-cleanup() { [ "$restore_policy" = 1 ] && rm -f "$policy"; }
+# (an if, not &&: a false test as the trap's last command would become the exit status)
+cleanup() { if [ "$restore_policy" = 1 ]; then rm -f "$policy"; fi; }
 trap cleanup EXIT
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq || apt-get update
