@@ -3,9 +3,10 @@
 // properties, the parent map for a missing key, the value otherwise.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { packageRoot } from '../util/package-root.js';
 import { formatPath, type Diagnostic } from './diagnostics.js';
+import { compileAtRunTime, loadPrecompiled } from './precompiled-validator.js';
 import { allowedText, messageFor, shown } from './schema-messages.js';
 import type { SourceMap } from './source-map.js';
 import { closest } from './suggest.js';
@@ -13,12 +14,10 @@ import { closest } from './suggest.js';
 /** Where the schema lives inside the package (editors read it through `$schema=`). */
 export const SCHEMA_PATH = join('src', 'inventory', 'inventory.schema.json');
 
+/** The schema's validator: compiled ahead of time by the build when it matches the schema file. */
 export function compileInventorySchema(): ValidateFunction {
-  const schema = JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as object;
-  const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, allowUnionTypes: true });
-  // Our one extra keyword: the plain-words description of what a field accepts.
-  ajv.addKeyword({ keyword: 'allowed', schemaType: 'string' });
-  return ajv.compile(schema);
+  const schemaText = readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8');
+  return loadPrecompiled(schemaText) ?? compileAtRunTime(schemaText);
 }
 
 function pathSegments(instancePath: string): (string | number)[] {

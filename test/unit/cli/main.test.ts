@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main.js';
+import { commandsToLoad, main } from '../../../src/cli/main.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
@@ -22,10 +22,24 @@ const inventory = join(dir, 'inv.yaml');
 writeFileSync(inventory, 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
 
 describe('kcluster CLI', () => {
-  it('--help exits 0', async () => {
+  it('--help exits 0 and lists every command', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('Usage: kcluster');
+    for (const name of commandsToLoad([])) expect(r.out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+  });
+  it('loads only the command being run, and every command for help or an unknown one', () => {
+    expect(commandsToLoad(['run', 'x.mjs'])).toEqual(['run']);
+    expect(commandsToLoad(['remove-node', 'w1'])).toEqual(['remove-node']);
+    const all = commandsToLoad([]);
+    expect(all).toHaveLength(14);
+    expect(commandsToLoad(['--help'])).toEqual(all);
+    expect(commandsToLoad(['aply'])).toEqual(all);
+  });
+  it('an unknown command exits 2 and names it', async () => {
+    const r = await cli(['aply']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown command 'aply'/);
   });
   it('an unknown option exits 2', async () => {
     expect((await cli(['validate', '--frobnicate'])).code).toBe(2);
