@@ -2,7 +2,7 @@
 # Generic converge workload, side by side on the same lab hosts: kcluster, Ansible, pyinfra,
 # and the ssh2 floor. First run once each, then RUNS no-op reruns each; prints a table (also
 # written to bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from
-# PyPI into /var/cache/kcluster/bench-venv.
+# PyPI into /var/cache/kcluster/bench-venv. Also draws bench/results/generic-<hosts>.svg.
 # Usage: bash bench/generic/run.sh [HOSTS=20] [RUNS=5]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,4 +69,7 @@ out=bench/results/generic-$HOSTS.md
   echo
   echo "no-op ratios: ansible/kcluster $(ratio ansible kcluster)x, pyinfra/kcluster $(ratio pyinfra kcluster)x, kcluster/floor $(ratio kcluster floor)x; kcluster controller max RSS ${kc_mem} KB"
 } | tee "$out"
+printf 'kcluster\t%s\npyinfra\t%s\nansible\t%s\nssh2 floor\t%s\n' "${med[kcluster]}" "${med[pyinfra]}" "${med[ansible]}" "${med[floor]}" > "bench/results/generic-$HOSTS.tsv"
+node bench/plot.mjs generic "bench/results/generic-$HOSTS.tsv" > "bench/results/generic-$HOSTS.svg"
+echo "plot: bench/results/generic-$HOSTS.svg"
 rm -rf "$WORK"
