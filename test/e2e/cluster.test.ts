@@ -2,13 +2,16 @@
 // installed by `kcluster apply` from the bundle built from source (test/e2e/artifacts), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
-// drift is shown and repaired; a kubelet certificate from another CA is refused.
+// drift is shown and repaired; adding a control plane to the running cluster is refused before
+// anything changes; a kubelet certificate from another CA is refused.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
@@ -30,6 +33,12 @@ async function kubectl(...args: string[]): Promise<string> {
 }
 
 const timings: Record<string, number> = {};
+
+/** Every file under the state folder's PKI with its sha256: to show a refused run changed nothing. */
+function pkiDigest(dir: string): Record<string, string> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  return Object.fromEntries(files.map((e) => [join(e.parentPath, e.name), createHash('sha256').update(readFileSync(join(e.parentPath, e.name))).digest('hex')]));
+}
 
 beforeAll(async () => {
   bundleDir();
@@ -130,6 +139,20 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(handlers.map((e) => [e['host'], e['handler']])).toEqual([[worker, 'restart kubelet']]);
     expect((await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim()).not.toBe(before);
     expect((await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim()).toBe(apiserverBefore);
+  });
+
+  it('refuses to add a control plane to the running cluster, and changes nothing', async () => {
+    const doc = parse(readFileSync(inventory, 'utf8')) as { hosts: { name: string; address: string; roles: string[] }[] };
+    doc.hosts.push({ name: `${NAME}9`, address: '10.231.4.99', roles: ['control-plane'] });
+    const grown = join(labDir, 'inventory-new-control-plane.yaml');
+    writeFileSync(grown, stringify(doc));
+    const pki = join(homedir(), '.kcluster', NAME, 'pki');
+    const before = pkiDigest(pki);
+    const refused = await kcluster(['apply', '-i', grown]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`${NAME}9 is a control plane in the inventory, but the running cluster's etcd was formed by ${NAME}1`);
+    expect(refused.stderr).toContain('adding a control plane to a running cluster is not supported yet');
+    expect(pkiDigest(pki)).toEqual(before);
   });
 
   it('refuses a kubelet certificate signed by an unrelated CA', async () => {

@@ -1,6 +1,7 @@
 // `kcluster apply -i FILE`: bring the inventory's machines to a working Kubernetes cluster, or
-// keep one as it should be. Before any host is touched: the inventory is checked, every
-// artifact is fetched and verified on the controller, the cluster PKI is created or reused
+// keep one as it should be. Before any host is touched: the inventory is checked, a running
+// cluster is asked whether the inventory asks for something apply refuses (another version, a
+// new control plane), every artifact is fetched and verified on the controller, the cluster PKI is created or reused
 // (with a warning for each certificate near its end that it does not renew: the CAs).
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -11,9 +12,10 @@ import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
 import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import type { ClusterInputs } from '../../cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../../cluster/pki-spec.js';
-import { topologyOf } from '../../cluster/topology.js';
+import { readRunningCluster } from '../../cluster/running-cluster.js';
+import { newControlPlaneRefusal, versionChangeRefusal } from '../../cluster/running-cluster-refusals.js';
+import { topologyOf, type Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
-import { apiClient } from '../../kube/api-client.js';
 import type { Inventory } from '../../inventory/model.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../../pki/cluster-pki.js';
 import { RENEW_BEFORE_DAYS } from '../../pki/certificate-request.js';
@@ -43,13 +45,16 @@ async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec
   for (const { row, advice } of warnings) log(expiryLine(row, advice));
 }
 
-export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
-  let topology;
+function topologyOrInputError(inventory: Inventory): Topology {
   try {
-    topology = topologyOf(inventory);
+    return topologyOf(inventory);
   } catch (error) {
     throw new InputError((error as Error).message);
   }
+}
+
+export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
+  const topology = topologyOrInputError(inventory);
   const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
   const started = Date.now();
   let artifacts;
@@ -68,25 +73,17 @@ export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ig
 }
 
 /**
- * `apply` installs and converges; it never changes a running cluster's version (that would
- * restart every kubelet at once, without drains): `kcluster upgrade` does that, in order.
+ * Before anything is generated or changed: what `apply` refuses to do to a running cluster
+ * (change its version: `kcluster upgrade` does that, in order; add a control plane).
  */
-export async function refuseVersionChange(inputs: Pick<ClusterInputs, 'inventory' | 'topology' | 'pki'>): Promise<void> {
-  const api = apiClient({ server: inputs.topology.adminServerUrl, caCert: inputs.pki.ca.cert, clientCert: inputs.pki.admin.cert, clientKey: inputs.pki.admin.key }, 5_000);
-  let running: { gitVersion: string } | undefined;
-  try {
-    running = await api.get<{ gitVersion: string }>('/version');
-  } catch {
-    return; // no cluster answers yet: a fresh install
-  }
-  const target = inputs.inventory.cluster.kubernetesVersion;
-  const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes').catch(() => ({ items: [] }));
-  const off = nodes.items.filter((n) => n.status.nodeInfo.kubeletVersion !== target).map((n) => `${n.metadata.name} (${n.status.nodeInfo.kubeletVersion})`);
-  if (running.gitVersion !== target || off.length > 0) {
-    throw new InputError(
-      `${inputs.inventory.file}: the cluster runs ${running.gitVersion}${off.length > 0 ? `, kubelets ${off.join(', ')}` : ''} but cluster.kubernetesVersion is ${target}: apply does not change versions; run kcluster upgrade -i ${inputs.inventory.file} (rolling, with drains), or set the running version in the inventory`,
-    );
-  }
+export async function refuseUnsupportedChanges(inventory: Inventory): Promise<void> {
+  const topology = topologyOrInputError(inventory);
+  const running = await readRunningCluster(inventory.stateDir, topology);
+  if (running === undefined) return; // no cluster answers yet: a fresh install
+  const refusal =
+    versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??
+    newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file);
+  if (refusal !== undefined) throw new InputError(refusal);
 }
 
 export function registerApplyCommand(program: Command, cli: CliContext): void {
@@ -97,8 +94,8 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
     await runPlaybookCommand(
       cli,
       async (inventory) => {
+        await refuseUnsupportedChanges(inventory);
         const inputs = await clusterInputsFor(inventory, cli, ignore);
-        await refuseVersionChange(inputs);
         return { playbook: clusterPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
       },
       options,

@@ -12,14 +12,12 @@ import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
-import { clusterInputsFor, refuseVersionChange } from './apply.js';
+import { clusterInputsFor, refuseUnsupportedChanges } from './apply.js';
 import { withUploadSlots } from '../../artifacts/upload-slots.js';
-import { pkiSpecOf } from '../../cluster/pki-spec.js';
 import { topologyOf, type Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
 import { limitHosts } from '../../engine/play-hosts.js';
 import type { Inventory } from '../../inventory/model.js';
-import { ensureClusterPki } from '../../pki/cluster-pki.js';
 import { certsRenewPlaybook } from '../../../playbooks/certs-renew.js';
 
 interface RenewOptions extends PlaybookCommandOptions {
@@ -39,13 +37,12 @@ function renewableTopology(inventory: Inventory): Topology {
   }
 }
 
-/** The kubelet and control-plane roles install the inventory's version: never a silent upgrade. */
-async function refuseOtherVersion(inventory: Inventory, topology: Topology): Promise<void> {
-  const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+/** The kubelet and control-plane roles install the inventory's version and control planes: never a silent upgrade or member add. */
+async function refuseUnsupported(inventory: Inventory): Promise<void> {
   try {
-    await refuseVersionChange({ inventory, topology, pki });
+    await refuseUnsupportedChanges(inventory);
   } catch (error) {
-    if (error instanceof InputError) throw new InputError(`certs renew refused (it installs the inventory's version, like apply): ${error.message}`);
+    if (error instanceof InputError) throw new InputError(`certs renew refused (it installs what the inventory says, like apply): ${error.message}`);
     throw error;
   }
 }
@@ -70,7 +67,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         const refusal = await refusalUnlessConfirmed(cli, what, options.yes);
         if (refusal) throw new InputError(refusal);
       }
-      await refuseOtherVersion(inventory, topology);
+      await refuseUnsupported(inventory);
       const inputs = await clusterInputsFor(inventory, cli, new Set(), options.check ? {} : { renewLeaves: true });
       return { playbook: certsRenewPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
     },

@@ -1,0 +1,59 @@
+// What a running cluster says about itself, read through its API with the state folder's
+// existing admin certificate before anything is generated or changed on the controller or a
+// host: the API server's version, each node's kubelet version, and the members its etcd was
+// formed with (the --initial-cluster of the etcd static pods). Undefined when there is no PKI
+// yet or no API server answers: a fresh install.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiClient } from '../kube/api-client.js';
+import type { Topology } from './topology.js';
+
+export interface RunningCluster {
+  readonly gitVersion: string;
+  /** Node name -> kubelet version. */
+  readonly kubelets: ReadonlyMap<string, string>;
+  /** Names in the etcd pods' --initial-cluster (empty when no etcd pod is visible). */
+  readonly etcdMembers: readonly string[];
+}
+
+interface PodList {
+  readonly items: readonly { readonly spec: { readonly containers: readonly { readonly command?: readonly string[]; readonly args?: readonly string[] }[] } }[];
+}
+
+/** Pure: member names from etcd pods' flags ("--initial-cluster=cp1=https://...,cp2=https://..."). */
+export function etcdMembersOf(pods: PodList): string[] {
+  const names = new Set<string>();
+  for (const pod of pods.items) {
+    for (const container of pod.spec.containers) {
+      for (const flag of [...(container.command ?? []), ...(container.args ?? [])]) {
+        if (!flag.startsWith('--initial-cluster=')) continue;
+        for (const entry of flag.slice('--initial-cluster='.length).split(',')) {
+          const name = entry.split('=')[0]?.trim();
+          if (name) names.add(name);
+        }
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+export async function readRunningCluster(stateDir: string, topology: Pick<Topology, 'adminServerUrl'>, timeoutMs = 5_000): Promise<RunningCluster | undefined> {
+  const pki = join(stateDir, 'pki');
+  const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
+  if (!files.every((f) => existsSync(f))) return undefined;
+  const [caCert, clientCert, clientKey] = files.map((f) => readFileSync(f, 'utf8')) as [string, string, string];
+  const api = apiClient({ server: topology.adminServerUrl, caCert, clientCert, clientKey }, timeoutMs);
+  let version: { gitVersion: string };
+  try {
+    version = await api.get<{ gitVersion: string }>('/version');
+  } catch {
+    return undefined;
+  }
+  const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes').catch(() => ({ items: [] }));
+  const etcd = await api.get<PodList>('/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd').catch(() => ({ items: [] }));
+  return {
+    gitVersion: version.gitVersion,
+    kubelets: new Map(nodes.items.map((n) => [n.metadata.name, n.status.nodeInfo.kubeletVersion])),
+    etcdMembers: etcdMembersOf(etcd),
+  };
+}

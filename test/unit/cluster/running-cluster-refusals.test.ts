@@ -1,0 +1,49 @@
+// What apply refuses to do to a running cluster, from what the cluster says about itself.
+import { describe, expect, it } from 'vitest';
+import { etcdMembersOf, type RunningCluster } from '../../../src/cluster/running-cluster.js';
+import { newControlPlaneRefusal, versionChangeRefusal } from '../../../src/cluster/running-cluster-refusals.js';
+
+const etcdPod = (flags: string[]) => ({ spec: { containers: [{ command: ['etcd', ...flags] }] } });
+const running = (over: Partial<RunningCluster> = {}): RunningCluster => ({
+  gitVersion: 'v1.35.8',
+  kubelets: new Map([['cp1', 'v1.35.8'], ['w1', 'v1.35.8']]),
+  etcdMembers: ['cp1', 'cp2', 'cp3'],
+  ...over,
+});
+
+describe('the etcd members a running cluster was formed with', () => {
+  it('are the names in the etcd pods --initial-cluster, from command or args, once each', () => {
+    const pods = {
+      items: [
+        etcdPod(['--name=cp1', '--initial-cluster=cp1=https://10.0.0.1:2380,cp2=https://10.0.0.2:2380,cp3=https://10.0.0.3:2380']),
+        { spec: { containers: [{ args: ['--initial-cluster=cp2=https://10.0.0.2:2380,cp1=https://10.0.0.1:2380,cp3=https://10.0.0.3:2380'] }] } },
+      ],
+    };
+    expect(etcdMembersOf(pods)).toEqual(['cp1', 'cp2', 'cp3']);
+  });
+  it('are none when no etcd pod is visible or none has the flag', () => {
+    expect(etcdMembersOf({ items: [] })).toEqual([]);
+    expect(etcdMembersOf({ items: [etcdPod(['--name=cp1'])] })).toEqual([]);
+  });
+});
+
+describe('apply on a running cluster', () => {
+  it('refuses a new control plane, naming it, the members and what to do', () => {
+    const refusal = newControlPlaneRefusal(running(), ['cp1', 'cp2', 'cp3', 'cp4'], 'inv.yaml');
+    expect(refusal).toBe(
+      "inv.yaml: cp4 is a control plane in the inventory, but the running cluster's etcd was formed by cp1, cp2, cp3: adding a control plane to a running cluster is not supported yet " +
+        '(it needs an etcd member add, one node at a time). Nothing was changed. Give it the worker role instead, or leave it out of the inventory',
+    );
+    expect(newControlPlaneRefusal(running(), ['cp1', 'cp4', 'cp5'], 'inv.yaml')).toMatch(/^inv\.yaml: cp4, cp5 are control planes in the inventory/);
+  });
+  it('accepts the same control planes, fewer (remove-node took care of etcd), or an unknown etcd', () => {
+    expect(newControlPlaneRefusal(running(), ['cp1', 'cp2', 'cp3'], 'inv.yaml')).toBeUndefined();
+    expect(newControlPlaneRefusal(running(), ['cp1', 'cp2'], 'inv.yaml')).toBeUndefined();
+    expect(newControlPlaneRefusal(running({ etcdMembers: [] }), ['cp9'], 'inv.yaml')).toBeUndefined();
+  });
+  it('refuses another version of the API server or of any kubelet, pointing at kcluster upgrade', () => {
+    expect(versionChangeRefusal(running(), 'v1.35.8', 'inv.yaml')).toBeUndefined();
+    expect(versionChangeRefusal(running({ gitVersion: 'v1.34.10' }), 'v1.35.8', 'inv.yaml')).toMatch(/^inv\.yaml: the cluster runs v1\.34\.10 but cluster\.kubernetesVersion is v1\.35\.8: .*run kcluster upgrade -i inv\.yaml/);
+    expect(versionChangeRefusal(running({ kubelets: new Map([['w1', 'v1.34.10']]) }), 'v1.35.8', 'inv.yaml')).toContain('the cluster runs v1.35.8, kubelets w1 (v1.34.10)');
+  });
+});
