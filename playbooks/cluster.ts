@@ -1,6 +1,11 @@
 // cluster: what `kcluster apply` runs. Preflight on every host (nothing changes if any host
 // fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
 // once-per-cluster addons from the first control plane, and each node's pod network config.
+// On a fresh install the control planes start together (a new etcd cluster needs its members
+// up at once to reach quorum); on a running cluster they are converged one at a time, each
+// back (API ready, static pods current) before the next, so a change that restarts etcd or the
+// API server (a manifest, a certificate, the member list after remove-node) never restarts
+// them on every control plane at once.
 import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
 import type { Playbook } from '../src/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
@@ -15,7 +20,12 @@ import { identityRole, preflightRole, type IdentityBook } from '../roles/preflig
 
 export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubelet, PKI, control plane, addons, pod network';
 
-export function clusterPlaybook(inputs: ClusterInputs): Playbook {
+export interface ClusterPlaybookOptions {
+  /** A cluster already answers: converge the control planes one at a time. */
+  readonly running: boolean;
+}
+
+export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
   const book: IdentityBook = new Map();
   return {
     name: 'cluster',
@@ -24,7 +34,7 @@ export function clusterPlaybook(inputs: ClusterInputs): Playbook {
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
       { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
-      { name: 'control plane', hosts: 'control-plane', roles: [controlPlaneRole(inputs)], anyErrorsFatal: true },
+      { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs)], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
     ],

@@ -1,7 +1,7 @@
 // upgrade: what `kcluster upgrade` runs. Preflight; an etcd snapshot on the controller; the
-// control planes one at a time (binaries, runtime, images, kubelet, static pods, until every
-// static pod runs its new manifest and the node is Ready at the new version); the addons; the
-// other nodes in batches of --max-unavailable (cordon and drain, the same roles, Ready,
+// control planes one at a time (binaries, runtime, images, kubelet, static pods: the
+// control-plane role waits until every static pod runs its new manifest; then the node is
+// Ready at the new version); the addons; the other nodes in batches of --max-unavailable (cordon and drain, the same roles, Ready,
 // uncordon); the pod network. Any failure stops the whole run
 // where it is: the cluster keeps serving, and a rerun continues (done nodes plan nothing).
 import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
@@ -15,7 +15,6 @@ import { kubeletRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 import { runtimeRole } from './runtime-role.js';
 import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
-import { staticPodsCurrentRole } from '../roles/static-pods/index.js';
 import { drainRole, etcdBackupRole, nodeReadyRole } from '../roles/upgrade/index.js';
 
 export interface UpgradeOptions {
@@ -34,7 +33,7 @@ export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions):
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
       { name: 'etcd snapshot', hosts: inputs.topology.firstControlPlane.name, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
-      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs), staticPodsCurrentRole(), nodeReadyRole(inputs)], anyErrorsFatal: true },
+      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs), nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)], anyErrorsFatal: true },
       { name: 'nodes, in batches', hosts: 'all,!control-plane', serial: options.maxUnavailable, roles: [drainRole(inputs, options.drainTimeoutMs), ...nodeRoles, nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },

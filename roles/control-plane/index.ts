@@ -12,7 +12,9 @@ import { imageReference } from '../../src/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/cluster/topology.js';
 import { noChange } from '../../src/engine/change.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
-import { ADMIN_KUBECONFIG, apiReady } from '../../src/facts/api-ready.js';
+import type { Fact } from '../../src/engine/fact.js';
+import { apiReady, type ApiReadiness } from '../../src/facts/api-ready.js';
+import { lagging, parseStaticPods, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
 import type { CertAndKey } from '../../src/pki/cluster-pki.js';
 import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
 import { sh } from '../../src/ssh/quote.js';
@@ -76,25 +78,43 @@ const READS: Readonly<Record<string, readonly string[]>> = {
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
 };
 
-function waitForApiServer(): Task<{ api: typeof apiReady }, { readonly detail: string }> {
+/**
+ * The last task: the API server answers /readyz and every static pod runs the manifest now on
+ * disk and is Ready (see src/facts/static-pods.ts: right after a manifest changes, the previous
+ * pod still answers /readyz until the kubelet replaces it). Both are read in the role's one
+ * fact command, so a converged control plane costs no extra round trip.
+ */
+function waitForControlPlane(): Task<{ api: typeof apiReady; pods: Fact<StaticPods> }, { readonly detail: string }> {
+  const pending = (api: ApiReadiness, pods: StaticPods): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...lagging(pods)];
   return {
-    name: 'API server ready',
+    name: 'API server ready, static pods current',
     tags: ['control-plane'],
-    facts: () => ({ api: apiReady }),
-    plan: (facts) => (facts.api.ready ? noChange('the API server answers /readyz') : { kind: 'run', summary: `wait for the API server to answer /readyz (now: ${facts.api.detail})`, payload: { detail: facts.api.detail } }),
+    facts: (ctx) => ({ api: apiReady, pods: staticPods(ctx.host.name) }),
+    plan: (facts) => {
+      const waiting = pending(facts.api, facts.pods);
+      return waiting.length === 0
+        ? noChange('the API server answers /readyz; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready')
+        : { kind: 'run', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
+    },
     apply: async (_change, ctx) => {
+      const pods = staticPods(ctx.host.name);
       const deadline = Date.now() + READY_TIMEOUT_MS;
+      let waiting: string[] = [];
       while (Date.now() < deadline) {
-        if (ctx.signal.aborted) throw new Error('interrupted while waiting for the API server');
-        const probe = await ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=5s get --raw=/readyz`, { become: true, label: 'probe /readyz' });
-        if (probe.code === 0) return;
+        if (ctx.signal.aborted) throw new Error('interrupted while waiting for the control plane');
+        const probe = await ctx.connection.exec(apiReady.script, { become: true, label: 'probe /readyz' });
+        const current = await ctx.connection.exec(pods.script, { become: true, label: 'static pods', timeoutMs: 30_000 });
+        waiting = pending(apiReady.parse(probe.stdout, probe.code), parseStaticPods(current.stdout));
+        if (waiting.length === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 2000));
       }
       const logs = await ctx.connection.exec(
         sh`for c in etcd kube-apiserver; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
         { become: true, label: 'control-plane logs' },
       );
-      throw new Error(`the API server did not become ready within ${READY_TIMEOUT_MS / 1000} s. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`);
+      throw new Error(
+        `the control plane is not ready after ${READY_TIMEOUT_MS / 1000} s, still waiting for ${waiting.join(', ')}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+      );
     },
     verify: true,
   };
@@ -140,7 +160,7 @@ export function controlPlaneRole(inputs: ClusterInputs): Role {
       };
       return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
     };
-    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: ['api-ready'], data });
+    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: ['api-ready', 'static-pods:*'], data });
   };
   return {
     name: 'control-plane',
@@ -152,7 +172,7 @@ export function controlPlaneRole(inputs: ClusterInputs): Role {
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),
       manifest('kube-scheduler', 'kube-scheduler'),
-      waitForApiServer(),
+      waitForControlPlane(),
     ],
   };
 }

@@ -2,14 +2,17 @@
 // node reaching the API servers through kcluster-apiproxy. With the first control plane
 // stopped (kubelet, containerd and every container on it), the cluster keeps answering: reads
 // and writes through another control plane, and the worker stays Ready through its proxy.
+// Before that, a change that restarts every API server is rolled out by apply one control
+// plane at a time, and some API server answers throughout.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kcluster } from '../integration/support/test-lab.js';
-import { bundleDir, kubectlBinary, sshTo, until } from './support/e2e-support.js';
+import { apiClient } from '../../src/kube/api-client.js';
+import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceha';
@@ -31,7 +34,7 @@ afterAll(async () => {
 });
 
 describe('HA: 3 control planes without a load balancer, 1 worker', () => {
-  it('installs, and keeps answering with the first control plane stopped', async () => {
+  it('installs, rolls a control-plane change one node at a time, and keeps answering with the first control plane stopped', async () => {
     const started = Date.now();
     const apply = await kcluster(['apply', '-i', inventory]);
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-3000)}`).toBe(0);
@@ -49,6 +52,44 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     console.log(`ha: empty hosts to 4 nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect((await ssh(`${NAME}4`, 'systemctl is-active kcluster-apiproxy')).trim()).toBe('active');
     expect(await ssh(`${NAME}4`, 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
+
+    // A change that restarts the API server on every control plane: apply rolls it out one
+    // control plane at a time, each back before the next, so some API server always answers.
+    const cps = [1, 2, 3].map((i) => `${NAME}${i}`);
+    await Promise.all(cps.map((h) => ssh(h, "sed -i 's/^\\( *kcluster.io\\/inputs-sha256:\\).*/\\1 drifted/' /etc/kubernetes/manifests/kube-apiserver.yaml")));
+    await until('every API server restarted with the drifted manifest', 180_000, async () => {
+      const pods = JSON.parse(await kubectl(adminFile, 'get', 'pods', '-n', 'kube-system', '-l', 'component=kube-apiserver', '-o', 'json').catch(() => '{"items":[]}')) as {
+        items: { metadata: { annotations?: Record<string, string> }; status: { conditions?: { type: string; status: string }[] } }[];
+      };
+      const settled = pods.items.filter((p) => p.metadata.annotations?.['kcluster.io/inputs-sha256'] === 'drifted' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return settled.length === 3 ? true : undefined;
+    });
+    const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
+    let polling = true;
+    const poller = (async () => {
+      const pki = join(homedir(), '.kcluster', NAME, 'pki');
+      const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
+      const apis = [11, 12, 13].map((i) => apiClient({ server: `https://10.231.6.${i}:6443`, ...credentials }, 2_000));
+      while (polling) {
+        const results = await Promise.allSettled(apis.map((api) => api.get('/version')));
+        const up = results.filter((r) => r.status === 'fulfilled').length;
+        answers.samples++;
+        if (up === 0) answers.noneAnswered++;
+        if (up < 3) answers.someDown++;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    polling = false;
+    await poller;
+    expect(rolled.code, rolled.stderr).toBe(0);
+    // Per control plane: the manifest rewritten, and (usually) the wait for its new pod.
+    expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 1 && h.changed <= 2 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
+    const order = parseEvents(rolled.stdout).filter((e) => e['play'] === 'control plane' && (e['type'] === 'host-start' || e['type'] === 'host-end'));
+    expect(order.map((e) => `${String(e['type'])} ${String(e['host'])}`)).toEqual(cps.flatMap((h) => [`host-start ${h}`, `host-end ${h}`]));
+    console.log(`ha: rolling API server restart: ${answers.samples} samples, ${answers.someDown} with a server down, ${answers.noneAnswered} with none answering`);
+    expect(answers.someDown).toBeGreaterThan(0);
+    expect(answers.noneAnswered).toBe(0);
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));

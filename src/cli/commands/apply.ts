@@ -12,7 +12,7 @@ import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
 import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import type { ClusterInputs } from '../../cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../../cluster/pki-spec.js';
-import { readRunningCluster } from '../../cluster/running-cluster.js';
+import { readRunningCluster, type RunningCluster } from '../../cluster/running-cluster.js';
 import { newControlPlaneRefusal, versionChangeRefusal } from '../../cluster/running-cluster-refusals.js';
 import { topologyOf, type Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
@@ -76,14 +76,15 @@ export async function clusterInputsFor(inventory: Inventory, cli: CliContext, ig
  * Before anything is generated or changed: what `apply` refuses to do to a running cluster
  * (change its version: `kcluster upgrade` does that, in order; add a control plane).
  */
-export async function refuseUnsupportedChanges(inventory: Inventory): Promise<void> {
+export async function refuseUnsupportedChanges(inventory: Inventory): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
   const running = await readRunningCluster(inventory.stateDir, topology);
-  if (running === undefined) return; // no cluster answers yet: a fresh install
+  if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =
     versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??
     newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file);
   if (refusal !== undefined) throw new InputError(refusal);
+  return running;
 }
 
 export function registerApplyCommand(program: Command, cli: CliContext): void {
@@ -94,9 +95,9 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
     await runPlaybookCommand(
       cli,
       async (inventory) => {
-        await refuseUnsupportedChanges(inventory);
+        const running = await refuseUnsupportedChanges(inventory);
         const inputs = await clusterInputsFor(inventory, cli, ignore);
-        return { playbook: clusterPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+        return { playbook: clusterPlaybook(inputs, { running: running !== undefined }), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
       },
       options,
     );
