@@ -2,11 +2,11 @@
 // existing admin certificate before anything is generated or changed on the controller or a
 // host: the API server's version, each node's kubelet version, and the members its etcd was
 // formed with (the --initial-cluster of the etcd static pods). Undefined when there is no PKI
-// yet or no API server answers: a fresh install.
+// yet or no API server answers (the admin endpoint or any control plane): a fresh install.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient } from '../kube/api-client.js';
-import type { Topology } from './topology.js';
+import { nodeAddress, type Topology } from './topology.js';
 
 export interface RunningCluster {
   readonly gitVersion: string;
@@ -37,18 +37,28 @@ export function etcdMembersOf(pods: PodList): string[] {
   return [...names].sort();
 }
 
-export async function readRunningCluster(stateDir: string, topology: Pick<Topology, 'adminServerUrl'>, timeoutMs = 5_000): Promise<RunningCluster | undefined> {
+/** Pure: where to ask, in order of preference: the admin endpoint, then every control plane (one may be down). */
+export function apiServersToAsk(topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>): string[] {
+  return [...new Set([topology.adminServerUrl, ...topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:${topology.apiPort}`)])];
+}
+
+export async function readRunningCluster(stateDir: string, topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>, timeoutMs = 5_000): Promise<RunningCluster | undefined> {
   const pki = join(stateDir, 'pki');
   const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
   if (!files.every((f) => existsSync(f))) return undefined;
   const [caCert, clientCert, clientKey] = files.map((f) => readFileSync(f, 'utf8')) as [string, string, string];
-  const api = apiClient({ server: topology.adminServerUrl, caCert, clientCert, clientKey }, timeoutMs);
-  let version: { gitVersion: string };
+  // Asked in parallel, so a fresh install (nothing answers) costs one timeout at most.
+  const asked = apiServersToAsk(topology).map(async (server) => {
+    const api = apiClient({ server, caCert, clientCert, clientKey }, timeoutMs);
+    return { api, version: await api.get<{ gitVersion: string }>('/version') };
+  });
+  let answered;
   try {
-    version = await api.get<{ gitVersion: string }>('/version');
+    answered = await Promise.any(asked);
   } catch {
     return undefined;
   }
+  const { api, version } = answered;
   const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes').catch(() => ({ items: [] }));
   const etcd = await api.get<PodList>('/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd').catch(() => ({ items: [] }));
   return {

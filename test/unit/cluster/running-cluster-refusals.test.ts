@@ -1,6 +1,6 @@
 // What apply refuses to do to a running cluster, from what the cluster says about itself.
 import { describe, expect, it } from 'vitest';
-import { etcdMembersOf, type RunningCluster } from '../../../src/cluster/running-cluster.js';
+import { apiServersToAsk, etcdMembersOf, type RunningCluster } from '../../../src/cluster/running-cluster.js';
 import { newControlPlaneRefusal, versionChangeRefusal } from '../../../src/cluster/running-cluster-refusals.js';
 
 const etcdPod = (flags: string[]) => ({ spec: { containers: [{ command: ['etcd', ...flags] }] } });
@@ -45,5 +45,17 @@ describe('apply on a running cluster', () => {
     expect(versionChangeRefusal(running(), 'v1.35.8', 'inv.yaml')).toBeUndefined();
     expect(versionChangeRefusal(running({ gitVersion: 'v1.34.10' }), 'v1.35.8', 'inv.yaml')).toMatch(/^inv\.yaml: the cluster runs v1\.34\.10 but cluster\.kubernetesVersion is v1\.35\.8: .*run kcluster upgrade -i inv\.yaml/);
     expect(versionChangeRefusal(running({ kubelets: new Map([['w1', 'v1.34.10']]) }), 'v1.35.8', 'inv.yaml')).toContain('the cluster runs v1.35.8, kubelets w1 (v1.34.10)');
+  });
+});
+
+describe('where apply asks whether a cluster runs', () => {
+  it('asks the admin endpoint first, then every control plane, each once', () => {
+    const host = (address: string) => ({ ssh: { address } }) as unknown as Parameters<typeof apiServersToAsk>[0]['controlPlanes'][number];
+    expect(apiServersToAsk({ adminServerUrl: 'https://10.0.0.1:6443', apiPort: 6443, controlPlanes: [host('10.0.0.1'), host('10.0.0.2'), host('10.0.0.3')] })).toEqual([
+      'https://10.0.0.1:6443',
+      'https://10.0.0.2:6443',
+      'https://10.0.0.3:6443',
+    ]);
+    expect(apiServersToAsk({ adminServerUrl: 'https://lb.example:6443', apiPort: 6443, controlPlanes: [host('10.0.0.1')] })).toEqual(['https://lb.example:6443', 'https://10.0.0.1:6443']);
   });
 });
