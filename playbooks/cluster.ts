@@ -34,7 +34,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
       { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
-      { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs)], anyErrorsFatal: true },
+      { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs, { staticPodsCurrent: options.running })], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
     ],
