@@ -1,9 +1,10 @@
 // upgrade: what `kcluster upgrade` runs. Preflight; an etcd snapshot on the controller; the
 // control planes one at a time (binaries, runtime, images, kubelet, static pods: the
 // control-plane role waits until every static pod runs its new manifest; then the node is
-// Ready at the new version); the addons; the other nodes in batches of --max-unavailable (cordon and drain, the same roles, Ready,
-// uncordon); the pod network. Any failure stops the whole run
-// where it is: the cluster keeps serving, and a rerun continues (done nodes plan nothing).
+// Ready at the new version); the addons; the other nodes in batches of --max-unavailable
+// (cordon and drain, the same roles, Ready, uncordon); the pod network. Any failure stops the
+// whole run where it is: the cluster keeps serving, and a rerun continues (done nodes plan
+// nothing).
 import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
 import type { Playbook } from '../src/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';

@@ -88,7 +88,7 @@ const READS: Readonly<Record<string, readonly string[]>> = {
  * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
  * install from empty hosts.
  */
-function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
+export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
   const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...(pods ? lagging(pods) : [])];
   return {
     name: staticPodsCurrent ? 'API server ready, static pods current' : 'API server ready',
@@ -149,7 +149,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   const etcdServers = topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:2379`).join(',');
   // The annotation hashes the files the component reads and the manifest itself (rendered
   // without the annotation), so any change to either, an image tag included, gives the pod a
-  // new hash: what "static pods run their current manifests" compares with the mirror pod's.
+  // new hash: what the control plane's wait for current static pods compares with the mirror pod's.
   const manifest = (component: string, imageName: string): AnyTask => {
     const template = join(templateDir, `${component}.yaml.hbs`);
     const compiled = renderer.compile(template);
