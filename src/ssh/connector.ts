@@ -12,6 +12,7 @@ import { detectBecome } from './detect-become.js';
 import { hostKeyAlgorithms } from './host-key-algorithms.js';
 import { HostKeyMismatchError, type HostKeyPolicy, type HostKeyTarget } from './host-key-policy.js';
 import { SshConnection } from './ssh-connection.js';
+import { endClient } from './end-client.js';
 
 export interface SshConnectorOptions {
   readonly inventory: Inventory;
@@ -224,10 +225,11 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
     },
 
     async closeAll() {
+      // The hosts first, each until its server closed it, then the bastions they tunnel through.
       await Promise.all([...open].map((c) => c.close()));
       const clients = await Promise.allSettled([...bastions.values()]);
-      for (const c of clients) if (c.status === 'fulfilled') c.value.end();
       bastions.clear();
+      await Promise.all(clients.map((c) => (c.status === 'fulfilled' ? endClient(c.value, false) : undefined)));
     },
   };
 }

@@ -10,6 +10,7 @@ import type { ShellCommand } from './quote.js';
 import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
 import { CommandStoppedError } from './command-stopped-error.js';
+import { endClient } from './end-client.js';
 
 /** How long a stopped command may keep its channel slot before we stop waiting for it. */
 const STOPPED_CHANNEL_GRACE_MS = 10_000;
@@ -46,6 +47,7 @@ export class SshConnection implements Connection {
   readonly stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
   private becomeMode: BecomeMode = { kind: 'none' };
   private closed = false;
+  private ending: Promise<void> | undefined;
   /** Why the connection broke, when it did (keepalive timeout, reset). */
   private dropReason: string | undefined;
   private readonly slots: ChannelSlots;
@@ -169,11 +171,11 @@ export class SshConnection implements Connection {
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 
+  /** Ends the session and waits (bounded) until the server closed it. */
   async close(): Promise<void> {
-    if (!this.closed) {
-      this.closed = true;
-      this.client.end();
-    }
+    if (!this.ending) this.ending = endClient(this.client, this.closed);
+    this.closed = true;
+    await this.ending;
     this.options.onClose?.();
   }
 }
