@@ -16,6 +16,13 @@ export interface OsAdapter {
   /** Prints one package's state; exits 0 whether or not it is installed. */
   packageQuery(name: string): ShellCommand;
   parsePackageQuery(stdout: string): PackageQueryResult;
+  /**
+   * Prints the state of every package in `names` (plain names: no pattern, no architecture)
+   * with as few processes as the package manager allows: the group read of package facts.
+   */
+  packagesQuery(names: readonly string[]): ShellCommand;
+  /** Pure: packagesQuery's output in, per name (same order) what packageQuery(name) prints. */
+  splitPackagesQuery(stdout: string, names: readonly string[]): string[];
   /** Installs packages without prompting (run as root). */
   installPackages(names: readonly string[]): ShellCommand;
 }

@@ -11,6 +11,8 @@ import { fileState, parseFileState } from '../../../src/facts/file-state.js';
 import { splitFileStates } from '../../../src/facts/file-state-group.js';
 import { splitUnitBlocks, systemdUnit } from '../../../src/facts/systemd-unit.js';
 import { sysctlValue } from '../../../src/facts/sysctl-value.js';
+import { packageState, splitPackageStates } from '../../../src/facts/package-state.js';
+import { rhelAdapter } from '../../../src/os/rhel.js';
 
 const shell = (text: string): { stdout: string; exitCode: number } => {
   try {
@@ -76,6 +78,38 @@ describe('sysctl facts read as a group', () => {
     expect(grouped).toEqual(facts.map(readAlone));
     expect(grouped[3]).toEqual({ present: false });
     expect(grouped[2]!.value).toMatch(/^\d+ \d+$/);
+  });
+});
+
+describe('package facts read as a group', () => {
+  // This machine is Debian: the group's one dpkg-query runs for real against its database.
+  it('read with one dpkg-query what one query per package reads, unknown packages included', () => {
+    const facts = ['coreutils', 'bash', 'no-such-package-kc', 'libc6'].map(packageState);
+    const grouped = readGrouped(facts);
+    expect(grouped).toEqual(facts.map(readAlone));
+    expect(grouped[0]).toMatchObject({ installed: true, family: 'debian', version: expect.stringMatching(/^\d/) });
+    expect(grouped[2]).toEqual({ installed: false, family: 'debian' });
+    expect(facts[0]!.group!.script(['coreutils', 'bash']).text.match(/dpkg-query/g)).toHaveLength(1);
+  });
+
+  it('leave names with an architecture or a pattern to their own query', () => {
+    expect(packageState('libc6:amd64').group).toBeUndefined();
+    expect(packageState('lib*').group).toBeUndefined();
+    expect(packageState('NetworkManager').group).toBeDefined();
+  });
+
+  it('cut rpm output (written here, no rpm on this machine) into one answer per name, each with its header', () => {
+    const header = 'family=rhel\nid=rocky\nlike=rhel centos fedora\n';
+    const out = `${header}@@kcluster-package\ninstalled 5.1.8-6.el9\n@@kcluster-package\npackage nope is not installed\nnot-installed\n`;
+    const parsed = splitPackageStates(out, 0, ['bash', 'nope']).map((s) => packageState('x').parse(s.stdout, s.exitCode));
+    expect(parsed).toEqual([{ installed: true, version: '5.1.8-6.el9', family: 'rhel' }, { installed: false, family: 'rhel' }]);
+    expect(() => rhelAdapter.splitPackagesQuery('@@kcluster-package\nnot-installed\n', ['a', 'b'])).toThrow(/answered for 1 of 2 packages/);
+    expect(rhelAdapter.packagesQuery(['bash', 'nope']).text.match(/rpm -q/g)).toHaveLength(1);
+  });
+
+  it('give every name the header of an unknown OS, so each fails as it would alone', () => {
+    const out = 'family=\nid=alpine\nlike=\n';
+    expect(() => packageState('x').parse(splitPackageStates(out, 0, ['x'])[0]!.stdout, 0)).toThrow();
   });
 });
 
