@@ -1,7 +1,7 @@
 // Reading OpenSSH known_hosts files: plain and hashed host patterns, [host]:port for other
 // ports, negation and wildcards, @revoked markers. Certificates (@cert-authority) are skipped.
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 export interface KnownHostEntry {
   readonly file: string;
@@ -31,13 +31,32 @@ export function parseKnownHosts(text: string, file: string): KnownHostEntry[] {
   return entries;
 }
 
+/**
+ * Every connection looks its host up, so a file is parsed once and reused while its size and
+ * modification time stay the same (a pin appended during the run changes both): at 200 hosts,
+ * reading and parsing the file per lookup was quadratic.
+ */
+const parsedFiles = new Map<string, { readonly mtimeMs: number; readonly size: number; readonly entries: KnownHostEntry[] }>();
+
 export function readKnownHostsFile(file: string): KnownHostEntry[] {
+  let stat;
   try {
-    return parseKnownHosts(readFileSync(file, 'utf8'), file);
+    stat = statSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const known = parsedFiles.get(file);
+  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries;
+  let entries: KnownHostEntry[];
+  try {
+    entries = parseKnownHosts(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  parsedFiles.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, entries });
+  return entries;
 }
 
 /** How OpenSSH names a host in known_hosts: "host" on port 22, "[host]:port" otherwise. */
@@ -45,9 +64,22 @@ export function hostToken(host: string, port: number): string {
   return port === 22 ? host : `[${host}]:${port}`;
 }
 
+/** One matcher per pattern text, built once: a plain name compares, a wildcard compiles once. */
+const matchers = new Map<string, (value: string) => boolean>();
+
 function wildcardMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\[\]]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
-  return re.test(value);
+  let matcher = matchers.get(pattern);
+  if (!matcher) {
+    if (!/[*?]/.test(pattern)) {
+      const lower = pattern.toLowerCase();
+      matcher = (v) => v.toLowerCase() === lower;
+    } else {
+      const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\[\]]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
+      matcher = (v) => re.test(v);
+    }
+    matchers.set(pattern, matcher);
+  }
+  return matcher(value);
 }
 
 function hashedMatch(pattern: string, token: string): boolean {

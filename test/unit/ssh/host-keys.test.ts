@@ -1,13 +1,13 @@
 // known_hosts matching, trust-on-first-use pins, and mismatch refusals.
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { fingerprintSha256 } from '../../../src/ssh/fingerprint.js';
 import { HostKeyPolicy } from '../../../src/ssh/host-key-policy.js';
-import { entryMatches, hostToken, parseKnownHosts } from '../../../src/ssh/known-hosts.js';
+import { entryMatches, hostToken, parseKnownHosts, readKnownHostsFile } from '../../../src/ssh/known-hosts.js';
 import { hostKeyAlgorithms } from '../../../src/ssh/host-key-algorithms.js';
 import { trustHostKey } from '../../../src/ssh/trust-host-key.js';
 import { UnreachableError } from '../../../src/ssh/connection.js';
@@ -37,6 +37,27 @@ describe('known_hosts', () => {
     expect(entryMatches(entries[2]!, ['bad.lab'])).toBe(false);
     expect(entryMatches(entries[3]!, [hostToken('10.0.0.7', 2222)])).toBe(true);
     expect(entryMatches(entries[3]!, [hostToken('10.0.0.8', 2222)])).toBe(false);
+  });
+
+  it('matches names case-insensitively, wildcards included, and [host]:port literally', () => {
+    const [plain, wild] = parseKnownHosts('Node1.Lab ssh-ed25519 AAAA\n[10.0.0.?]:22* ssh-ed25519 BBBB', 'kh');
+    expect(entryMatches(plain!, ['node1.lab'])).toBe(true);
+    expect(entryMatches(plain!, ['node1xlab'])).toBe(false);
+    expect(entryMatches(wild!, ['[10.0.0.5]:2222'])).toBe(true);
+    expect(entryMatches(wild!, ['[10.0.0.55]:2222'])).toBe(false);
+  });
+
+  it('reads a file again once it changed (a pin appended, a rewrite of the same size)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kc-kh-')), 'known_hosts');
+    expect(readKnownHostsFile(file)).toEqual([]);
+    writeFileSync(file, 'a ssh-ed25519 AAAA\n');
+    expect(readKnownHostsFile(file).map((e) => e.keyBase64)).toEqual(['AAAA']);
+    writeFileSync(file, 'a ssh-ed25519 AAAA\nb ssh-ed25519 BBBB\n');
+    expect(readKnownHostsFile(file).map((e) => e.keyBase64)).toEqual(['AAAA', 'BBBB']);
+    const later = new Date(Date.now() + 5000);
+    writeFileSync(file, 'a ssh-ed25519 CCCC\nb ssh-ed25519 DDDD\n');
+    utimesSync(file, later, later);
+    expect(readKnownHostsFile(file).map((e) => e.keyBase64)).toEqual(['CCCC', 'DDDD']);
   });
 
   it('prints fingerprints exactly as ssh-keygen does', () => {
