@@ -1,13 +1,15 @@
-// Every playbook kcluster ships, by name: the table of contents of what it does.
+// Every playbook kcluster ships that `kcluster run NAME` can run, by name: the table of
+// contents of what it does. Each is loaded only when it is asked for (building a playbook
+// compiles its templates, which a run of another playbook need not pay for).
 import type { Playbook } from '../src/engine/types.js';
-import { demoPlaybook } from './demo.js';
 
-const PLAYBOOKS: readonly Playbook[] = [demoPlaybook];
+const PLAYBOOKS: ReadonlyArray<readonly [string, () => Promise<Playbook>]> = [['demo', async () => (await import('./demo.js')).demoPlaybook]];
 
 export function playbookNames(): string[] {
-  return PLAYBOOKS.map((p) => p.name);
+  return PLAYBOOKS.map(([name]) => name);
 }
 
-export function findPlaybook(name: string): Playbook | undefined {
-  return PLAYBOOKS.find((p) => p.name === name);
+export async function findPlaybook(name: string): Promise<Playbook | undefined> {
+  const load = PLAYBOOKS.find(([known]) => known === name)?.[1];
+  return load ? load() : undefined;
 }

@@ -1,5 +1,22 @@
 // kcluster as a library: everything the CLI does can be done from TypeScript.
-export { main } from './cli/main.js';
+// A playbook module imports this file, and a run loads it: the CLI entry and the lab, which a
+// playbook does not need, are loaded only when called (they measured about 100 ms of start-up).
+import type { main as mainFunction } from './cli/main.js';
+import type { labUp as labUpFunction } from './lab/lab-up.js';
+import type { labDown as labDownFunction } from './lab/lab-down.js';
+
+/** The kcluster command: argv in, exit code out (see cli/main.ts). */
+export async function main(...args: Parameters<typeof mainFunction>): ReturnType<typeof mainFunction> {
+  return (await import('./cli/main.js')).main(...args);
+}
+/** Brings up a lab of systemd-nspawn hosts (see lab/lab-up.ts). */
+export async function labUp(...args: Parameters<typeof labUpFunction>): ReturnType<typeof labUpFunction> {
+  return (await import('./lab/lab-up.js')).labUp(...args);
+}
+/** Tears a lab down (see lab/lab-down.ts). */
+export async function labDown(...args: Parameters<typeof labDownFunction>): ReturnType<typeof labDownFunction> {
+  return (await import('./lab/lab-down.js')).labDown(...args);
+}
 export { loadInventory, parseInventory, formatDiagnostic, type Diagnostic, type InventoryLoadResult } from './inventory/load-inventory.js';
 export type * from './inventory/model.js';
 export { selectHosts } from './inventory/select-hosts.js';
@@ -28,5 +45,3 @@ export { osRelease } from './facts/os-release.js';
 export { hostFacts } from './facts/host-facts.js';
 export { adapterFor } from './os/choose-adapter.js';
 export { createTemplateRenderer } from './templates/render.js';
-export { labUp } from './lab/lab-up.js';
-export { labDown } from './lab/lab-down.js';

@@ -91,7 +91,7 @@ export async function runPlaybookCommand(
   const logDir = join(inventory.stateDir, 'logs');
   await mkdir(logDir, { recursive: true, mode: 0o700 });
   const debugLogPath = join(logDir, `${timestampForFile(new Date())}-${playbook.name}.log`);
-  const reporter = createReporter({
+  const reporter = await createReporter({
     mode,
     out: cli.stdout,
     err: cli.stderr,

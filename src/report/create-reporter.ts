@@ -4,7 +4,6 @@ import type { Writable } from 'node:stream';
 import type { EventSink, RunEvent } from '../engine/events.js';
 import { createDebugLog } from './debug-log.js';
 import { plainReporter } from './plain-reporter.js';
-import { TreeReporter } from './tree-reporter.js';
 
 export interface ReporterOptions {
   /** The CLI picks tree on a TTY (CI unset), plain otherwise, json for --output json. */
@@ -24,7 +23,7 @@ export interface Reporter extends EventSink {
   close(): Promise<void>;
 }
 
-function view(options: ReporterOptions): EventSink & { close?: () => Promise<void> } {
+async function view(options: ReporterOptions): Promise<EventSink & { close?: () => Promise<void> }> {
   switch (options.mode) {
     case 'json': {
       // stdout carries the NDJSON stream and nothing else; the log path goes to stderr.
@@ -52,16 +51,19 @@ function view(options: ReporterOptions): EventSink & { close?: () => Promise<voi
         close: async () => flush(),
       };
     }
-    case 'tree':
+    case 'tree': {
+      // listr2 is loaded only for the live view (about 30 ms of start-up otherwise).
+      const { TreeReporter } = await import('./tree-reporter.js');
       return new TreeReporter(options.out, options.err, options.debugLogPath);
+    }
     case 'plain':
       return plainReporter(options.out, options.debugLogPath, options.color);
   }
 }
 
-export function createReporter(options: ReporterOptions): Reporter {
+export async function createReporter(options: ReporterOptions): Promise<Reporter> {
+  const shown = await view(options);
   const debugLog = createDebugLog(options.debugLogPath);
-  const shown = view(options);
   return {
     debugLogPath: debugLog.path,
     debug: (line) => debugLog.write(line),

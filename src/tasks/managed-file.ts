@@ -2,7 +2,8 @@
 // the host's file (sha256, so a big or binary file needs no content) and shows a unified diff
 // for text; apply writes it atomically through the connection.
 import { createHash } from 'node:crypto';
-import { createTwoFilesPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type { createTwoFilesPatch as CreateTwoFilesPatch } from 'diff';
 import { noChange, type Change } from '../engine/change.js';
 import type { HostContext, Task } from '../engine/types.js';
 import { bytesAsText, fileState, fileStateKeys, DEFAULT_MAX_CONTENT_BYTES, type FileState } from '../facts/file-state.js';
@@ -28,6 +29,14 @@ export interface ManagedFilePayload {
 }
 
 type FilePlanOptions = Pick<ManagedFileOptions, 'path' | 'mode' | 'owner' | 'group'>;
+
+// The diff library is loaded on the first diff (a no-op run shows none: about 20 ms of start-up).
+const requireFromHere = createRequire(import.meta.url);
+let diffLibrary: { createTwoFilesPatch: typeof CreateTwoFilesPatch } | undefined;
+function createTwoFilesPatch(oldName: string, newName: string, oldText: string, newText: string): string {
+  diffLibrary ??= requireFromHere('diff') as { createTwoFilesPatch: typeof CreateTwoFilesPatch };
+  return diffLibrary.createTwoFilesPatch(oldName, newName, oldText, newText);
+}
 
 export const octalMode = (mode: number): string => mode.toString(8).padStart(4, '0');
 

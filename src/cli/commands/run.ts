@@ -17,7 +17,7 @@ function isPlaybook(value: unknown): value is Playbook {
 
 async function playbookFrom(reference: string, cli: CliContext): Promise<Playbook | string> {
   if (!/[/\\]|\.m?js$/.test(reference)) {
-    return findPlaybook(reference) ?? `unknown playbook "${reference}"; known: ${playbookNames().join(', ')} (or a path to a module)`;
+    return (await findPlaybook(reference)) ?? `unknown playbook "${reference}"; known: ${playbookNames().join(', ')} (or a path to a module)`;
   }
   const file = resolve(cli.cwd, reference);
   let module: Record<string, unknown>;

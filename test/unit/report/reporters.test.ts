@@ -49,7 +49,7 @@ async function collect(mode: 'plain' | 'json' | 'tree', color = false): Promise<
   out.on('data', (c: Buffer) => (chunks.out += c.toString()));
   err.on('data', (c: Buffer) => (chunks.err += c.toString()));
   const logPath = join(mkdtempSync(join(tmpdir(), 'kc-report-')), 'logs', 'run.log');
-  const reporter = createReporter({ mode, out, err, color, debugLogPath: logPath });
+  const reporter = await createReporter({ mode, out, err, color, debugLogPath: logPath });
   for (const e of events) reporter.emit(e);
   reporter.debug('n1: exec [facts:demo]');
   await reporter.close();
