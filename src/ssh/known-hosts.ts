@@ -39,24 +39,17 @@ export function parseKnownHosts(text: string, file: string): KnownHostEntry[] {
 const parsedFiles = new Map<string, { readonly mtimeMs: number; readonly size: number; readonly entries: KnownHostEntry[] }>();
 
 export function readKnownHostsFile(file: string): KnownHostEntry[] {
-  let stat;
   try {
-    stat = statSync(file);
+    const stat = statSync(file);
+    const known = parsedFiles.get(file);
+    if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries;
+    const entries = parseKnownHosts(readFileSync(file, 'utf8'), file);
+    parsedFiles.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, entries });
+    return entries;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const known = parsedFiles.get(file);
-  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries;
-  let entries: KnownHostEntry[];
-  try {
-    entries = parseKnownHosts(readFileSync(file, 'utf8'), file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  parsedFiles.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, entries });
-  return entries;
 }
 
 /** How OpenSSH names a host in known_hosts: "host" on port 22, "[host]:port" otherwise. */
