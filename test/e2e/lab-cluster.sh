@@ -16,7 +16,9 @@ node bin/kcluster.js lab up --name "$LAB" --privileged --bundle "$BUNDLE"
 INVENTORY=$HOME/.kcluster/labs/$LAB/inventory.yaml
 node bin/kcluster.js apply -i "$INVENTORY"
 node bin/kcluster.js kubeconfig -i "$INVENTORY" -o "$HOME/.kcluster/labs/$LAB/admin.conf"
-KUBECTL=$(node -e 'const l=require(process.argv[1]+"/kcluster-bundle.json"); const k=l.artifacts.find(a=>a.name==="kubectl"&&a.version===l.artifacts.find(b=>b.name==="kubelet").version); console.log(process.argv[1]+"/"+k.path)' "$BUNDLE")
+# The bundle also carries the previous minor release (for upgrades): take the cluster's own kubectl.
+VERSION=$(node bin/kcluster.js config -i "$INVENTORY" -o json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).cluster.kubernetesVersion)')
+KUBECTL=$(node -e 'const l=require(process.argv[1]+"/kcluster-bundle.json"); const k=l.artifacts.find(a=>a.name==="kubectl"&&a.version===process.argv[2]); console.log(process.argv[1]+"/"+k.path)' "$BUNDLE" "$VERSION")
 for i in $(seq 1 60); do
   "$KUBECTL" --kubeconfig "$HOME/.kcluster/labs/$LAB/admin.conf" get nodes 2>/dev/null | grep -q ' NotReady ' || break
   sleep 2
