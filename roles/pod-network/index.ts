@@ -1,8 +1,9 @@
 // The pod-network role, on every node once the API server answers: waits until the
 // controller-manager has given the node its pod CIDR, then writes the CNI configuration for
 // it: a bridge with host-local addresses from that CIDR, which flannel's vxlan routes connect
-// across nodes (what flannel's own CNI plugin would delegate to). Nothing when cluster.cni is
-// none: bring your own CNI. See README.md beside this file.
+// across nodes (what flannel's own CNI plugin would delegate to); then checks that the bridge
+// and the pods are inside that CIDR, and moves them when the CIDR changed (renumber.ts).
+// Nothing when cluster.cni is none: bring your own CNI. See README.md beside this file.
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { noChange } from '../../src/engine/change.js';
@@ -12,6 +13,7 @@ import { sh } from '../../src/ssh/quote.js';
 import { factDerivedFile } from '../../src/tasks/fact-derived-file.js';
 import { createTemplateRenderer } from '../../src/templates/render.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { podsInPodCidr } from './renumber.js';
 
 const templateDir = join(packageRoot(), 'roles', 'pod-network', 'templates');
 const WAIT_MS = 180_000;
@@ -36,7 +38,8 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
   };
 }
 
-export function podNetworkRole(inputs: ClusterInputs): Role {
+/** Needs only the inventory: `etcd snapshot restore` runs it too, once the restored Nodes are back. */
+export function podNetworkRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
   const renderer = createTemplateRenderer();
   const conflist = renderer.compile(join(templateDir, '10-flannel.conflist.hbs'));
   if (inputs.inventory.cluster.cni === 'none') return { name: 'pod-network', tasks: [] };
@@ -55,6 +58,7 @@ export function podNetworkRole(inputs: ClusterInputs): Role {
           return conflist({ podCidr: facts.cidr.cidr, mtu: VXLAN_MTU });
         },
       }),
+      podsInPodCidr(inputs.inventory.cluster.podCIDR),
     ],
   };
 }

@@ -2,7 +2,8 @@
 // control plane, checked there, copied to the controller and checked again by sha256.
 // `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes]`: the cluster's state replaced by
 // the snapshot's on every control plane at once (see src/cluster/etcd-restore.ts); then the
-// API is waited for.
+// API is waited for, and every node's pod network is brought in line with its restored Node
+// (playbooks/pod-network.ts).
 import { existsSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -14,6 +15,8 @@ import { restoreEtcdSnapshot } from '../../cluster/etcd-restore.js';
 import { saveEtcdSnapshot, snapshotName, type SavedSnapshot } from '../../cluster/etcd-snapshot.js';
 import { nodeAddress } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
+import { runPlaybookCommand } from '../run-playbook-command.js';
+import { podNetworkPlaybook } from '../../../playbooks/pod-network.js';
 
 async function saveFromFirstReachable(session: ClusterSession, log: (line: string) => void): Promise<SavedSnapshot> {
   const problems: string[] = [];
@@ -89,6 +92,11 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
         const report = await restoreEtcdSnapshot(members, snapshotFile, log);
         await waitForApi(session, 300_000, cli.signal);
         log(`restored revision ${report.revision} (${report.keys} keys); the API answers again after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        log("every node's pod network follows the pod CIDR of its restored Node:");
+        const network = await runPlaybookCommand(cli, podNetworkPlaybook(session.inventory), { inventory: options.inventory });
+        if (!network || network.exitCode !== 0) {
+          throw new Error(`the snapshot is restored, but the pod network of some nodes is not in line with it (see above): run kcluster apply -i ${options.inventory} once they are reachable`);
+        }
       });
     });
 }
