@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient } from '../kube/api-client.js';
+import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
 
 export interface RunningCluster {
@@ -59,11 +60,11 @@ export async function readRunningCluster(stateDir: string, topology: Pick<Topolo
     return undefined;
   }
   const { api, version } = answered;
-  const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes').catch(() => ({ items: [] }));
+  const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes').catch(() => ({ items: [] }));
   const etcd = await api.get<PodList>('/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd').catch(() => ({ items: [] }));
   return {
     gitVersion: version.gitVersion,
-    kubelets: new Map(nodes.items.map((n) => [n.metadata.name, n.status.nodeInfo.kubeletVersion])),
+    kubelets: new Map(kubeletVersionsOf(nodes)),
     etcdMembers: etcdMembersOf(etcd),
   };
 }

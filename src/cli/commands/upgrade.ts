@@ -11,6 +11,7 @@ import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import { adminApi } from '../../cluster/admin-api.js';
 import { InputError } from '../../engine/input-error.js';
 import { nodesCordonedByKcluster } from '../../kube/drain.js';
+import { kubeletVersionsOf, type NodeListWithVersions } from '../../kube/kubelet-versions.js';
 import { compareVersions, skewProblem, type ClusterVersions } from '../../kube/version-skew.js';
 import type { ApiClient } from '../../kube/api-client.js';
 import { upgradePlaybook } from '../../../playbooks/upgrade.js';
@@ -31,8 +32,8 @@ function parseMaxUnavailable(value: string): number | `${number}%` {
 export async function currentVersions(api: ApiClient, server: string): Promise<ClusterVersions> {
   try {
     const version = await api.get<{ gitVersion: string }>('/version');
-    const nodes = await api.get<{ items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string } } }[] }>('/api/v1/nodes');
-    return { apiServer: version.gitVersion, kubelets: Object.fromEntries(nodes.items.map((n) => [n.metadata.name, n.status.nodeInfo.kubeletVersion])) };
+    const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes');
+    return { apiServer: version.gitVersion, kubelets: Object.fromEntries(kubeletVersionsOf(nodes)) };
   } catch (error) {
     throw new InputError(`cannot read the cluster's versions through ${server}: ${(error as Error).message} (upgrade needs a running cluster: use kcluster apply to install one)`);
   }
