@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kce2e';
@@ -117,7 +117,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     timings['secondApplySeconds'] = (Date.now() - started) / 1000;
     expect(again.code, again.stderr).toBe(0);
     const recap = recapOf(again.stdout);
-    expect(recap.map((h) => [h.host, h.changed, h.failed])).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
+    expect(recap.map((h) => [h.host, h.changed, h.failed]), changesIn(again.stdout)).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
     for (const h of recap) timings[`roundTrips:${h.host}`] = h.roundTrips;
   });
 

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceday';
@@ -45,6 +45,39 @@ iptables-save | grep -cE 'KUBE-|FLANNEL' | grep -vx 0 | sed 's/^/iptables rules 
 grep -cE ' /var/lib/kubelet/| /run/containerd/' /proc/mounts | grep -vx 0 | sed 's/^/mounts /'
 true`,
   );
+}
+
+const podCidrOf = async (node: string): Promise<string> => (await kubectl('get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}')).trim();
+
+/**
+ * Every pod of the pod network has an address from its node's CIDR, and a new pod on the worker
+ * starts (a bridge left with another CIDR's gateway refuses it) with an address from there.
+ * The node CIDRs are /24s: an address is inside when its first three numbers match.
+ */
+async function expectPodNetworkInLine(when: string): Promise<void> {
+  const inside = (ip: string, cidr: string) => ip.split('.').slice(0, 3).join('.') === cidr.split('.').slice(0, 3).join('.');
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; spec: { podCIDR?: string } }[] };
+  const cidrs = new Map(nodes.items.map((n) => [n.metadata.name, n.spec.podCIDR ?? '']));
+  const probe = `apiVersion: v1
+kind: Pod
+metadata: { name: cidr-probe }
+spec:
+  nodeName: ${worker}
+  terminationGracePeriodSeconds: 0
+  containers: [{ name: p, image: ${bundleEntries().find((a) => a.name === 'pause')!.reference}, imagePullPolicy: Never }]
+`;
+  writeFileSync(join(work, 'cidr-probe.yaml'), probe);
+  await kubectl('apply', '-f', join(work, 'cidr-probe.yaml'));
+  await kubectl('wait', '--for=condition=Ready', 'pod/cidr-probe', '--timeout=120s').catch(async (error: Error) => {
+    throw new Error(`${when}: a new pod on ${worker} does not start: ${error.message}\n${await kubectl('describe', 'pod', 'cidr-probe').catch(() => '')}`);
+  });
+  const pods = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as { items: { metadata: { namespace: string; name: string }; spec: { nodeName?: string; hostNetwork?: boolean }; status: { podIP?: string; phase: string } }[] };
+  const outside = pods.items
+    .filter((p) => !p.spec.hostNetwork && p.status.phase === 'Running' && p.status.podIP && p.spec.nodeName)
+    .filter((p) => !inside(p.status.podIP!, cidrs.get(p.spec.nodeName!) ?? ''))
+    .map((p) => `${p.metadata.namespace}/${p.metadata.name} on ${p.spec.nodeName} has ${p.status.podIP}, its node ${cidrs.get(p.spec.nodeName!)}`);
+  expect(outside, when).toEqual([]);
+  await kubectl('delete', 'pod', 'cidr-probe', '--wait=true');
 }
 
 beforeAll(async () => {
@@ -142,11 +175,11 @@ spec:
     expect(await leftovers(added)).toBe('');
     const again = await kcluster(['reset', '-i', inventory, '--limit', added, '--check', '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0]);
+    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0]);
     writeInventoryWith([cp, worker]);
   });
 
-  it('resets every host, and a fresh control plane restores the snapshot', async () => {
+  it('resets every host, and a fresh control plane restores the snapshot, with the pod network in line with the restored Nodes', async () => {
     await kubectl('create', 'configmap', 'after-snapshot', '--from-literal=k=v');
     const noTerminal = await kcluster(['reset', '-i', inventory]);
     expect(noTerminal.code).toBe(2);
@@ -162,6 +195,23 @@ spec:
     await allReady([cp, worker]);
     await expect(kubectl('get', 'configmap', 'before-snapshot')).rejects.toThrow(/NotFound/);
 
+    // The worker's Node registered again gets another pod CIDR (a placeholder Node takes the
+    // free one first): apply moves the worker's bridge (made by a first pod there) into it.
+    await expectPodNetworkInLine('on the fresh cluster');
+    const freshCidr = await podCidrOf(worker);
+    await kubectl('delete', 'node', worker);
+    writeFileSync(join(work, 'placeholder.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: { name: placeholder }\n');
+    await kubectl('create', '-f', join(work, 'placeholder.yaml'));
+    await until('a pod CIDR for the placeholder', 60_000, async () => ((await podCidrOf('placeholder')) || undefined));
+    await ssh(worker, 'systemctl restart kubelet');
+    const movedCidr = await until(`${worker} registered again with a pod CIDR`, 120_000, async () => (await podCidrOf(worker).catch(() => '')) || undefined);
+    await kubectl('delete', 'node', 'placeholder');
+    expect(movedCidr).not.toBe(freshCidr);
+    const moved = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(moved.code, moved.stderr + moved.stdout.slice(-3000)).toBe(0);
+    expect(changesIn(moved.stdout)).toContain(`${worker} pod-network/bridge and pods inside the pod CIDR`);
+    await expectPodNetworkInLine(`after ${worker} moved from ${freshCidr} to ${movedCidr}`);
+
     const restore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--yes']);
     expect(restore.code, restore.stderr).toBe(0);
     console.log(`day2 restore: ${/the API answers again after [\d.]+ s/.exec(restore.stderr)?.[0]}`);
@@ -173,8 +223,9 @@ spec:
       const ready = await readyNodes();
       return ready.includes(cp) && ready.includes(worker) ? true : undefined;
     });
+    await expectPodNetworkInLine(`after the restore (${worker} back to ${await podCidrOf(worker)})`);
     const converged = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(converged.code, converged.stderr).toBe(0);
-    expect(recapOf(converged.stdout).map((h) => h.changed)).toEqual([0, 0]);
+    expect(recapOf(converged.stdout).map((h) => h.changed), changesIn(converged.stdout)).toEqual([0, 0]);
   });
 });

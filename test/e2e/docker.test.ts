@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kcedock';
@@ -60,7 +60,7 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0, 0]);
+    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0]);
 
     const reset = await kcluster(['reset', '-i', inventory, '--yes']);
     expect(reset.code, reset.stderr + reset.stdout.slice(-3000)).toBe(0);

@@ -63,6 +63,13 @@ export interface HostRecap { host: string; changed: number; failed: number; roun
 export const recapOf = (stdout: string): HostRecap[] =>
   (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: HostRecap[] } } | undefined)?.summary.hosts ?? [];
 
+/** "host role/task: summary" for every task or handler that changed: the message of a failed "changes nothing". */
+export const changesIn = (stdout: string): string =>
+  parseEvents(stdout)
+    .filter((e) => (e['type'] === 'task-result' || e['type'] === 'handler-result') && e['status'] === 'changed')
+    .map((e) => `${String(e['host'])} ${String(e['role'])}/${String(e['task'] ?? e['handler'])}: ${String(e['summary'] ?? '')}`)
+    .join('\n');
+
 /** A web pod answering `greeting` on one node, a Service in front, and a client pod on another. */
 export function webAndClientPods(image: string, webNode: string, clientNode: string, greeting: string): string {
   return `
