@@ -48,18 +48,24 @@ export async function readRunningCluster(stateDir: string, topology: Pick<Topolo
   const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
   if (!files.every((f) => existsSync(f))) return undefined;
   const [caCert, clientCert, clientKey] = files.map((f) => readFileSync(f, 'utf8')) as [string, string, string];
-  // Asked in parallel, so a fresh install (nothing answers) costs one timeout at most.
+  // Asked in parallel, so a fresh install (nothing answers) costs one timeout at most; once
+  // one answers, the others are dropped (a control plane that is down would otherwise keep
+  // its request, and the process, alive until the timeout).
+  const race = new AbortController();
   const asked = apiServersToAsk(topology).map(async (server) => {
-    const api = apiClient({ server, caCert, clientCert, clientKey }, timeoutMs);
-    return { api, version: await api.get<{ gitVersion: string }>('/version') };
+    const version = await apiClient({ server, caCert, clientCert, clientKey }, timeoutMs, race.signal).get<{ gitVersion: string }>('/version');
+    return { server, version };
   });
   let answered;
   try {
     answered = await Promise.any(asked);
   } catch {
     return undefined;
+  } finally {
+    race.abort();
   }
-  const { api, version } = answered;
+  const { server, version } = answered;
+  const api = apiClient({ server, caCert, clientCert, clientKey }, timeoutMs);
   const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes').catch(() => ({ items: [] }));
   const etcd = await api.get<PodList>('/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd').catch(() => ({ items: [] }));
   return {

@@ -1,7 +1,7 @@
 // The controller's API client against a real local HTTPS server (certificates from kcluster's
 // own signer): a connection reset is retried, an HTTP error is not, a refused port fails at once.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, ApiError } from '../../../src/kube/api-client.js';
 import { newRsaKeyPair } from '../../../src/pki/key-pair.js';
@@ -63,6 +63,25 @@ describe('API client', () => {
     expect((error as ApiError).status).toBe(404);
     expect((error as Error).message).toBe('GET /missing: HTTP 404: nodes "x" not found');
     expect(requests).toBe(1);
+  });
+
+  it('ends a request at once when its signal aborts (a probe that lost the race to a server that holds the connection)', async () => {
+    let accepted = 0;
+    let closed = 0;
+    const silent = createTcpServer((socket: Socket) => {
+      accepted++; // reads, never answers
+      socket.resume().on('close', () => closed++);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const stop = new AbortController();
+    const started = Date.now();
+    const pending = apiClient({ server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key }, 15_000, stop.signal).get('/version');
+    setTimeout(() => stop.abort(), 200);
+    await expect(pending).rejects.toThrow(/abort/i);
+    expect(Date.now() - started).toBeLessThan(2000);
+    for (let i = 0; i < 40 && closed === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect([accepted, closed]).toEqual([1, 1]);
+    silent.close();
   });
 
   it('fails at once on a refused connection (no API server: callers probe for that)', async () => {
