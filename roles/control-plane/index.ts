@@ -13,8 +13,9 @@ import { nodeAddress } from '../../src/cluster/topology.js';
 import { noChange } from '../../src/engine/change.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
 import type { Fact } from '../../src/engine/fact.js';
+import { readFacts } from '../../src/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/facts/api-ready.js';
-import { lagging, parseStaticPods, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
+import { lagging, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
 import type { CertAndKey } from '../../src/pki/cluster-pki.js';
 import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
 import { sh } from '../../src/ssh/quote.js';
@@ -106,9 +107,13 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
       let waiting: string[] = [];
       while (Date.now() < deadline) {
         if (ctx.signal.aborted) throw new Error('interrupted while waiting for the control plane');
-        const probe = await ctx.connection.exec(apiReady.script, { become: true, label: 'probe /readyz' });
-        const current = staticPodsCurrent ? parseStaticPods((await ctx.connection.exec(pods.script, { become: true, label: 'static pods', timeoutMs: 30_000 })).stdout) : undefined;
-        waiting = pending(apiReady.parse(probe.stdout, probe.code), current);
+        if (staticPodsCurrent) {
+          const [api, current] = await readFacts(ctx.connection, [apiReady, pods] as const, { label: 'probe /readyz and the static pods', timeoutMs: 30_000 });
+          waiting = pending(api, current);
+        } else {
+          const [api] = await readFacts(ctx.connection, [apiReady] as const, { label: 'probe /readyz' });
+          waiting = pending(api, undefined);
+        }
         if (waiting.length === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 2000));
       }
