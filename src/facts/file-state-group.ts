@@ -1,28 +1,41 @@
 // Reading many files' state in one go: per file, the single-file fact spends two processes
-// (stat, then base64 or sha256sum); for a batch of N files this script spends about six in
-// all: one `stat` for every path, one `find ... -exec cat {} +` piped into one `base64` for
-// the small regular files' contents (cut apart on the controller by their stat sizes), and
-// one `find ... -exec sha256sum {} +` for the large ones. Each file then gets exactly the
-// text the single-file script would have printed, so one parser serves both.
+// (stat, then base64 or sha256sum); for a batch of N files this script spends three: one
+// `stat` for every path, one `cat` of the small regular files piped into one `base64` (cut
+// apart on the controller by their stat sizes), and a `sha256sum` only when a large one is
+// there. Which files are small is read from the stat output by the shell itself (builtins,
+// no process). Each file then gets exactly the text the single-file script would have
+// printed, so one parser serves both.
 import type { FactGroup } from '../engine/fact.js';
-import { sh } from '../ssh/quote.js';
+import { sh, type ShellCommand } from '../ssh/quote.js';
 
 /** Paths the group can carry: absolute, no newline (the script's lists are line-based). */
 export const groupablePath = (path: string): boolean => path.startsWith('/') && !path.includes('\n');
 
+/** Sets "$@" to the regular files of the stat output in $s whose size passes `test` (e.g. -le 100). */
+const regularFilesWhere = (test: ShellCommand) => sh`set --
+while IFS='|' read -r kc_kind kc_mode kc_owner kc_group kc_size kc_name; do
+  case $kc_kind in 'regular file'|'regular empty file') if [ "$kc_size" ${test} ]; then set -- "$@" "$kc_name"; fi ;; esac
+done <<kc_stat_end
+$s
+kc_stat_end`;
+
 function script(max: number) {
   // max < 0: no content wanted, every regular file is summed.
-  const large = max < 0 ? sh`` : sh`-size ${`+${max}c`}`;
+  const small = max < 0 ? sh`-lt 0` : sh`-le ${max}`;
+  const large = max < 0 ? sh`-ge 0` : sh`-gt ${max}`;
   return (paths: readonly string[]) => sh`for f in ${paths}; do if [ -e "$f" ] || [ -L "$f" ]; then echo present; else echo absent; fi; done
+s=$(stat -c '%F|%a|%U|%G|%s|%n' -- ${paths} 2>/dev/null)
 echo @@stat
-stat -c '%F|%a|%U|%G|%s|%n' -- ${paths} 2>/dev/null
+if [ -n "$s" ]; then printf '%s\n' "$s"; fi
+${regularFilesWhere(small)}
 echo @@small
-find ${paths} -maxdepth 0 -type f -size ${`-${max + 1}c`} -print 2>/dev/null
+if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
 echo @@content
-find ${paths} -maxdepth 0 -type f -size ${`-${max + 1}c`} -exec cat {} + 2>/dev/null | base64 -w0
+if [ $# -gt 0 ]; then cat -- "$@" 2>/dev/null | base64 -w0; fi
 echo
+${regularFilesWhere(large)}
 echo @@sums
-find ${paths} -maxdepth 0 -type f ${large} -exec sha256sum {} + 2>/dev/null
+if [ $# -gt 0 ]; then sha256sum -- "$@" 2>/dev/null; fi
 true`;
 }
 
@@ -70,8 +83,9 @@ export function splitFileStates(stdout: string, exitCode: number, paths: readonl
   if (offset !== content.length) throw new Error(`file contents: ${content.length} bytes read, ${offset} expected from the stat sizes (a file changed during the read: run again)`);
   const sums = new Map<string, string>();
   for (const line of lines(s.get('sums'))) {
-    const m = /^\\?([0-9a-f]{64}) [ *](.*)$/.exec(line);
-    if (m) sums.set(m[2]!, m[1]!);
+    // sha256sum starts the line with a backslash when it escaped the name (\\ \n \r).
+    const m = /^(\\?)([0-9a-f]{64}) [ *](.*)$/.exec(line);
+    if (m) sums.set(m[1] ? m[3]!.replace(/\\([\\nr])/g, (_, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : '\\')) : m[3]!, m[2]!);
   }
   return paths.map((path, i) => {
     if (present[i] === 'absent') return { stdout: 'absent\n', exitCode: 0 };

@@ -43,9 +43,10 @@ describe('file facts read as a group', () => {
   writeFileSync(join(dir, 'large'), 'x'.repeat(300 * 1024));
   writeFileSync(join(dir, 'odd | name with spaces'), 'odd\n');
   writeFileSync(join(dir, 'after-odd'), 'z\n');
+  writeFileSync(join(dir, ' $HOME \\t `x` *'), 'shell syntax in the name\n');
   mkdirSync(join(dir, 'a-directory'));
   symlinkSync(join(dir, 'small.conf'), join(dir, 'a-link'));
-  const paths = ['small.conf', 'missing', 'empty', 'binary', 'large', 'odd | name with spaces', 'a-directory', 'a-link', 'after-odd', 'missing/deeper'].map((n) => join(dir, n));
+  const paths = ['small.conf', 'missing', 'empty', 'binary', 'large', 'odd | name with spaces', 'a-directory', 'a-link', 'after-odd', ' $HOME \\t `x` *', 'missing/deeper'].map((n) => join(dir, n));
 
   it('gives every file, with content asked, the state its own read gives', () => {
     const facts = paths.map((p) => fileState(p, { content: true }));
