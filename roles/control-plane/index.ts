@@ -99,7 +99,7 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
       const waiting = pending(facts.api, facts.pods);
       return waiting.length === 0
         ? noChange(`the API server answers /readyz${staticPodsCurrent ? '; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready' : ''}`)
-        : { kind: 'run', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
+        : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
     },
     apply: async (_change, ctx) => {
       const pods = staticPods(ctx.host.name);

@@ -25,7 +25,7 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
     name: 'pod CIDR assigned',
     tags: ['pod-network'],
     facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
-    plan: (facts) => (facts.cidr.assigned ? noChange(`pod CIDR ${facts.cidr.cidr}`) : { kind: 'run', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null }),
+    plan: (facts) => (facts.cidr.assigned ? noChange(`pod CIDR ${facts.cidr.cidr}`) : { kind: 'wait', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null }),
     apply: async (_change, ctx) => {
       const deadline = Date.now() + WAIT_MS;
       while (Date.now() < deadline && !ctx.signal.aborted) {

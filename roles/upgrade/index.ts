@@ -72,7 +72,7 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
     plan: (facts) =>
       facts.node.known && facts.node.ready && facts.node.kubeletVersion === target
         ? noChange(`Ready, kubelet ${target}`)
-        : { kind: 'run', summary: `wait until the node is Ready with kubelet ${target} (now: ${facts.node.known ? `${facts.node.ready ? 'Ready' : 'NotReady'}, ${facts.node.kubeletVersion}` : facts.node.detail})`, payload: null },
+        : { kind: 'wait', summary: `wait until the node is Ready with kubelet ${target} (now: ${facts.node.known ? `${facts.node.ready ? 'Ready' : 'NotReady'}, ${facts.node.kubeletVersion}` : facts.node.detail})`, payload: null },
     apply: async (_change, ctx) => {
       const deadline = Date.now() + READY_TIMEOUT_MS;
       while (Date.now() < deadline && !ctx.signal.aborted) {

@@ -1,7 +1,12 @@
 // What a task's plan returns: data, never an action. `--check --diff` prints exactly this,
 // and tests assert exactly this.
 
-export type ChangeKind = 'create' | 'update' | 'delete' | 'run';
+/**
+ * `wait`: the host gets there by itself (an API server becoming ready, a pod CIDR assigned):
+ * apply only waits, and the result is "ok", not a change (a rerun right after an install may
+ * wait a little and still have changed nothing; --check does not count it as pending).
+ */
+export type ChangeKind = 'create' | 'update' | 'delete' | 'run' | 'wait';
 
 export interface NoChange {
   readonly kind: 'none';

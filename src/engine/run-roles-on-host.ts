@@ -72,8 +72,10 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
   const change: Change = task.plan(factValues(run.facts, factMap), ctx);
   if (change.kind === 'none') return { status: 'ok', reason: change.reason };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
+  const waits = change.kind === 'wait';
   const outcome: Outcome = { status: 'changed', summary: change.summary, ...(run.diff && change.diff !== undefined ? { diff: change.diff } : {}) };
-  if (run.check) return outcome;
+  if (run.check) return waits ? { status: 'ok', reason: `would ${change.summary}` } : outcome;
+  const started = Date.now();
   try {
     await task.apply(change, applyCtx);
   } finally {
@@ -87,7 +89,7 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
     const after = task.plan(factValues(run.facts, factMap), ctx);
     if (isPending(after)) throw new Error(`did not converge: ${after.summary} (still planned after apply)`);
   }
-  return outcome;
+  return waits ? { status: 'ok', reason: `${change.summary}: done after ${((Date.now() - started) / 1000).toFixed(1)} s` } : outcome;
 }
 
 async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {
