@@ -51,8 +51,8 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   const group = options.group ?? 'root';
   const label = options.path.replace(/^\/+/, '');
   const payload = { content: desired };
-  const desiredText = textForDiff(desired);
   if (!current.exists) {
+    const desiredText = textForDiff(desired);
     const diff = desiredText !== undefined ? createTwoFilesPatch('/dev/null', `b/${label}`, '', desiredText) : undefined;
     return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group})`, ...(diff ? { diff } : {}), payload };
   }
@@ -67,6 +67,8 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (!contentDiffers) {
     return { kind: 'update', summary: `update ${options.path} (${attributes.join(', ')}; content unchanged)`, payload };
   }
+  // Decoded for the diff only: a converged file costs one sha256, not a UTF-8 round trip.
+  const desiredText = current.content !== undefined ? textForDiff(desired) : undefined;
   const diff =
     current.content !== undefined && desiredText !== undefined
       ? createTwoFilesPatch(`a/${label}`, `b/${label}`, current.content, desiredText)
