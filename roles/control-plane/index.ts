@@ -107,13 +107,8 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
       let waiting: string[] = [];
       while (Date.now() < deadline) {
         if (ctx.signal.aborted) throw new Error('interrupted while waiting for the control plane');
-        if (staticPodsCurrent) {
-          const [api, current] = await readFacts(ctx.connection, [apiReady, pods] as const, { label: 'probe /readyz and the static pods', timeoutMs: 30_000 });
-          waiting = pending(api, current);
-        } else {
-          const [api] = await readFacts(ctx.connection, [apiReady] as const, { label: 'probe /readyz' });
-          waiting = pending(api, undefined);
-        }
+        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+        waiting = pending(api, current);
         if (waiting.length === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 2000));
       }

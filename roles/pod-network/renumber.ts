@@ -12,6 +12,7 @@
 // the config and the move still converges on the next one.
 import { noChange, skip } from '../../src/engine/change.js';
 import type { Fact } from '../../src/engine/fact.js';
+import { readFacts } from '../../src/engine/read-facts.js';
 import type { Task } from '../../src/engine/types.js';
 import { nodePodCidr } from '../../src/facts/node-pod-cidr.js';
 import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/inventory/cidr.js';
@@ -53,7 +54,7 @@ export interface RenumberActions {
 const template = `{{range .}}{{.status.id}}${SEP}{{.status.metadata.namespace}}/{{.status.metadata.name}}${SEP}{{.status.network.ip}}${SEP}{{.status.linux.namespaces.options.network}}\n{{end}}`;
 
 /** One read of the bridge, flannel's lease and the ready sandboxes with their addresses. */
-export const podNetworkStateScript = sh`ip -4 -o addr show dev ${BRIDGE} 2>/dev/null | awk '{print "bridge", $4}'
+const podNetworkStateScript = sh`ip -4 -o addr show dev ${BRIDGE} 2>/dev/null | awk '{print "bridge", $4}'
 sed -n 's/^FLANNEL_SUBNET=/flannel /p' ${FLANNEL_SUBNET_FILE} 2>/dev/null
 if ! command -v crictl >/dev/null; then echo "runtime-error crictl is not installed"
 elif ! ids=$(crictl pods -q --state ready 2>&1); then echo "runtime-error $(printf '%s' "$ids" | tail -n 1)"
@@ -146,8 +147,8 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
     apply: async (change, ctx) => {
       const deadline = Date.now() + ROUNDS_WITHIN_MS;
       for (;;) {
-        const read = await execChecked(ctx.connection, podNetworkStateScript, { become: true, label: 'read the pod network state' });
-        const actions = renumberActions(parsePodNetworkState(read.stdout), change.payload.nodeCidr, clusterPodCidr);
+        const [state] = await readFacts(ctx.connection, [podNetworkState()] as const, { label: 'read the pod network state' });
+        const actions = renumberActions(state, change.payload.nodeCidr, clusterPodCidr);
         if (!actions.deleteBridge && actions.removeSandboxes.length === 0) return;
         if (Date.now() > deadline) throw new Error(`still not inside ${change.payload.nodeCidr.text} after ${ROUNDS_WITHIN_MS / 1000} s (${describe(actions)}): look at journalctl -u kubelet and crictl pods`);
         ctx.log(describe(actions));
