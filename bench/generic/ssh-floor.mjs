@@ -1,5 +1,6 @@
 // The physical floor: ssh2 connects to every host of an inventory in parallel and runs `true`.
-// Same key exchange as kcluster (ssh2 defaults). Prints one JSON line with the wall time.
+// Same key exchange as kcluster (ssh2 defaults) and, like kcluster, Nagle's algorithm off
+// (TCP_NODELAY). Prints one JSON line with the wall time.
 import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 import { parse } from 'yaml';
@@ -21,6 +22,7 @@ await Promise.all(
           )
           .on('error', reject)
           .connect({ host: h.address, port: 22, username: 'root', privateKey: key });
+        client.setNoDelay(true);
       }),
   ),
 );

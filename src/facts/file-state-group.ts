@@ -3,7 +3,7 @@
 // `stat` for every path, one `cat` of the small regular files piped into one `base64` (cut
 // apart on the controller by their stat sizes), and a `sha256sum` only when a large one is
 // there. Which files are small is read from the stat output by the shell itself (builtins,
-// no process). Each file then gets exactly the text the single-file script would have
+// no process, no byte-by-byte read). Each file then gets exactly the text the single-file script would have
 // printed, so one parser serves both.
 import type { FactGroup } from '../engine/fact.js';
 import { sh, type ShellCommand } from '../ssh/quote.js';
@@ -11,13 +11,21 @@ import { sh, type ShellCommand } from '../ssh/quote.js';
 /** Paths the group can carry: absolute, no newline (the script's lists are line-based). */
 export const groupablePath = (path: string): boolean => path.startsWith('/') && !path.includes('\n');
 
-/** Sets "$@" to the regular files of the stat output in $s whose size passes `test` (e.g. -le 100). */
+/**
+ * Sets "$@" to the regular files of the stat output in $s whose size passes `test` (e.g.
+ * -le 100). The lines are split by the shell's own word splitting and parameter expansion, not
+ * `while read` from a here-document: bash reads a pipe one byte per system call, which cost
+ * about 2 ms per pass for twenty files on a lab host.
+ */
 const regularFilesWhere = (test: ShellCommand) => sh`set --
-while IFS='|' read -r kc_kind kc_mode kc_owner kc_group kc_size kc_name; do
+set -f; IFS='
+'
+for kc_line in $s; do
+  kc_kind=\${kc_line%%|*}; kc_rest=\${kc_line#*|}; kc_rest=\${kc_rest#*|}; kc_rest=\${kc_rest#*|}; kc_rest=\${kc_rest#*|}
+  kc_size=\${kc_rest%%|*}; kc_name=\${kc_rest#*|}
   case $kc_kind in 'regular file'|'regular empty file') if [ "$kc_size" ${test} ]; then set -- "$@" "$kc_name"; fi ;; esac
-done <<kc_stat_end
-$s
-kc_stat_end`;
+done
+unset IFS; set +f`;
 
 function script(max: number) {
   // max < 0: no content wanted, every regular file is summed.

@@ -13,6 +13,8 @@ export function sysctlPath(key: string): string {
   return `/proc/sys/${key.replace(/\./g, '/')}`;
 }
 
+// Not the shell's own `read`: dash reads one byte per call, and /proc/sys answers a read at a
+// non-zero offset of a number vector with end of file (net.ipv4.ip_local_port_range read "3").
 const readAll = (paths: readonly string[]) => sh`for p in ${paths}; do if [ -r "$p" ]; then echo "present $p"; else echo "absent $p"; fi; done
 echo @@values
 grep -H '' -- ${paths} 2>/dev/null; true`;

@@ -14,9 +14,9 @@ import { sysctlValue } from '../../../src/facts/sysctl-value.js';
 import { packageState, splitPackageStates } from '../../../src/facts/package-state.js';
 import { rhelAdapter } from '../../../src/os/rhel.js';
 
-const shell = (text: string): { stdout: string; exitCode: number } => {
+const shell = (text: string, program = 'sh'): { stdout: string; exitCode: number } => {
   try {
-    return { stdout: execFileSync('sh', ['-c', text], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }), exitCode: 0 };
+    return { stdout: execFileSync(program, ['-c', text], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }), exitCode: 0 };
   } catch (error) {
     const e = error as { stdout: string; status: number };
     return { stdout: e.stdout, exitCode: e.status };
@@ -27,11 +27,11 @@ function readAlone<T>(fact: Fact<T>): T {
   const r = shell(fact.script.text);
   return fact.parse(r.stdout, r.exitCode);
 }
-function readGrouped<T>(facts: Fact<T>[]): T[] {
+function readGrouped<T>(facts: Fact<T>[], program = 'sh'): T[] {
   const group = facts[0]!.group!;
   expect(new Set(facts.map((f) => f.group!.id)).size).toBe(1);
   const items = facts.map((f) => f.group!.item);
-  const r = shell(group.script(items).text);
+  const r = shell(group.script(items).text, program);
   return group.split(r.stdout, r.exitCode, items).map((s, i) => facts[i]!.parse(s.stdout, s.exitCode));
 }
 
@@ -58,6 +58,11 @@ describe('file facts read as a group', () => {
     expect(grouped[4]).not.toHaveProperty('content');
   });
 
+  it('reads the same under bash (the usual login shell, which runs the script on a host)', () => {
+    const facts = paths.map((p) => fileState(p, { content: true }));
+    expect(readGrouped(facts, 'bash')).toEqual(facts.map(readAlone));
+  });
+
   it('does the same for metadata-only reads (every regular file summed on the host)', () => {
     const facts = paths.map((p) => fileState(p, { content: false }));
     expect(readGrouped(facts)).toEqual(facts.map(readAlone));
@@ -79,6 +84,7 @@ describe('sysctl facts read as a group', () => {
     expect(grouped).toEqual(facts.map(readAlone));
     expect(grouped[3]).toEqual({ present: false });
     expect(grouped[2]!.value).toMatch(/^\d+ \d+$/);
+    expect(readGrouped(facts, 'bash')).toEqual(grouped);
   });
 });
 
