@@ -49,6 +49,10 @@ interface RunState {
   readonly recaps: Map<string, HostRecap>;
   readonly caches: Map<string, FactCache>;
   readonly connections: Map<string, Promise<Connection>>;
+  /** Per host, the index of the last play it takes part in: its connection closes after it. */
+  readonly lastPlay: Map<string, number>;
+  /** Connections being closed early (the run waits for them before it ends). */
+  readonly closing: Promise<void>[];
   /** Hosts that failed or became unreachable: they take no part in later plays. */
   readonly dropped: Set<string>;
   readonly shared: Map<string, unknown>;
@@ -137,8 +141,15 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
   return outcome;
 }
 
+/** Closes the host's connection now (its server's session teardown overlaps the other hosts' work). */
+function closeEarly(run: RunState, name: string): void {
+  const pending = run.connections.get(name);
+  if (!pending) return;
+  run.closing.push(pending.then((c) => c.close()).catch(() => undefined));
+}
+
 /** One play: its hosts in batches; returns why the run must not go on, if it must not. */
-async function runPlay(run: RunState, play: Play, hosts: readonly string[]): Promise<string | undefined> {
+async function runPlay(run: RunState, play: Play, index: number, hosts: readonly string[]): Promise<string | undefined> {
   const active = hosts.filter((h) => !run.dropped.has(h));
   run.emit({ type: 'play-start', play: play.name, hosts: active });
   const stop = new PlayStop();
@@ -148,7 +159,9 @@ async function runPlay(run: RunState, play: Play, hosts: readonly string[]): Pro
     await Promise.all(
       batch.map((name) =>
         run.semaphore.run(async () => {
-          if ((await runHost(run, play, name, stop)) !== 'dropped') return;
+          const outcome = await runHost(run, play, name, stop);
+          if (outcome === 'dropped' || run.lastPlay.get(name) === index) closeEarly(run, name);
+          if (outcome !== 'dropped') return;
           failedInBatch += 1;
           // Checked as each host fails, so the others stop before their next task.
           if (play.anyErrorsFatal) stop.request(`play "${play.name}" has anyErrorsFatal and ${name} failed`);
@@ -177,6 +190,8 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
     recaps: new Map(involved.map((name) => [name, emptyRecap(name)])),
     caches: new Map(involved.map((name) => [name, new FactCache()])),
     connections: new Map(),
+    lastPlay: new Map(plays.flatMap(({ hosts }, index) => hosts.map((h) => [h, index] as const))),
+    closing: [],
     dropped: new Set(),
     shared: options.shared ?? new Map<string, unknown>(),
     semaphore: new Semaphore(Math.max(1, options.concurrency)),
@@ -188,11 +203,12 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
 
   run.emit({ type: 'run-start', playbook: playbook.name, hosts: involved, check: options.check, ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}) });
   try {
-    for (const { play, hosts } of plays) {
+    for (const [index, { play, hosts }] of plays.entries()) {
       if (options.signal.aborted) break;
-      if (await runPlay(run, play, hosts)) break;
+      if (await runPlay(run, play, index, hosts)) break;
     }
   } finally {
+    await Promise.all(run.closing);
     await Promise.all(
       [...run.connections.values()].map(async (pending) => {
         const connection = await pending.catch(() => undefined);

@@ -32,6 +32,27 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     expect(gathered.map((e) => [e.host, e.keys.length, e.roundTrips]).sort()).toEqual(hosts.map((h) => [h, 3, 1]));
   });
 
+  it('closes a host\'s connection once its last play is done, while the others still work', async () => {
+    const f = (n: string) => (h: string) => join(hostDir('early-close', h), n);
+    const quick: Role = { name: 'quick', tasks: [fileTask('a', f('a'), 'A')] };
+    const slow: Role = { name: 'slow', tasks: [runTask('wait', () => sleep(150)), fileTask('b', f('b'), 'B')] };
+    const plays: Play[] = [
+      { name: 'both', hosts: 'all', roles: [quick] },
+      { name: 'second only', hosts: 'h2', roles: [slow] },
+    ];
+    const h = harness(inventory(['h1', 'h2']), plays);
+    const summary = await runPlaybook(h.options);
+    expect(summary.exitCode).toBe(0);
+    const [h1, h2] = [h.connections.get('h1')!, h.connections.get('h2')!];
+    // h1 is done after the first play: closed before h2 ran anything of the second one ...
+    const h2Second = h2.commands.filter((c) => c.label.endsWith(':slow') || c.label === 'apply:b');
+    expect(h2Second.length).toBeGreaterThan(0);
+    expect(h1.closedSeq).toBeLessThan(Math.min(...h2Second.map((c) => c.seq)));
+    // ... and h2 kept its one connection through both plays, closed after its last command.
+    expect(h2.closedSeq).toBeGreaterThan(Math.max(...h2.commands.map((c) => c.seq)));
+    expect(summary.hosts.map((x) => x.unreachable)).toEqual([false, false]);
+  });
+
   it('re-gathers after a change only the facts it made stale (own keys and "prefix*")', async () => {
     const dir = hostDir('stale', 'h1');
     const written = join(dir, 'svc-a');

@@ -5,10 +5,16 @@ import { readFileSync } from 'node:fs';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from '../../../src/ssh/connection.js';
 import type { ShellCommand } from '../../../src/ssh/quote.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
+import { UnreachableError } from '../../../src/ssh/connection.js';
+
+/** One order for every connection's commands and closes, to compare when things happened. */
+let sequence = 0;
 
 export class LocalShellConnection implements Connection {
   readonly stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
-  readonly commands: { label: string; text: string; become: boolean }[] = [];
+  readonly commands: { label: string; text: string; become: boolean; seq: number }[] = [];
+  /** When close() was called (in the shared sequence); a later exec fails like a closed SSH session. */
+  closedSeq: number | undefined;
   /** Called before each exec; throw to simulate a broken host. */
   beforeExec: (label: string) => void = () => {};
   inFlight = 0;
@@ -16,8 +22,9 @@ export class LocalShellConnection implements Connection {
   constructor(readonly host: string) {}
 
   exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
+    if (this.closedSeq !== undefined) return Promise.reject(new UnreachableError(this.host, 'the SSH connection is closed'));
     this.stats.roundTrips += 1;
-    this.commands.push({ label: options.label ?? '', text: command.text, become: options.become === true });
+    this.commands.push({ label: options.label ?? '', text: command.text, become: options.become === true, seq: ++sequence });
     this.beforeExec(options.label ?? '');
     const started = Date.now();
     return new Promise((resolve) => {
@@ -42,5 +49,7 @@ export class LocalShellConnection implements Connection {
     await this.writeFile(path, readFileSync(localPath), options);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closedSeq ??= ++sequence;
+  }
 }
