@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Generic converge workload, side by side on the same lab hosts: kcluster, Ansible, pyinfra,
-# and the ssh2 floor. First run once each, then RUNS no-op reruns each; prints a table (also
-# written to bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from
-# PyPI into /var/cache/kcluster/bench-venv. Also draws bench/results/generic-<hosts>.svg.
+# the ssh2 floor (connect + `true`) and the same reads written by hand (connect + one minimal
+# script, no engine). First run once each, then RUNS no-op reruns each: kcluster and the two
+# floors in turn (k, f, r, k, f, r, ...) so a machine that slows down or speeds up during the
+# run moves all three alike; then Ansible's and pyinfra's. Host CPU per host is read from the
+# lab hosts' cgroups around one more run of each of the three. Prints a table (also written to
+# bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from PyPI into
+# /var/cache/kcluster/bench-venv. Also draws bench/results/generic-<hosts>.svg.
 # Usage: bash bench/generic/run.sh [HOSTS=20] [RUNS=5]
+#   QUICK=1 bash bench/generic/run.sh ...: kcluster and the two floors only (Ansible's no-op
+#   runs alone take about 4 minutes each at 20 hosts).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD; HERE=$ROOT/bench/generic
 HOSTS=${1:-20}; RUNS=${2:-5}; LAB=kcbench
+OTHERS="ansible pyinfra"; [ "${QUICK:-0}" = 1 ] && OTHERS=""
 VENV=/var/cache/kcluster/bench-venv
 [ -x "$VENV/bin/pyinfra" ] && [ -x "$VENV/bin/ansible-playbook" ] || {
   python3 -m venv "$VENV" && "$VENV/bin/pip" install -q 'ansible==12.3.0' 'pyinfra==3.10.0'
@@ -37,39 +44,68 @@ run_ansible() { "$VENV/bin/ansible-playbook" -i "$WORK/hosts.ini" "$HERE/ansible
 run_pyinfra() { (cd "$HERE/pyinfra" && "$VENV/bin/pyinfra" -y --parallel "$HOSTS" --user root --key "$KEY" \
   --data ssh_known_hosts_file="$KH" --data ssh_strict_host_key_checking=yes "$WORK/inventory.py" deploy.py > "$WORK/py.log" 2>&1); }
 run_floor() { node "$HERE/ssh-floor.mjs" "$INV" > /dev/null; }
-declare -A first med min max
-for tool in kcluster ansible pyinfra; do
+run_reads() { node "$HERE/ssh-floor.mjs" "$INV" --reads > /dev/null; }
+# CPU time (ms) the lab hosts used in all, from their cgroups (hybrid or unified hierarchy).
+hosts_cpu_ms() {
+  local total=0 h f
+  for h in $(node -e 'console.log(require("yaml").parse(require("fs").readFileSync(process.argv[1], "utf8")).hosts.map((x) => x.name).join(" "))' "$INV"); do
+    f=/sys/fs/cgroup/unified/kcluster-lab/$h/cpu.stat; [ -f "$f" ] || f=/sys/fs/cgroup/kcluster-lab/$h/cpu.stat
+    [ -f "$f" ] || { echo n/a; return; }
+    total=$(( total + $(awk '/^usage_usec/ {print $2}' "$f") ))
+  done
+  echo $(( total / 1000 ))
+}
+declare -A first med min max times hostcpu
+for tool in kcluster $OTHERS; do
   t=$(now); "run_$tool"; first[$tool]=$(elapsed "$t")
 done
-for tool in kcluster ansible pyinfra floor; do
-  times=()
+record() { times[$1]="${times[$1]:-} $2"; }
+for _ in $(seq 1 "$RUNS"); do
+  for tool in kcluster floor reads; do t=$(now); "run_$tool"; record "$tool" "$(elapsed "$t")"; done
+done
+for tool in $OTHERS; do
   for _ in $(seq 1 "$RUNS"); do
     [ "$tool" = ansible ] && : > "$WORK/ssh.count" && export KCBENCH_SSH_COUNT=$WORK/ssh.count
-    t=$(now); "run_$tool"; times+=("$(elapsed "$t")")
+    t=$(now); "run_$tool"; record "$tool" "$(elapsed "$t")"
   done
-  sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+done
+for tool in kcluster $OTHERS floor reads; do
+  sorted=$(printf '%s\n' ${times[$tool]} | sort -n)
   min[$tool]=$(echo "$sorted" | head -1); max[$tool]=$(echo "$sorted" | tail -1)
   med[$tool]=$(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p")
 done
+for tool in kcluster floor reads; do
+  before=$(hosts_cpu_ms); "run_$tool"; after=$(hosts_cpu_ms)
+  if [ "$before" = n/a ]; then hostcpu[$tool]=n/a; else hostcpu[$tool]=$(( (after - before) / HOSTS )); fi
+done
 kc_rt=$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse).find(e=>e.type==="run-end"); const h=l.summary.hosts; console.log(Math.max(...h.map(x=>x.roundTrips)) + " (changed " + h.reduce((a,x)=>a+x.changed,0) + ")")' "$WORK/kc.json")
-an_rt=$(( $(wc -l < "$WORK/ssh.count") / HOSTS ))
+an_rt=; if [ -f "$WORK/ssh.count" ]; then an_rt=$(( $(wc -l < "$WORK/ssh.count") / HOSTS )); fi
 kc_mem=$( { /usr/bin/time -f '%M' node bin/kcluster.js run "$HERE/kcluster-playbook.mjs" -i "$INV" --output json > /dev/null; } 2>&1 | tail -1 )
-ratio() { echo "scale=1; ${med[$1]} / ${med[$2]}" | bc; }
+ratio() { if [ -n "${med[$1]:-}" ] && [ -n "${med[$2]:-}" ]; then echo "scale=2; ${med[$1]} / ${med[$2]}" | bc; else echo -; fi; }
+row() { # tool label round-trips host-cpu
+  if [ -z "${med[$1]:-}" ]; then echo "| $2 | not run (QUICK=1) | | | | | |"; return; fi
+  printf '| %s | %s | %.2f | %.2f | %.2f | %s | %s |\n' "$2" "$( [ -n "${first[$1]:-}" ] && printf '%.2f' "${first[$1]}" || echo -)" "${med[$1]}" "${min[$1]}" "${max[$1]}" "$3" "$4"
+}
 mkdir -p bench/results
 out=bench/results/generic-$HOSTS.md
 {
   echo "Generic workload (15 files + 5 unit files, 5 packages, 5 units, 5 sysctls), $HOSTS lab hosts, $RUNS no-op runs each, $(nproc) cores, $(date -u +%F)"
   echo
-  echo "| tool | first run (s) | no-op median (s) | min | max | round trips / host (no-op) |"
-  echo "|---|---|---|---|---|---|"
-  printf '| kcluster | %.2f | %.2f | %.2f | %.2f | %s |\n' "${first[kcluster]}" "${med[kcluster]}" "${min[kcluster]}" "${max[kcluster]}" "$kc_rt"
-  printf '| ansible %s | %.2f | %.2f | %.2f | %.2f | %s ssh invocations |\n' "$("$VENV/bin/ansible" --version | head -1 | grep -o '2\.[0-9.]*')" "${first[ansible]}" "${med[ansible]}" "${min[ansible]}" "${max[ansible]}" "$an_rt"
-  printf '| pyinfra %s | %.2f | %.2f | %.2f | %.2f | n/a (one connection) |\n' "$("$VENV/bin/pyinfra" --version | grep -o '[0-9.]*$')" "${first[pyinfra]}" "${med[pyinfra]}" "${min[pyinfra]}" "${max[pyinfra]}"
-  printf '| ssh2 floor (connect + true) | - | %.2f | %.2f | %.2f | 1 |\n' "${med[floor]}" "${min[floor]}" "${max[floor]}"
+  echo "| tool | first run (s) | no-op median (s) | min | max | round trips / host (no-op) | host CPU / host (ms, no-op) |"
+  echo "|---|---|---|---|---|---|---|"
+  row kcluster kcluster "$kc_rt" "${hostcpu[kcluster]}"
+  row ansible "ansible $("$VENV/bin/ansible" --version | head -1 | grep -o '2\.[0-9.]*')" "${an_rt:-?} ssh invocations" -
+  row pyinfra "pyinfra $("$VENV/bin/pyinfra" --version | grep -o '[0-9.]*$')" "n/a (one connection)" -
+  row floor "ssh2 floor (connect + true)" 1 "${hostcpu[floor]}"
+  row reads "ssh2 + the same reads by hand (no engine)" 1 "${hostcpu[reads]}"
   echo
-  echo "no-op ratios: ansible/kcluster $(ratio ansible kcluster)x, pyinfra/kcluster $(ratio pyinfra kcluster)x, kcluster/floor $(ratio kcluster floor)x; kcluster controller max RSS ${kc_mem} KB"
+  echo "no-op ratios: ansible/kcluster $(ratio ansible kcluster)x, pyinfra/kcluster $(ratio pyinfra kcluster)x, kcluster/floor $(ratio kcluster floor)x, reads by hand/floor $(ratio reads floor)x, kcluster/reads by hand $(ratio kcluster reads)x; kcluster controller max RSS ${kc_mem} KB"
 } | tee "$out"
-printf 'kcluster\t%s\npyinfra\t%s\nansible\t%s\nssh2 floor\t%s\n' "${med[kcluster]}" "${med[pyinfra]}" "${med[ansible]}" "${med[floor]}" > "bench/results/generic-$HOSTS.tsv"
+for tool in kcluster pyinfra ansible floor reads; do
+  if [ -n "${med[$tool]:-}" ]; then
+    printf '%s\t%s\n' "$(case $tool in floor) echo 'ssh2 floor' ;; reads) echo 'reads by hand' ;; *) echo "$tool" ;; esac)" "${med[$tool]}"
+  fi
+done > "bench/results/generic-$HOSTS.tsv"
 node bench/plot.mjs generic "bench/results/generic-$HOSTS.tsv" > "bench/results/generic-$HOSTS.svg"
 echo "plot: bench/results/generic-$HOSTS.svg"
 rm -rf "$WORK"
