@@ -8,22 +8,10 @@
 import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 import { parse } from 'yaml';
-import { workload } from './workload.mjs';
-
-function readsScript() {
-  const files = [...workload.files, ...workload.units, ...workload.sysctls.map((s) => ({ path: s.file }))].map((f) => f.path).join(' ');
-  const proc = workload.sysctls.map((s) => `/proc/sys/${s.key.replaceAll('.', '/')}`).join(' ');
-  return [
-    `stat -c '%F|%a|%U|%G|%s|%n' -- ${files}`,
-    `cat -- ${files} | base64 -w0`,
-    `dpkg-query -W -f='\${Package}\\t\${db:Status-Status} \${Version}\\n' -- ${workload.packages.join(' ')}`,
-    `systemctl show --no-pager -p LoadState -p ActiveState -p SubState -p UnitFileState -p FragmentPath -p NeedDaemonReload -- ${workload.units.map((u) => u.name).join(' ')}`,
-    `grep -H '' -- ${proc}`,
-  ].join('\n');
-}
+import { readsScript } from './reads.mjs';
 
 const [inventoryFile, mode] = process.argv.slice(2);
-const command = mode === '--reads' ? readsScript() : 'true';
+const command = mode === '--reads' ? readsScript : 'true';
 const inventory = parse(readFileSync(inventoryFile, 'utf8'));
 const key = readFileSync(inventory.ssh.keyFile);
 const started = performance.now();
