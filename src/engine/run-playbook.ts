@@ -51,8 +51,6 @@ interface RunState {
   readonly connections: Map<string, Promise<Connection>>;
   /** Per host, the index of the last play it takes part in: its connection closes after it. */
   readonly lastPlay: Map<string, number>;
-  /** Connections being closed early (the run waits for them before it ends). */
-  readonly closing: Promise<void>[];
   /** Hosts that failed or became unreachable: they take no part in later plays. */
   readonly dropped: Set<string>;
   readonly shared: Map<string, unknown>;
@@ -141,11 +139,12 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
   return outcome;
 }
 
-/** Closes the host's connection now (its server's session teardown overlaps the other hosts' work). */
+/**
+ * Starts closing the host's connection now, so its server's session teardown overlaps the
+ * other hosts' work; the run's end closes every connection again and so waits for this one.
+ */
 function closeEarly(run: RunState, name: string): void {
-  const pending = run.connections.get(name);
-  if (!pending) return;
-  run.closing.push(pending.then((c) => c.close()).catch(() => undefined));
+  void run.connections.get(name)?.then((c) => c.close()).catch(() => undefined);
 }
 
 /** One play: its hosts in batches; returns why the run must not go on, if it must not. */
@@ -191,7 +190,6 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
     caches: new Map(involved.map((name) => [name, new FactCache()])),
     connections: new Map(),
     lastPlay: new Map(plays.flatMap(({ hosts }, index) => hosts.map((h) => [h, index] as const))),
-    closing: [],
     dropped: new Set(),
     shared: options.shared ?? new Map<string, unknown>(),
     semaphore: new Semaphore(Math.max(1, options.concurrency)),
@@ -208,7 +206,6 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
       if (await runPlay(run, play, index, hosts)) break;
     }
   } finally {
-    await Promise.all(run.closing);
     await Promise.all(
       [...run.connections.values()].map(async (pending) => {
         const connection = await pending.catch(() => undefined);

@@ -54,6 +54,7 @@ export interface Connection {
   writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void>;
   /** Like writeFile, with the content streamed from a local file (binaries, image archives). */
   uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void>;
+  /** Ends the connection; calling it again waits for the same end. */
   close(): Promise<void>;
 }
 
