@@ -46,9 +46,10 @@ run_pyinfra() { (cd "$HERE/pyinfra" && "$VENV/bin/pyinfra" -y --parallel "$HOSTS
 run_floor() { node "$HERE/ssh-floor.mjs" "$INV" > /dev/null; }
 run_reads() { node "$HERE/ssh-floor.mjs" "$INV" --reads > /dev/null; }
 # CPU time (ms) the lab hosts used in all, from their cgroups (hybrid or unified hierarchy).
+HOST_NAMES=$(node -e 'console.log(require("yaml").parse(require("fs").readFileSync(process.argv[1], "utf8")).hosts.map((x) => x.name).join(" "))' "$INV")
 hosts_cpu_ms() {
   local total=0 h f
-  for h in $(node -e 'console.log(require("yaml").parse(require("fs").readFileSync(process.argv[1], "utf8")).hosts.map((x) => x.name).join(" "))' "$INV"); do
+  for h in $HOST_NAMES; do
     f=/sys/fs/cgroup/unified/kcluster-lab/$h/cpu.stat; [ -f "$f" ] || f=/sys/fs/cgroup/kcluster-lab/$h/cpu.stat
     [ -f "$f" ] || { echo n/a; return; }
     total=$(( total + $(awk '/^usage_usec/ {print $2}' "$f") ))

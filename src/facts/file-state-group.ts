@@ -3,8 +3,8 @@
 // `stat` for every path, one `cat` of the small regular files piped into one `base64` (cut
 // apart on the controller by their stat sizes), and a `sha256sum` only when a large one is
 // there. Which files are small is read from the stat output by the shell itself (builtins,
-// no process, no byte-by-byte read). Each file then gets exactly the text the single-file script would have
-// printed, so one parser serves both.
+// no process, no byte-by-byte read). Each file then gets exactly the text the single-file
+// script would have printed, so one parser serves both.
 import type { FactGroup } from '../engine/fact.js';
 import { sh, type ShellCommand } from '../ssh/quote.js';
 
