@@ -20,8 +20,15 @@ function fakeSudo(dir: string): NodeJS.ProcessEnv {
 describe('become wrapping', () => {
   const command = sh`cat > ${"/etc/it's here"}`;
 
-  it('leaves commands alone for root', () => {
-    expect(wrapBecome({ kind: 'none' }, command)).toEqual({ command });
+  it('for root, runs the command under sh, whatever the login shell (bash and dash tried)', () => {
+    const dir = mkdtempSync(join(tmpdir(), "kc-sh-it's-"));
+    const target = join(dir, "it's $(here) `x` ;");
+    const wrapped = wrapBecome({ kind: 'none' }, sh`printf '%s' "$0" > ${target}`);
+    expect(wrapped.stdinPrefix).toBeUndefined();
+    for (const login of ['/bin/bash', '/bin/dash']) {
+      execFileSync(login, ['-c', wrapped.command.text]);
+      expect(readFileSync(target, 'utf8')).toBe('sh');
+    }
   });
 
   it('passwordless: sudo -n, and the wrapped command survives a real shell (fake sudo)', () => {
