@@ -1,9 +1,9 @@
-// Many facts, one remote command. Each fact's snippet runs in its own subshell; its stdout is
+// Many facts, one remote command. Each fact's snippet runs in its own subshell (or, for the
+// group scripts written for it, in the batch's shell: see FactGroup.inline); its stdout is
 // framed by marker lines that carry a random nonce (so no file content can forge one) and
 // the snippet's exit code. Parsing restores each fact's stdout byte for byte.
 import { randomBytes } from 'node:crypto';
 import { sh, shellJoin, shellRaw, type ShellCommand } from '../ssh/quote.js';
-import type { Fact } from './fact.js';
 
 export interface FactSection {
   readonly stdout: string;
@@ -17,12 +17,21 @@ export function newNonce(): string {
 const begin = (nonce: string, i: number): string => `\n@@kcluster:${nonce}:begin:${i}\n`;
 const endPrefix = (nonce: string, i: number): string => `\n@@kcluster:${nonce}:end:${i}:`;
 
-export function buildFactBatch(facts: readonly Fact<unknown>[], nonce: string): ShellCommand {
-  const parts = facts.map((fact, i) =>
+/** One section of a batch: a fact's script, or a group script (inline: no subshell). */
+export interface BatchScript {
+  readonly script: ShellCommand;
+  readonly inline?: boolean;
+}
+
+export function buildFactBatch(sections: readonly BatchScript[], nonce: string): ShellCommand {
+  const parts = sections.map((section, i) =>
     shellJoin(
       [
         sh`printf '%s' ${begin(nonce, i)}`,
-        sh`( ${fact.script}
+        section.inline === true
+          ? sh`{ ${section.script}
+} </dev/null`
+          : sh`( ${section.script}
 ) </dev/null`,
         sh`printf '%s%s\\n' ${endPrefix(nonce, i)} "$?"`,
       ],

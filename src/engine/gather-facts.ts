@@ -3,7 +3,7 @@
 import type { Connection } from '../ssh/connection.js';
 import type { RunEventInput } from './events.js';
 import type { Fact, FactMap } from './fact.js';
-import { buildFactBatch, parseFactBatch, type FactSection } from './fact-batch.js';
+import { buildFactBatch, parseFactBatch, type BatchScript, type FactSection } from './fact-batch.js';
 import type { FactCache } from './fact-cache.js';
 
 export interface GatherContext {
@@ -20,9 +20,8 @@ function stderrTail(stderr: string, lines: number): string {
 }
 
 /** One part of the batch: a fact's own script, or a group script standing for several facts. */
-interface BatchPart {
+interface BatchPart extends BatchScript {
   readonly facts: readonly Fact<unknown>[];
-  readonly script: Fact<unknown>['script'];
   sections(section: FactSection): FactSection[];
 }
 
@@ -45,6 +44,7 @@ export function batchParts(facts: readonly Fact<unknown>[]): BatchPart[] {
     parts.push({
       facts: members,
       script: group.script(items),
+      inline: group.inline === true,
       sections: (section) => {
         const split = group.split(section.stdout, section.exitCode, items);
         if (split.length !== items.length) throw new Error(`group ${group.id}: ${split.length} sections for ${items.length} items`);
@@ -62,8 +62,7 @@ export async function gatherFacts(run: GatherContext, role: string, facts: reado
   const started = Date.now();
   const become = missing.some((f) => f.become === true);
   const parts = batchParts(missing);
-  const batch = parts.map((p) => ({ key: p.facts[0]!.key, script: p.script, parse: () => undefined }));
-  const result = await run.connection.exec(buildFactBatch(batch, run.nonce), { become, label: `facts:${role}` });
+  const result = await run.connection.exec(buildFactBatch(parts, run.nonce), { become, label: `facts:${role}` });
   let sections: FactSection[];
   try {
     sections = parseFactBatch(result.stdout, parts.length, run.nonce);

@@ -40,6 +40,7 @@ const packageGroup = (name: string): FactGroup => ({
   item: name,
   script: (names) => perFamilyScript((adapter) => adapter.packagesQuery(names)),
   split: splitPackageStates,
+  inline: true,
 });
 
 export function packageState(name: string): Fact<PackageState> {

@@ -15,7 +15,7 @@ export function sysctlPath(key: string): string {
 
 // Not the shell's own `read`: dash reads one byte per call, and /proc/sys answers a read at a
 // non-zero offset of a number vector with end of file (net.ipv4.ip_local_port_range read "3").
-const readAll = (paths: readonly string[]) => sh`for p in ${paths}; do if [ -r "$p" ]; then echo "present $p"; else echo "absent $p"; fi; done
+const readAll = (paths: readonly string[]) => sh`for kc_p in ${paths}; do if [ -r "$kc_p" ]; then echo "present $kc_p"; else echo "absent $kc_p"; fi; done
 echo @@values
 grep -H '' -- ${paths} 2>/dev/null; true`;
 
@@ -35,7 +35,7 @@ export function splitSysctlValues(stdout: string, _exitCode: number, paths: read
   });
 }
 
-const sysctlGroup = (path: string): FactGroup => ({ id: 'sysctl-read', item: path, script: readAll, split: splitSysctlValues });
+const sysctlGroup = (path: string): FactGroup => ({ id: 'sysctl-read', item: path, script: readAll, split: splitSysctlValues, inline: true });
 
 export function sysctlValue(key: string): Fact<SysctlValue> {
   return {

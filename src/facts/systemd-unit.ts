@@ -14,7 +14,7 @@ export function splitUnitBlocks(stdout: string, exitCode: number, units: readonl
   return blocks.map((b) => ({ stdout: `${b}\n`, exitCode: 0 }));
 }
 
-const unitGroup = (name: string): FactGroup => ({ id: 'systemctl-show', item: name, script: show, split: splitUnitBlocks });
+const unitGroup = (name: string): FactGroup => ({ id: 'systemctl-show', item: name, script: show, split: splitUnitBlocks, inline: true });
 
 export interface UnitState {
   readonly loadState: string;

@@ -19,6 +19,7 @@ export interface OsAdapter {
   /**
    * Prints the state of every package in `names` (plain names: no pattern, no architecture)
    * with as few processes as the package manager allows: the group read of package facts.
+   * It runs in the fact batch's own shell (FactGroup.inline): no `exit`, variables named kc_*.
    */
   packagesQuery(names: readonly string[]): ShellCommand;
   /** Pure: packagesQuery's output in, per name (same order) what packageQuery(name) prints. */

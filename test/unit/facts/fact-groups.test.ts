@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../../src/engine/fact.js';
 import { batchParts } from '../../../src/engine/gather-facts.js';
+import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/engine/fact-batch.js';
+import { sh } from '../../../src/ssh/quote.js';
 import { fileState, parseFileState } from '../../../src/facts/file-state.js';
 import { splitFileStates } from '../../../src/facts/file-state-group.js';
 import { splitUnitBlocks, systemdUnit } from '../../../src/facts/systemd-unit.js';
@@ -58,7 +60,7 @@ describe('file facts read as a group', () => {
     expect(grouped[4]).not.toHaveProperty('content');
   });
 
-  it('reads the same under bash (the usual login shell, which runs the script on a host)', () => {
+  it('reads the same under bash (sh is bash on RHEL-family hosts)', () => {
     const facts = paths.map((p) => fileState(p, { content: true }));
     expect(readGrouped(facts, 'bash')).toEqual(facts.map(readAlone));
   });
@@ -128,6 +130,45 @@ describe('systemd unit facts read as a group', () => {
     expect(parts[0]).toMatchObject({ loadState: 'loaded', activeState: 'active', unitFileState: 'enabled' });
     expect(parts[1]).toMatchObject({ loadState: 'not-found', activeState: 'inactive' });
     expect(() => splitUnitBlocks('LoadState=loaded\n', 0, ['a.service', 'b.service'])).toThrow(/1 blocks for 2 units/);
+  });
+});
+
+describe('group scripts that run in the batch shell itself (inline)', () => {
+  // What the next section would see of the shell: options, IFS, working directory, and every
+  // variable but the kc_* ones a group may leave behind.
+  const state = `for kc_v in $(set | sed -n 's/^\\(kc_[A-Za-z0-9_]*\\)=.*/\\1/p'); do unset "$kc_v"; done; unset kc_v
+{ printf '%s|' "$-" "\${IFS+set}" "$IFS" "$PWD"; set | grep -v -e '^_=' -e '^PIPESTATUS=' -e '^BASH_' -e '^LINENO=' -e '^SECONDS=' -e '^RANDOM=' -e '^SRANDOM=' -e '^EPOCH' -e '^BASHPID=' -e '^OPTIND=' -e '^PPID='; } | cksum`;
+  const dir = mkdtempSync(join(tmpdir(), 'kc-inline-'));
+  writeFileSync(join(dir, 'a.conf'), 'a\n');
+  writeFileSync(join(dir, 'big'), 'x'.repeat(300 * 1024));
+  const groups: Fact<unknown>[][] = [
+    [join(dir, 'a.conf'), join(dir, 'big'), join(dir, 'missing')].map((p) => fileState(p, { content: true })),
+    [join(dir, 'a.conf'), join(dir, 'big')].map((p) => fileState(p, { content: false })),
+    ['coreutils', 'no-such-package-kc'].map(packageState),
+    ['net.ipv4.ip_forward', 'no.such.key'].map(sysctlValue),
+    ['ssh.service', 'nope.service'].map(systemdUnit),
+  ];
+
+  for (const facts of groups) {
+    const group = facts[0]!.group!;
+    it(`${group.id}: is marked inline, never exits and leaves the shell as it found it (sh and bash)`, () => {
+      expect(group.inline).toBe(true);
+      const script = group.script(facts.map((f) => f.group!.item)).text;
+      for (const program of ['sh', 'bash']) {
+        const out = shell(`${state}\n{ ${script}\n} </dev/null >/dev/null 2>&1\necho still-running\n${state}`, program).stdout.split('\n');
+        expect(out[1]).toBe('still-running');
+        expect(out[2]).toBe(out[0]);
+      }
+    });
+  }
+
+  it('a fact whose script exits keeps its subshell: the batch goes on after it', () => {
+    const exiting = { key: 'x', script: sh`exit 4`, parse: (t: string) => t } as Fact<unknown>;
+    const parts = batchParts([exiting, ...groups[3]!]);
+    expect(parts.map((p) => p.inline === true)).toEqual([false, true]);
+    const nonce = newNonce();
+    const out = shell(buildFactBatch(parts, nonce).text).stdout;
+    expect(parseFactBatch(out, 2, nonce).map((section) => section.exitCode)).toEqual([4, 0]);
   });
 });
 
