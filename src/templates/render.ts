@@ -3,9 +3,15 @@
 // Shared partials come from the top-level templates/ folder ({{> managed-header comment="#"}}).
 // Each renderer compiles a template once and keeps it in its own cache: no module state.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join, relative, isAbsolute } from 'node:path';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 import { packageRoot } from '../util/package-root.js';
+
+// Handlebars' prebuilt one-file build, the same library: its package entry also loads
+// source-map and registers a require hook, and an ESM import of either makes Node scan the
+// file for exports. Required like this it loads in about 20 ms instead of 40, at every run.
+const handlebars = createRequire(import.meta.url)('handlebars/dist/handlebars.js') as typeof Handlebars;
 
 export type TemplateData = Readonly<Record<string, unknown>>;
 export type CompiledTemplate = (data: TemplateData) => string;
@@ -55,7 +61,7 @@ function explain(error: unknown, source: string): string {
 }
 
 export function createTemplateRenderer(options: TemplateRendererOptions = {}): TemplateRenderer {
-  const hbs = Handlebars.create();
+  const hbs = handlebars.create();
   const partialsDir = options.partialsDir ?? join(packageRoot(), 'templates');
   for (const file of readdirSync(partialsDir).filter((f) => f.endsWith('.hbs'))) {
     hbs.registerPartial(basename(file, '.hbs'), readFileSync(join(partialsDir, file), 'utf8'));
