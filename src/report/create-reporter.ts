@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import type { EventSink, RunEvent } from '../engine/events.js';
 import { createDebugLog } from './debug-log.js';
 import { plainReporter } from './plain-reporter.js';
+import { tickWriter } from './tick-writer.js';
 
 export interface ReporterOptions {
   /** The CLI picks tree on a TTY (CI unset), plain otherwise, json for --output json. */
@@ -27,28 +28,16 @@ async function view(options: ReporterOptions): Promise<EventSink & { close?: () 
   switch (options.mode) {
     case 'json': {
       // stdout carries the NDJSON stream and nothing else; the log path goes to stderr.
-      // Events of one tick go out in one write (a file or pipe write per event is a syscall).
-      let pending: string[] = [];
-      let scheduled = false;
-      const flush = (): void => {
-        scheduled = false;
-        if (pending.length === 0) return;
-        options.out.write(pending.join(''));
-        pending = [];
-      };
+      const out = tickWriter(options.out);
       return {
         emit(event) {
-          pending.push(`${JSON.stringify(event)}\n`);
-          if (!scheduled) {
-            scheduled = true;
-            setImmediate(flush);
-          }
+          out.write(`${JSON.stringify(event)}\n`);
           if (event.type === 'run-end' && event.summary.exitCode !== 0 && event.summary.exitCode !== 3) {
-            flush();
+            out.flush();
             options.err.write(`kcluster: debug log: ${options.debugLogPath}\n`);
           }
         },
-        close: async () => flush(),
+        close: async () => out.flush(),
       };
     }
     case 'tree': {

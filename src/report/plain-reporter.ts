@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import type { RunEvent, TaskStatus } from '../engine/events.js';
 import { painter, type Paint } from './paint.js';
 import { recapTable } from './recap-table.js';
+import { tickWriter } from './tick-writer.js';
 
 function indent(text: string): string {
   return text
@@ -50,12 +51,14 @@ export function plainLine(event: RunEvent, debugLogPath: string, paint: Paint = 
   }
 }
 
-export function plainReporter(out: Writable, debugLogPath: string, color: boolean): { emit(event: RunEvent): void } {
+export function plainReporter(out: Writable, debugLogPath: string, color: boolean): { emit(event: RunEvent): void; close(): Promise<void> } {
   const paint = painter(color);
+  const lines = tickWriter(out);
   return {
     emit(event) {
       const line = plainLine(event, debugLogPath, paint);
-      if (line !== undefined) out.write(`${line}\n`);
+      if (line !== undefined) lines.write(`${line}\n`);
     },
+    close: async () => lines.flush(),
   };
 }
