@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSshConnector, type SshConnector } from '../../../src/ssh/connector.js';
 import { RemoteCommandError, type Connection, type ExecResult } from '../../../src/ssh/connection.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
+import { underSh } from '../../../src/ssh/become.js';
 import { sh } from '../../../src/ssh/quote.js';
 import { count, startSshd, type TestSshd } from './support/sshd.js';
 import { endpoint, host, setup } from './support/inventory.js';
@@ -113,7 +114,8 @@ describe('SSH connection over a real sshd', () => {
       const content = Buffer.from('file content\n');
       await c.writeFile(join(dir, 'f'), content, { mode: 0o644 });
       const written = atomicWriteCommand(join(dir, 'f'), { mode: 0o644 });
-      const textBytes = commands.reduce((n, cmd) => n + Buffer.byteLength(cmd.text), 0) + Buffer.byteLength(written.text);
+      // What goes on the wire: each command as the login shell gets it (under sh).
+      const textBytes = [...commands, written].reduce((n, cmd) => n + Buffer.byteLength(underSh(cmd).text), 0);
       expect(c.stats.roundTrips).toBe(4);
       expect(c.stats.bytesSent).toBe(textBytes + Buffer.byteLength('piped ✓') + content.length);
       const received = results.reduce((n, r) => n + Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr), 0);
