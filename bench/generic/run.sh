@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Generic converge workload, side by side on the same lab hosts: kcluster, Ansible, pyinfra,
 # the ssh2 floor (connect + `true`) and the same reads written by hand (connect + one minimal
-# script, no engine). First run once each, then RUNS no-op reruns each: kcluster and the two
+# script, no engine). kcluster's first run, then RUNS no-op reruns of kcluster and the two
 # floors in turn (k, f, r, k, f, r, ...) so a machine that slows down or speeds up during the
-# run moves all three alike; then Ansible's and pyinfra's. Host CPU per host is read from the
-# lab hosts' cgroups around one more run of each of the three. Prints a table (also written to
+# run moves all three alike, and one more of each around which host CPU per host is read from
+# the lab hosts' cgroups; then Ansible and pyinfra, each a first run and RUNS reruns (after
+# kcluster's: Ansible's SSH masters keep a session open on every host for 120 s after it has
+# run, which the floors and kcluster would otherwise be measured with). Prints a table (also written to
 # bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from PyPI into
 # /var/cache/kcluster/bench-venv. Also draws bench/results/generic-<hosts>.svg.
 # Usage: bash bench/generic/run.sh [HOSTS=20] [RUNS=5]
@@ -57,14 +59,21 @@ hosts_cpu_ms() {
   echo $(( total / 1000 ))
 }
 declare -A first med min max times hostcpu
-for tool in kcluster $OTHERS; do
-  t=$(now); "run_$tool"; first[$tool]=$(elapsed "$t")
-done
+t=$(now); run_kcluster; first[kcluster]=$(elapsed "$t")
 record() { times[$1]="${times[$1]:-} $2"; }
 for _ in $(seq 1 "$RUNS"); do
   for tool in kcluster floor reads; do t=$(now); "run_$tool"; record "$tool" "$(elapsed "$t")"; done
 done
+# Host CPU, and kcluster's round trips and memory, before Ansible and pyinfra run: Ansible's
+# ControlPersist masters keep a login session open on every host for 120 s after it ends.
+for tool in kcluster floor reads; do
+  before=$(hosts_cpu_ms); "run_$tool"; after=$(hosts_cpu_ms)
+  if [ "$before" = n/a ]; then hostcpu[$tool]=n/a; else hostcpu[$tool]=$(( (after - before) / HOSTS )); fi
+done
+kc_rt=$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse).find(e=>e.type==="run-end"); const h=l.summary.hosts; console.log(Math.max(...h.map(x=>x.roundTrips)) + " (changed " + h.reduce((a,x)=>a+x.changed,0) + ")")' "$WORK/kc.json")
+kc_mem=$( { /usr/bin/time -f '%M' node bin/kcluster.js run "$HERE/kcluster-playbook.mjs" -i "$INV" --output json > /dev/null; } 2>&1 | tail -1 )
 for tool in $OTHERS; do
+  t=$(now); "run_$tool"; first[$tool]=$(elapsed "$t")
   for _ in $(seq 1 "$RUNS"); do
     [ "$tool" = ansible ] && : > "$WORK/ssh.count" && export KCBENCH_SSH_COUNT=$WORK/ssh.count
     t=$(now); "run_$tool"; record "$tool" "$(elapsed "$t")"
@@ -75,13 +84,7 @@ for tool in kcluster $OTHERS floor reads; do
   min[$tool]=$(echo "$sorted" | head -1); max[$tool]=$(echo "$sorted" | tail -1)
   med[$tool]=$(echo "$sorted" | sed -n "$(( (RUNS + 1) / 2 ))p")
 done
-for tool in kcluster floor reads; do
-  before=$(hosts_cpu_ms); "run_$tool"; after=$(hosts_cpu_ms)
-  if [ "$before" = n/a ]; then hostcpu[$tool]=n/a; else hostcpu[$tool]=$(( (after - before) / HOSTS )); fi
-done
-kc_rt=$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse).find(e=>e.type==="run-end"); const h=l.summary.hosts; console.log(Math.max(...h.map(x=>x.roundTrips)) + " (changed " + h.reduce((a,x)=>a+x.changed,0) + ")")' "$WORK/kc.json")
 an_rt=; if [ -f "$WORK/ssh.count" ]; then an_rt=$(( $(wc -l < "$WORK/ssh.count") / HOSTS )); fi
-kc_mem=$( { /usr/bin/time -f '%M' node bin/kcluster.js run "$HERE/kcluster-playbook.mjs" -i "$INV" --output json > /dev/null; } 2>&1 | tail -1 )
 ratio() { if [ -n "${med[$1]:-}" ] && [ -n "${med[$2]:-}" ]; then echo "scale=2; ${med[$1]} / ${med[$2]}" | bc; else echo -; fi; }
 row() { # tool label round-trips host-cpu
   if [ -z "${med[$1]:-}" ]; then echo "| $2 | not run (QUICK=1) | | | | | |"; return; fi
