@@ -5,7 +5,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from './connection.js';
 import { RemoteCommandError, UnreachableError } from './connection.js';
-import { underSh, wrapBecome, type BecomeMode } from './become.js';
+import { wrapBecome, type BecomeMode } from './become.js';
 import type { ShellCommand } from './quote.js';
 import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
@@ -72,7 +72,7 @@ export class SshConnection implements Connection {
   }
 
   async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
-    const wrapped = options.become ? wrapBecome(this.becomeMode, command) : { command: underSh(command) };
+    const wrapped = wrapBecome(options.become ? this.becomeMode : { kind: 'none' }, command);
     const stdinParts: Buffer[] = [];
     if (wrapped.stdinPrefix !== undefined) stdinParts.push(Buffer.from(wrapped.stdinPrefix));
     if (options.stdin !== undefined) stdinParts.push(Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin));
