@@ -71,9 +71,9 @@ export function createTemplateRenderer(options: TemplateRendererOptions = {}): T
   const compileSource = (label: string, source: string): CompiledTemplate => {
     let template: Handlebars.TemplateDelegate;
     try {
-      // compile() is lazy: parse now so a syntax error shows when the role is built.
-      hbs.parse(source);
-      template = hbs.compile(source, { strict: true, noEscape: true });
+      // compile() is lazy: parse now so a syntax error shows when the role is built, and
+      // hand it the tree so the first render does not parse the text a second time.
+      template = hbs.compile(hbs.parse(source), { strict: true, noEscape: true });
     } catch (error) {
       throw new TemplateError(label, (error as Error).message);
     }
