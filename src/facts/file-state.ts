@@ -45,6 +45,15 @@ function fileType(statKind: string): FileType {
   return 'other';
 }
 
+// The bytes a read fetched, by the state parsed from them: comparing them with the desired
+// bytes costs less than two sha256s, and a converged run compares every managed file.
+const fetched = new WeakMap<FileState, Buffer>();
+
+/** The file's bytes when they came with its state (small regular files read with content). */
+export function fetchedBytes(state: FileState): Buffer | undefined {
+  return fetched.get(state);
+}
+
 /** Pure: the snippet's stdout in, the file's state out. */
 export function parseFileState(stdout: string, exitCode = 0): FileState {
   const lines = stdout.split('\n');
@@ -60,9 +69,17 @@ export function parseFileState(stdout: string, exitCode = 0): FileState {
   if (lines[1] === 'content') {
     const bytes = Buffer.from(lines[2] ?? '', 'base64');
     if (bytes.length !== base.size) throw new Error(`content of ${base.size} bytes announced, ${bytes.length} received`);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
     const text = bytesAsText(bytes);
-    return { ...base, sha256, ...(text !== undefined ? { content: text } : {}) };
+    const state: FileState = {
+      ...base,
+      // Hashed when read: a plan compares the bytes themselves (fetchedBytes).
+      get sha256(): string {
+        return createHash('sha256').update(bytes).digest('hex');
+      },
+      ...(text !== undefined ? { content: text } : {}),
+    };
+    fetched.set(state, bytes);
+    return state;
   }
   const summed = (lines[1] ?? '').slice(0, 64);
   return /^[0-9a-f]{64}$/.test(summed) ? { ...base, sha256: summed } : base;

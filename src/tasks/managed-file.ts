@@ -1,12 +1,12 @@
 // A file whose content kcluster owns: plan compares the desired bytes, mode and owner with
-// the host's file (sha256, so a big or binary file needs no content) and shows a unified diff
-// for text; apply writes it atomically through the connection.
+// the host's file (its bytes when the read brought them, else its sha256: a big or binary
+// file needs no content) and shows a unified diff for text; apply writes it atomically.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { createTwoFilesPatch as CreateTwoFilesPatch } from 'diff';
 import { noChange, type Change } from '../engine/change.js';
 import type { HostContext, Task } from '../engine/types.js';
-import { bytesAsText, fileState, fileStateKeys, DEFAULT_MAX_CONTENT_BYTES, type FileState } from '../facts/file-state.js';
+import { bytesAsText, fetchedBytes, fileState, fileStateKeys, DEFAULT_MAX_CONTENT_BYTES, type FileState } from '../facts/file-state.js';
 
 export interface ManagedFileOptions {
   readonly name?: string;
@@ -59,7 +59,8 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (current.type !== 'file') {
     return { kind: 'update', summary: `replace the ${current.type ?? 'thing'} at ${options.path} with a file (mode ${mode}, ${owner}:${group})`, payload };
   }
-  const contentDiffers = current.sha256 !== createHash('sha256').update(desired).digest('hex');
+  const currentBytes = fetchedBytes(current);
+  const contentDiffers = currentBytes ? !currentBytes.equals(desired) : current.sha256 !== createHash('sha256').update(desired).digest('hex');
   const attributes: string[] = [];
   if (current.mode !== mode) attributes.push(`mode ${current.mode ?? '?'} -> ${mode}`);
   if (current.owner !== owner || current.group !== group) attributes.push(`owner ${current.owner ?? '?'}:${current.group ?? '?'} -> ${owner}:${group}`);
@@ -67,7 +68,7 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (!contentDiffers) {
     return { kind: 'update', summary: `update ${options.path} (${attributes.join(', ')}; content unchanged)`, payload };
   }
-  // Decoded for the diff only: a converged file costs one sha256, not a UTF-8 round trip.
+  // Decoded for the diff only: a converged file costs one comparison, not a UTF-8 round trip.
   const desiredText = current.content !== undefined ? textForDiff(desired) : undefined;
   const diff =
     current.content !== undefined && desiredText !== undefined

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FileState } from '../../../src/facts/file-state.js';
+import { parseFileState, type FileState } from '../../../src/facts/file-state.js';
 import { planManagedFile, templateFile } from '../../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../../src/templates/render.js';
 import { hostContext } from './support/host-context.js';
@@ -50,6 +50,18 @@ describe('planManagedFile', () => {
     const { content: _omitted, ...withoutContent } = binary;
     const change = planManagedFile(motd, withoutContent, Buffer.from('text\n'));
     expect(change).toEqual({ kind: 'update', summary: 'update /etc/motd (content (binary or too large to diff))', payload: { content: Buffer.from('text\n') } });
+  });
+
+  it('compares the bytes a read brought, and still reports their sha256', () => {
+    const read = (bytes: Buffer): FileState => parseFileState(`regular file|644|root|root|${bytes.length}\ncontent\n${bytes.toString('base64')}\n`);
+    const host = read(Buffer.from('hello\n'));
+    expect(host.sha256).toBe(sha('hello\n'));
+    expect(planManagedFile(motd, host, Buffer.from('hello\n')).kind).toBe('none');
+    expect(planManagedFile(motd, host, Buffer.from('hellO\n')).kind).toBe('update');
+    // U+FFFD written out on the host, and a desired byte that only decodes to U+FFFD: same text, other bytes.
+    const replacement = read(Buffer.from('\uFFFD', 'utf8'));
+    expect(planManagedFile(motd, replacement, Buffer.from([0xef, 0xbf, 0x3f])).kind).toBe('update');
+    expect(planManagedFile(motd, replacement, Buffer.from('\uFFFD', 'utf8')).kind).toBe('none');
   });
 
   it('replaces a directory in the way', () => {
