@@ -58,7 +58,12 @@ hosts_cpu_ms() {
   done
   echo $(( total / 1000 ))
 }
-declare -A first med min max times hostcpu
+# CPU time (ms) this script's finished children had used when `times` wrote FILE (its second
+# line). `times` runs in this shell, not in a $(...) subshell, which has no children of its own.
+children_cpu_ms() {
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%d\n", t * 1000 }' "$1"
+}
+declare -A first med min max times hostcpu ctlcpu
 t=$(now); run_kcluster; first[kcluster]=$(elapsed "$t")
 record() { times[$1]="${times[$1]:-} $2"; }
 for _ in $(seq 1 "$RUNS"); do
@@ -67,8 +72,9 @@ done
 # Host CPU, and kcluster's round trips and memory, before Ansible and pyinfra run: Ansible's
 # ControlPersist masters keep a login session open on every host for 120 s after it ends.
 for tool in kcluster floor reads; do
-  before=$(hosts_cpu_ms); "run_$tool"; after=$(hosts_cpu_ms)
+  before=$(hosts_cpu_ms); times > "$WORK/times.0"; "run_$tool"; times > "$WORK/times.1"; after=$(hosts_cpu_ms)
   if [ "$before" = n/a ]; then hostcpu[$tool]=n/a; else hostcpu[$tool]=$(( (after - before) / HOSTS )); fi
+  ctlcpu[$tool]=$(( $(children_cpu_ms "$WORK/times.1") - $(children_cpu_ms "$WORK/times.0") ))
 done
 kc_rt=$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse).find(e=>e.type==="run-end"); const h=l.summary.hosts; console.log(Math.max(...h.map(x=>x.roundTrips)) + " (changed " + h.reduce((a,x)=>a+x.changed,0) + ")")' "$WORK/kc.json")
 kc_mem=$( { /usr/bin/time -f '%M' node bin/kcluster.js run "$HERE/kcluster-playbook.mjs" -i "$INV" --output json > /dev/null; } 2>&1 | tail -1 )
@@ -86,24 +92,29 @@ for tool in kcluster $OTHERS floor reads; do
 done
 an_rt=; if [ -f "$WORK/ssh.count" ]; then an_rt=$(( $(wc -l < "$WORK/ssh.count") / HOSTS )); fi
 ratio() { if [ -n "${med[$1]:-}" ] && [ -n "${med[$2]:-}" ]; then echo "scale=2; ${med[$1]} / ${med[$2]}" | bc; else echo -; fi; }
-row() { # tool label round-trips host-cpu
-  if [ -z "${med[$1]:-}" ]; then echo "| $2 | not run (QUICK=1) | | | | | |"; return; fi
-  printf '| %s | %s | %.2f | %.2f | %.2f | %s | %s |\n' "$2" "$( [ -n "${first[$1]:-}" ] && printf '%.2f' "${first[$1]}" || echo -)" "${med[$1]}" "${min[$1]}" "${max[$1]}" "$3" "$4"
+row() { # tool label round-trips host-cpu controller-cpu
+  if [ -z "${med[$1]:-}" ]; then echo "| $2 | not run (QUICK=1) | | | | | | |"; return; fi
+  printf '| %s | %s | %.2f | %.2f | %.2f | %s | %s | %s |\n' "$2" "$( [ -n "${first[$1]:-}" ] && printf '%.2f' "${first[$1]}" || echo -)" "${med[$1]}" "${min[$1]}" "${max[$1]}" "$3" "$4" "$5"
 }
 mkdir -p bench/results
 out=bench/results/generic-$HOSTS.md
 {
   echo "Generic workload (15 files + 5 unit files, 5 packages, 5 units, 5 sysctls), $HOSTS lab hosts, $RUNS no-op runs each, $(nproc) cores, $(date -u +%F)"
   echo
-  echo "| tool | first run (s) | no-op median (s) | min | max | round trips / host (no-op) | host CPU / host (ms, no-op) |"
-  echo "|---|---|---|---|---|---|---|"
-  row kcluster kcluster "$kc_rt" "${hostcpu[kcluster]}"
-  row ansible "ansible $("$VENV/bin/ansible" --version | head -1 | grep -o '2\.[0-9.]*')" "${an_rt:-?} ssh invocations" -
-  row pyinfra "pyinfra $("$VENV/bin/pyinfra" --version | grep -o '[0-9.]*$')" "n/a (one connection)" -
-  row floor "ssh2 floor (connect + true)" 1 "${hostcpu[floor]}"
-  row reads "ssh2 + the same reads by hand (no engine)" 1 "${hostcpu[reads]}"
+  echo "| tool | first run (s) | no-op median (s) | min | max | round trips / host (no-op) | host CPU / host (ms, no-op) | controller CPU (ms, no-op) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  row kcluster kcluster "$kc_rt" "${hostcpu[kcluster]}" "${ctlcpu[kcluster]}"
+  row ansible "ansible $("$VENV/bin/ansible" --version | head -1 | grep -o '2\.[0-9.]*')" "${an_rt:-?} ssh invocations" - -
+  row pyinfra "pyinfra $("$VENV/bin/pyinfra" --version | grep -o '[0-9.]*$')" "n/a (one connection)" - -
+  row floor "ssh2 floor (connect + true)" 1 "${hostcpu[floor]}" "${ctlcpu[floor]}"
+  row reads "ssh2 + the same reads by hand (no engine)" 1 "${hostcpu[reads]}" "${ctlcpu[reads]}"
   echo
   echo "no-op ratios: ansible/kcluster $(ratio ansible kcluster)x, pyinfra/kcluster $(ratio pyinfra kcluster)x, kcluster/floor $(ratio kcluster floor)x, reads by hand/floor $(ratio reads floor)x, kcluster/reads by hand $(ratio kcluster reads)x; kcluster controller max RSS ${kc_mem} KB"
+  if [ "${hostcpu[kcluster]}" != n/a ]; then
+    cpu() { echo $(( ${ctlcpu[$1]} + ${hostcpu[$1]} * HOSTS )); }
+    echo
+    echo "CPU of one no-op run, controller and all hosts together (ms): kcluster $(cpu kcluster), reads by hand $(cpu reads), floor $(cpu floor); the lab hosts share the controller's $(nproc) cores, so wall time follows this sum"
+  fi
 } | tee "$out"
 for tool in kcluster pyinfra ansible floor reads; do
   if [ -n "${med[$tool]:-}" ]; then
