@@ -6,8 +6,8 @@
 # run moves all three alike, and one more of each around which host CPU per host is read from
 # the lab hosts' cgroups; then Ansible and pyinfra, each a first run and RUNS reruns (after
 # kcluster's: Ansible's SSH masters keep a session open on every host for 120 s after it has
-# run, which the floors and kcluster would otherwise be measured with). Prints a table (also written to
-# bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from PyPI into
+# run, which the floors and kcluster would otherwise be measured with). Prints a table (also
+# written to bench/results/generic-<hosts>.md). Needs root; installs ansible and pyinfra from PyPI into
 # /var/cache/kcluster/bench-venv. Also draws bench/results/generic-<hosts>.svg.
 # Usage: bash bench/generic/run.sh [HOSTS=20] [RUNS=5]
 #   QUICK=1 bash bench/generic/run.sh ...: kcluster and the two floors only (Ansible's no-op

@@ -70,11 +70,12 @@ export function parseFileState(stdout: string, exitCode = 0): FileState {
     const bytes = Buffer.from(lines[2] ?? '', 'base64');
     if (bytes.length !== base.size) throw new Error(`content of ${base.size} bytes announced, ${bytes.length} received`);
     const text = bytesAsText(bytes);
+    let sha256: string | undefined;
     const state: FileState = {
       ...base,
-      // Hashed when read: a plan compares the bytes themselves (fetchedBytes).
+      // Hashed when first read, once: a plan compares the bytes themselves (fetchedBytes).
       get sha256(): string {
-        return createHash('sha256').update(bytes).digest('hex');
+        return (sha256 ??= createHash('sha256').update(bytes).digest('hex'));
       },
       ...(text !== undefined ? { content: text } : {}),
     };

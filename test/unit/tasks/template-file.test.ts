@@ -58,9 +58,11 @@ describe('planManagedFile', () => {
     expect(host.sha256).toBe(sha('hello\n'));
     expect(planManagedFile(motd, host, Buffer.from('hello\n')).kind).toBe('none');
     expect(planManagedFile(motd, host, Buffer.from('hellO\n')).kind).toBe('update');
-    // U+FFFD written out on the host, and a desired byte that only decodes to U+FFFD: same text, other bytes.
+    // U+FFFD written out on the host, and a desired byte (0xff) that only decodes to U+FFFD:
+    // the same text, other bytes.
     const replacement = read(Buffer.from('\uFFFD', 'utf8'));
-    expect(planManagedFile(motd, replacement, Buffer.from([0xef, 0xbf, 0x3f])).kind).toBe('update');
+    expect(Buffer.from([0xff]).toString('utf8')).toBe(replacement.content);
+    expect(planManagedFile(motd, replacement, Buffer.from([0xff])).kind).toBe('update');
     expect(planManagedFile(motd, replacement, Buffer.from('\uFFFD', 'utf8')).kind).toBe('none');
   });
 
