@@ -68,7 +68,7 @@ export async function restoreEtcdSnapshot(members: readonly RestoreMember[], loc
 
   let status = { revision: -1, totalKey: -1 };
   await onAll(members, async (m) => {
-    await m.connection.uploadFile(localFile, remote, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, label: 'upload etcd snapshot' });
+    await m.connection.uploadFile(localFile, remote, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256: expected, label: 'upload etcd snapshot' });
     const sum = (await execChecked(m.connection, sh`sha256sum < ${remote}`, { become: true, label: 'snapshot sha256' })).stdout.trim().split(/\s+/)[0];
     if (sum !== expected) throw new Error(`${m.connection.host}: the uploaded snapshot has sha256 ${sum}, the controller's ${expected}: retry`);
     const out = await execChecked(m.connection, sh`/usr/local/bin/etcdutl snapshot status ${remote} -w json`, { become: true, label: 'etcdutl snapshot status' });

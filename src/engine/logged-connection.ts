@@ -1,6 +1,6 @@
 // A Connection that writes every command to the debug log: label, command text, exit code,
 // duration and the end of stderr. Stdin is never logged: it may carry secrets.
-import type { Connection, ExecOptions, ExecResult, WriteFileOptions } from '../ssh/connection.js';
+import type { Connection, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../ssh/connection.js';
 import type { ShellCommand } from '../ssh/quote.js';
 
 export function loggedConnection(inner: Connection, log: (line: string) => void): Connection {
@@ -31,7 +31,7 @@ export function loggedConnection(inner: Connection, log: (line: string) => void)
         throw error;
       }
     },
-    async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
+    async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
       log(`${inner.host}: upload ${localPath} -> ${path} (mode ${options.mode.toString(8)})`);
       try {
         await inner.uploadFile(localPath, path, options);

@@ -35,6 +35,11 @@ export interface WriteFileOptions {
   readonly label?: string;
 }
 
+export interface UploadOptions extends WriteFileOptions {
+  /** The local file's sha256 (lower-case hex), known to the caller: the host refuses other bytes. */
+  readonly sha256: string;
+}
+
 export interface ConnectionStats {
   /** Commands and transfers started on this host (each costs one network round trip or more). */
   roundTrips: number;
@@ -48,12 +53,13 @@ export interface Connection {
   readonly stats: ConnectionStats;
   exec(command: ShellCommand, options?: ExecOptions): Promise<ExecResult>;
   /**
-   * Write a file atomically: a temp file in the same directory gets the content, mode and
-   * owner, is flushed, then renamed over the target. Content travels on stdin or SFTP.
+   * Write a file atomically and only whole: a temp file in the same directory gets the
+   * content; the host checks its size and sha256 against what was sent, sets mode and owner,
+   * flushes it, then renames it over the target. Content travels on stdin.
    */
   writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void>;
   /** Like writeFile, with the content streamed from a local file (binaries, image archives). */
-  uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void>;
+  uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void>;
   /** Ends the connection; calling it again waits for the same end. */
   close(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 // A Connection over one ssh2 Client for the whole run: every command on its own channel
 // (several at once, up to the server's session limit), quoted, counted, and run as root
 // through the become mode when asked.
+import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
-import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from './connection.js';
+import type { Connection, ConnectionStats, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from './connection.js';
 import { RemoteCommandError, UnreachableError } from './connection.js';
 import { wrapBecome, type BecomeMode } from './become.js';
 import type { ShellCommand } from './quote.js';
@@ -34,6 +35,13 @@ function killRemote(channel: ClientChannel): void {
   } catch {
     // the channel is already closing: nothing left to stop
   }
+}
+
+/** The size of a local file to upload; anything but a regular file is refused before sending. */
+function localUploadSize(localPath: string): number {
+  const stat = statSync(localPath);
+  if (!stat.isFile()) throw new Error(`${localPath} is not a regular file: only files can be uploaded`);
+  return stat.size;
 }
 
 export interface SshConnectionOptions {
@@ -158,14 +166,15 @@ export class SshConnection implements Connection {
   }
 
   async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
-    const command = atomicWriteCommand(path, options);
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
+    const command = atomicWriteCommand(path, options, { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
     const label = options.label ?? `write ${path}`;
-    const result = await this.exec(command, { stdin: content, become: options.become ?? false, label });
+    const result = await this.exec(command, { stdin: bytes, become: options.become ?? false, label });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 
-  async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
-    const command = atomicWriteCommand(path, options);
+  async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
+    const command = atomicWriteCommand(path, options, { size: localUploadSize(localPath), sha256: options.sha256 });
     const label = options.label ?? `upload ${path}`;
     const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);

@@ -38,8 +38,9 @@ export function planImportImage(artifact: PreparedArtifact, runtime: ContainerRu
 
 export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime): Task<{ image: ReturnType<typeof runtimeImage> }, ImportImagePayload> {
   const ref = artifact.reference;
-  if (ref === undefined || artifact.localPath === undefined || artifact.imageId === undefined) {
-    throw new Error(`${artifact.component}/${artifact.name}: importing needs an image archive on the controller (source: bundle)`);
+  const sha256 = artifact.sha256;
+  if (ref === undefined || artifact.localPath === undefined || artifact.imageId === undefined || sha256 === undefined) {
+    throw new Error(`${artifact.component}/${artifact.name}: importing needs a verified image archive on the controller (source: bundle)`);
   }
   const staged = `${IMAGE_STAGING_DIR}/${artifact.name}-${artifact.version}.tar`;
   return {
@@ -54,7 +55,7 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
         return;
       }
       await uploadSlots(ctx.shared).run(() =>
-        ctx.connection.uploadFile(change.payload.localPath, staged, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `upload image ${artifact.name}` }),
+        ctx.connection.uploadFile(change.payload.localPath, staged, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256, label: `upload image ${artifact.name}` }),
       );
       const load =
         runtime === 'containerd'

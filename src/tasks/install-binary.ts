@@ -1,7 +1,8 @@
 // Install one verified binary from the controller's cache: plan compares the host's file
-// (sha256, mode, owner) with the artifact; apply streams it over SSH into a temp file that is
-// renamed into place (a half-sent binary never replaces a working one), then has the host
-// hash what landed before recording it. Uploads across the run share one bound.
+// (sha256, mode, owner) with the artifact; apply streams it over SSH into a temp file that the
+// host checks (size and sha256) before renaming it into place (a half-sent binary never
+// replaces a working one), then records size, mtime and sum. Uploads across the run share one
+// bound.
 import { noChange, type Change } from '../engine/change.js';
 import type { Task } from '../engine/types.js';
 import { execChecked } from '../ssh/connection.js';
@@ -48,17 +49,19 @@ export function installBinary(artifact: PreparedArtifact, notify?: readonly stri
       const record = recordPathFor(path);
       if (!change.payload.attributesOnly) {
         await uploadSlots(ctx.shared).run(() =>
-          ctx.connection.uploadFile(change.payload.localPath, path, { mode: 0o755, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `upload ${artifact.name}` }),
+          ctx.connection.uploadFile(change.payload.localPath, path, { mode: 0o755, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256: change.payload.sha256, label: `upload ${artifact.name}` }),
         );
       }
-      // The host hashes what landed; only a file that matches gets its record.
+      // An upload lands only after the host checked its size and sha256 (atomic-write.ts), so
+      // the record takes the artifact's sum; a file fixed in place (attributes only) is hashed.
+      const sum = change.payload.attributesOnly ? sh`sum=$(sha256sum < "$p") || exit 1; sum=\${sum%% *}` : sh`sum=${change.payload.sha256}`;
       await execChecked(
         ctx.connection,
         sh`p=${path}; chown root:root -- "$p" && chmod 0755 -- "$p" || exit 1
-sum=$(sha256sum < "$p") || exit 1; sum=\${sum%% *}
-if [ "$sum" != ${change.payload.sha256} ]; then echo "$p has sha256 $sum after the upload, expected "${change.payload.sha256} >&2; rm -f -- ${record}; exit 1; fi
+${sum}
+if [ "$sum" != ${change.payload.sha256} ]; then echo "$p has sha256 $sum, expected "${change.payload.sha256} >&2; rm -f -- ${record}; exit 1; fi
 umask 022; mkdir -p -- ${recordPathFor(path).slice(0, recordPathFor(path).lastIndexOf('/'))} && echo "$(stat -c '%s %Y' -- "$p") $sum" > ${record}`,
-        { become: true, label: `check ${artifact.name}` },
+        { become: true, label: `record ${artifact.name}` },
       );
     },
   };

@@ -1,8 +1,9 @@
 // A stand-in for SSH in engine tests: runs each command with the local /bin/sh, counts round
 // trips like the real connection, and records every command. Named "fake" in test titles.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Connection, ConnectionStats, ExecOptions, ExecResult, WriteFileOptions } from '../../../src/ssh/connection.js';
+import type { Connection, ConnectionStats, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/ssh/connection.js';
 import type { ShellCommand } from '../../../src/ssh/quote.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
 import { UnreachableError } from '../../../src/ssh/connection.js';
@@ -39,14 +40,20 @@ export class LocalShellConnection implements Connection {
   }
 
   async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
+    await this.writeBytes(path, bytes, options, createHash('sha256').update(bytes).digest('hex'));
+  }
+
+  private async writeBytes(path: string, bytes: Buffer, options: WriteFileOptions, sha256: string): Promise<void> {
     // Owner changes need root on the controller: tests write as whoever runs them.
     const { mode, mkdirParents } = options;
-    const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }), { stdin: content, label: `write ${path}` });
+    const expected = { size: bytes.length, sha256 };
+    const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }, expected), { stdin: bytes, label: `write ${path}` });
     if (result.code !== 0) throw new Error(`write ${path} failed: ${result.stderr}`);
   }
 
-  async uploadFile(localPath: string, path: string, options: WriteFileOptions): Promise<void> {
-    await this.writeFile(path, readFileSync(localPath), options);
+  async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
+    await this.writeBytes(path, readFileSync(localPath), options, options.sha256);
   }
 
   async close(): Promise<void> {

@@ -1,15 +1,25 @@
 // The atomic write command, run by a real local /bin/sh against a temp folder: content, mode,
-// no temp file left behind, and the old file intact when the write fails.
-import { execFileSync, spawnSync } from 'node:child_process';
+// no temp file left behind, and the old file intact when the write fails, when fewer or other
+// bytes arrive than were sent, and when the writer's session is gone before the rename.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
+import type { ExpectedContent } from '../../../src/ssh/atomic-write.js';
 import type { WriteFileOptions } from '../../../src/ssh/connection.js';
 
-function write(path: string, content: Buffer | string, options: WriteFileOptions): { code: number; stderr: string } {
-  const r = spawnSync('/bin/sh', ['-c', atomicWriteCommand(path, options).text], { input: content });
+const expectedOf = (content: Buffer | string): ExpectedContent => {
+  const bytes = Buffer.from(content);
+  return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+};
+const ANY = expectedOf('');
+
+/** Runs the command with `received` on stdin, announcing `sent` as what was sent (defaults: the same). */
+function write(path: string, received: Buffer | string, options: WriteFileOptions, sent: Buffer | string = received): { code: number; stderr: string } {
+  const r = spawnSync('/bin/sh', ['-c', atomicWriteCommand(path, options, expectedOf(sent)).text], { input: received });
   return { code: r.status ?? -1, stderr: r.stderr.toString() };
 }
 
@@ -63,8 +73,48 @@ describe('atomic write command (local sh)', () => {
     chmodSync(dir, 0o755);
   });
 
+  it('a transfer cut short (fewer bytes than were sent) leaves the old file, no temp file, and says so', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kc-aw-'));
+    const path = join(dir, 'managed');
+    writeFileSync(path, 'old content\n');
+    const sent = Buffer.alloc(100_000, 0x61);
+    for (const cut of [0, 1, 65_536, 99_999]) {
+      const r = write(path, sent.subarray(0, cut), { mode: 0o644 }, sent);
+      expect(r.code, `cut at ${cut}`).not.toBe(0);
+      expect(r.stderr).toContain(`received ${cut} of 100000 bytes for ${path}: the transfer was cut short`);
+      expect(readFileSync(path, 'utf8')).toBe('old content\n');
+      expect(readdirSync(dir)).toEqual(['managed']);
+    }
+  });
+
+  it('bytes of the right size but another sha256 leave the old file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kc-aw-'));
+    const path = join(dir, 'managed');
+    writeFileSync(path, 'old\n');
+    const r = write(path, 'evil\n', { mode: 0o644 }, 'good\n');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('do not have the sha256 that was sent');
+    expect(readFileSync(path, 'utf8')).toBe('old\n');
+    expect(readdirSync(dir)).toEqual(['managed']);
+  });
+
+  it('a writer whose session is gone (its stdout closed) does not rename, even with every byte received', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kc-aw-'));
+    const path = join(dir, 'managed');
+    writeFileSync(path, 'old\n');
+    const content = Buffer.alloc(10_000, 0x62);
+    // The reader of its stdout is gone before it gets there, as when sshd closed the session.
+    const child = spawn('/bin/sh', ['-c', atomicWriteCommand(path, { mode: 0o644 }, expectedOf(content)).text], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdout.destroy();
+    child.stdin.end(content);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('old\n');
+    expect(readdirSync(dir)).toEqual(['managed']);
+  });
+
   it('quotes hostile paths and owners into inert words', () => {
-    const text = atomicWriteCommand("/etc/a b/c'$(touch pwned)", { mode: 0o640, owner: 'root', group: 'adm;id', mkdirParents: true }).text;
+    const text = atomicWriteCommand("/etc/a b/c'$(touch pwned)", { mode: 0o640, owner: 'root', group: 'adm;id', mkdirParents: true }, ANY).text;
     expect(text).toContain("mkdir -p -- '/etc/a b'");
     expect(text).toContain(`chown -- 'root:adm;id' "$t"`);
     expect(text).toContain(`mv -f -- "$t" '/etc/a b/c'\\''$(touch pwned)'`);
@@ -72,8 +122,10 @@ describe('atomic write command (local sh)', () => {
   });
 
   it('refuses relative paths, directories and impossible modes', () => {
-    expect(() => atomicWriteCommand('etc/x', { mode: 0o644 })).toThrow('absolute');
-    expect(() => atomicWriteCommand('/etc/', { mode: 0o644 })).toThrow('name a file');
-    expect(() => atomicWriteCommand('/etc/x', { mode: 0o10000 })).toThrow('0o7777');
+    expect(() => atomicWriteCommand('etc/x', { mode: 0o644 }, ANY)).toThrow('absolute');
+    expect(() => atomicWriteCommand('/etc/', { mode: 0o644 }, ANY)).toThrow('name a file');
+    expect(() => atomicWriteCommand('/etc/x', { mode: 0o10000 }, ANY)).toThrow('0o7777');
+    expect(() => atomicWriteCommand('/etc/x', { mode: 0o644 }, { size: -1, sha256: ANY.sha256 })).toThrow('byte count');
+    expect(() => atomicWriteCommand('/etc/x', { mode: 0o644 }, { size: 1, sha256: 'x; reboot' })).toThrow('64 lower-case hex');
   });
 });
