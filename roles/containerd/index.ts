@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { imageReference } from '../../src/cluster/cluster-inputs.js';
+import { kernelPrerequisiteTasks } from '../../src/cluster/kernel-prerequisites.js';
 import type { HostContext, Role } from '../../src/engine/types.js';
 import { execChecked } from '../../src/ssh/connection.js';
 import { sh } from '../../src/ssh/quote.js';
@@ -41,6 +42,7 @@ export function containerdRole(inputs: ClusterInputs): Role {
     templateDir,
     tags: ['containerd', 'runtime'],
     tasks: [
+      ...kernelPrerequisiteTasks(['containerd', 'runtime', 'kernel']),
       ...binaryTasks(inputs, (a) => a.component === 'containerd' || a.component === 'runc', [RESTART_CONTAINERD]),
       file('config.toml.hbs', '/etc/containerd/config.toml', [RESTART_CONTAINERD]),
       file('containerd.service.hbs', '/etc/systemd/system/containerd.service', [RESTART_CONTAINERD], ['systemd:*']),

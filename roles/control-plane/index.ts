@@ -13,6 +13,7 @@ import { nodeAddress } from '../../src/cluster/topology.js';
 import { noChange } from '../../src/engine/change.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
 import type { Fact } from '../../src/engine/fact.js';
+import { pollUntil } from '../../src/engine/poll-until.js';
 import { readFacts } from '../../src/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/facts/api-ready.js';
 import { lagging, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
@@ -103,21 +104,25 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
     },
     apply: async (_change, ctx) => {
       const pods = staticPods(ctx.host.name);
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      let waiting: string[] = [];
-      while (Date.now() < deadline) {
-        if (ctx.signal.aborted) throw new Error('interrupted while waiting for the control plane');
-        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
-        waiting = pending(api, current);
-        if (waiting.length === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-      }
+      const outcome = await pollUntil({
+        timeoutMs: READY_TIMEOUT_MS,
+        intervalMs: 2000,
+        signal: ctx.signal,
+        probe: async () => {
+          const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+          return pending(api, current);
+        },
+        done: (waiting) => waiting.length === 0,
+      });
+      if (outcome.reached) return;
+      if (outcome.interrupted) throw new Error('interrupted while waiting for the control plane');
+      const waiting = outcome.last ?? ['a probe that answers within 30 s'];
       const logs = await ctx.connection.exec(
         sh`for c in etcd kube-apiserver; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
         { become: true, label: 'control-plane logs' },
       );
       throw new Error(
-        `the control plane is not ready after ${READY_TIMEOUT_MS / 1000} s, still waiting for ${waiting.join(', ')}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+        `the control plane is not ready after ${READY_TIMEOUT_MS / 1000} s, still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
       );
     },
     verify: true,

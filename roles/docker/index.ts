@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { imageReference } from '../../src/cluster/cluster-inputs.js';
+import { kernelPrerequisiteTasks } from '../../src/cluster/kernel-prerequisites.js';
 import type { HostContext, Role } from '../../src/engine/types.js';
 import { execChecked } from '../../src/ssh/connection.js';
 import { sh } from '../../src/ssh/quote.js';
@@ -43,6 +44,7 @@ export function dockerRole(inputs: ClusterInputs): Role {
     templateDir,
     tags: ['docker', 'runtime'],
     tasks: [
+      ...kernelPrerequisiteTasks(['docker', 'runtime', 'kernel']),
       // Before the package: its first start must already see this configuration.
       file('daemon.json.hbs', '/etc/docker/daemon.json', [RESTART_DOCKER]),
       packagePresent({ name: 'Docker Engine packages present', names: packagesOf, install: true }),

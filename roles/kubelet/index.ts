@@ -50,7 +50,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
     tasks: [
       // Pods route through the host and bridged traffic must pass iptables (kube-proxy, CNI).
       sysctl({ key: 'net.ipv4.ip_forward', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-ip-forward.conf' }),
-      sysctl({ key: 'net.bridge.bridge-nf-call-iptables', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf.conf' }),
+      sysctl({ key: 'net.bridge.bridge-nf-call-iptables', value: '1', module: 'br_netfilter', persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf.conf' }),
       ...binaryTasks(inputs, (a) => a.name === 'kubelet', restart),
       managedFile({ path: '/etc/kubernetes/pki/ca.crt', mode: 0o644, content: () => pki.ca.cert, notify: restart }),
       managedFile({

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { noChange } from '../../src/engine/change.js';
+import { pollUntil } from '../../src/engine/poll-until.js';
 import type { Role, Task } from '../../src/engine/types.js';
 import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/facts/node-pod-cidr.js';
 import { sh } from '../../src/ssh/quote.js';
@@ -27,12 +28,15 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
     facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
     plan: (facts) => (facts.cidr.assigned ? noChange(`pod CIDR ${facts.cidr.cidr}`) : { kind: 'wait', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null }),
     apply: async (_change, ctx) => {
-      const deadline = Date.now() + WAIT_MS;
-      while (Date.now() < deadline && !ctx.signal.aborted) {
-        const r = await ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`, { become: true, label: 'read pod CIDR' });
-        if (r.code === 0 && r.stdout.trim() !== '') return;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-      }
+      const outcome = await pollUntil({
+        timeoutMs: WAIT_MS,
+        intervalMs: 2000,
+        signal: ctx.signal,
+        probe: () => ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`, { become: true, label: 'read pod CIDR', timeoutMs: 30_000 }),
+        done: (r) => r.code === 0 && r.stdout.trim() !== '',
+      });
+      if (outcome.reached) return;
+      if (outcome.interrupted) throw new Error(`interrupted while waiting for the pod CIDR of ${ctx.host.name}`);
       throw new Error(`${ctx.host.name} got no pod CIDR within ${WAIT_MS / 1000} s: is its kubelet registered (journalctl -u kubelet) and the controller-manager running with --allocate-node-cidrs?`);
     },
   };

@@ -2,6 +2,7 @@
 // ("ok: ...") or a failure that says how to fix it. Names are what --ignore-preflight takes.
 import type { HostFacts } from '../../src/facts/host-facts.js';
 import type { PreflightFacts } from '../../src/facts/preflight-facts.js';
+import type { RouteState } from '../../src/facts/route-to.js';
 import type { HostSettings, Inventory } from '../../src/inventory/model.js';
 import { minorOf } from '../../src/artifacts/component-versions.js';
 
@@ -12,6 +13,9 @@ export interface CheckInput {
   readonly inventory: Inventory;
   readonly facts: HostFacts;
   readonly preflight: PreflightFacts;
+  /** The route to the first Service IP (`serviceIp`). */
+  readonly serviceRoute: RouteState;
+  readonly serviceIp: string;
   readonly controllerEpochSeconds: number;
   readonly failSwapOn: boolean;
 }
@@ -81,11 +85,31 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   {
     name: 'kernel',
     run: ({ preflight }) => {
-      const missing: string[] = [];
-      if (!preflight.overlayfs) missing.push(`the overlay filesystem (${preflight.loadableModules ? 'modprobe overlay' : 'build it into the kernel'})`);
-      if (!preflight.bridgeNetfilter) missing.push(`bridge netfilter, /proc/sys/net/bridge (${preflight.loadableModules ? 'modprobe br_netfilter, and list it in /etc/modules-load.d/' : 'build br_netfilter into the kernel'})`);
-      return missing.length === 0 ? ok('overlay and bridge netfilter are available') : fail(`missing ${missing.join(' and ')}`);
+      // A module kcluster can load (modprobe finds it) is loaded by the runtime role and listed
+      // in /etc/modules-load.d; only a kernel without it fails here.
+      const modules = [
+        { name: 'overlay', what: 'the overlay filesystem', available: preflight.overlayfs, loadable: preflight.overlayLoadable },
+        { name: 'br_netfilter', what: 'bridge netfilter (/proc/sys/net/bridge)', available: preflight.bridgeNetfilter, loadable: preflight.bridgeNetfilterLoadable },
+      ];
+      const missing = modules.filter((m) => !m.available && !m.loadable);
+      if (missing.length > 0) {
+        const fix = preflight.loadableModules
+          ? 'install the running kernel\'s modules (on Debian: its linux-image package) or use a kernel that has them'
+          : 'this host cannot load modules (a container?): load them on the machine that runs it, or build them into the kernel';
+        return fail(`missing ${missing.map((m) => `${m.what}, module ${m.name}`).join(' and ')}, and modprobe cannot load ${missing.length > 1 ? 'them' : 'it'}: ${fix}`);
+      }
+      const toLoad = modules.filter((m) => !m.available).map((m) => m.name);
+      return ok(toLoad.length === 0 ? 'overlay and bridge netfilter are available' : `${toLoad.join(' and ')} will be loaded by the container runtime role (and at every boot)`);
     },
+  },
+  {
+    name: 'service-route',
+    run: ({ serviceRoute, serviceIp, inventory }) =>
+      serviceRoute.reachable
+        ? ok(`the Service range is routed (${serviceIp} via ${serviceRoute.dev})`)
+        : fail(
+            `no route to the first Service IP ${serviceIp} (${serviceRoute.error ?? 'no route'}): traffic to a Service needs a route before kube-proxy's rules can catch it, or pods that reach the API through it (flannel, CoreDNS) fail with "network is unreachable": add a default route (ip route add default via GATEWAY) or a route for the Service range (ip route add ${inventory.cluster.serviceCIDR} dev INTERFACE), and persist it in the host's network configuration`,
+          ),
   },
   {
     name: 'commands',

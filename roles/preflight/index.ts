@@ -10,6 +10,7 @@ import type { FactValues } from '../../src/engine/fact.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
 import { hostFacts } from '../../src/facts/host-facts.js';
 import { preflightFacts } from '../../src/facts/preflight-facts.js';
+import { routeTo } from '../../src/facts/route-to.js';
 import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
@@ -23,26 +24,28 @@ function outcome(name: string, result: CheckResult, ignored: ReadonlySet<string>
 /** Identities seen by the first preflight play, compared by the second. Controller memory only. */
 export type IdentityBook = Map<string, HostIdentity>;
 
-const PREFLIGHT_FACTS = { host: hostFacts, preflight: preflightFacts };
-type PreflightFactMap = typeof PREFLIGHT_FACTS;
+const preflightFactMap = (serviceIp: string) => ({ host: hostFacts, preflight: preflightFacts, serviceRoute: routeTo(serviceIp) });
+type PreflightFactMap = ReturnType<typeof preflightFactMap>;
 
 /** A check reads the host's facts and plans nothing, or fails: apply never runs. */
-function checkTask(name: string, plan: (facts: FactValues<PreflightFactMap>, ctx: HostContext) => Change<null>): Task<PreflightFactMap, null> {
-  return { name, tags: ['preflight'], facts: () => PREFLIGHT_FACTS, plan, apply: async () => {} };
+function checkTask(name: string, facts: PreflightFactMap, plan: (facts: FactValues<PreflightFactMap>, ctx: HostContext) => Change<null>): Task<PreflightFactMap, null> {
+  return { name, tags: ['preflight'], facts: () => facts, plan, apply: async () => {} };
 }
 
 export function preflightRole(inputs: ClusterInputs, book: IdentityBook): Role {
+  const serviceIp = inputs.topology.kubernetesServiceIp;
+  const factMap = preflightFactMap(serviceIp);
   const tasks: AnyTask[] = PREFLIGHT_CHECKS.map((check) =>
-    checkTask(`preflight ${check.name}`, (facts, ctx) =>
+    checkTask(`preflight ${check.name}`, factMap, (facts, ctx) =>
       outcome(
         check.name,
-        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: ctx.vars['failSwapOn'] !== false }),
+        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, serviceRoute: facts.serviceRoute, serviceIp, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: ctx.vars['failSwapOn'] !== false }),
         inputs.ignorePreflight,
       ),
     ),
   );
   tasks.push(
-    checkTask('preflight identity', (facts, ctx) => {
+    checkTask('preflight identity', factMap, (facts, ctx) => {
       // Recorded for the comparison in the next play (plays run one after the other).
       const macs = Object.entries(facts.preflight.macs).filter(([iface]) => !VIRTUAL_INTERFACES.test(iface)).map(([, mac]) => mac);
       book.set(ctx.host.name, { host: ctx.host.name, hostname: facts.host.hostname, machineId: facts.host.machineId, macs });

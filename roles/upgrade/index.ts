@@ -9,6 +9,7 @@ import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { adminApi } from '../../src/cluster/admin-api.js';
 import { saveEtcdSnapshot, snapshotName } from '../../src/cluster/etcd-snapshot.js';
 import { noChange } from '../../src/engine/change.js';
+import { pollUntil } from '../../src/engine/poll-until.js';
 import type { Role, Task } from '../../src/engine/types.js';
 import { installedBinary } from '../../src/facts/installed-binary.js';
 import { nodeStatus } from '../../src/facts/node-status.js';
@@ -17,6 +18,8 @@ import { sh } from '../../src/ssh/quote.js';
 import { KUBELET_KUBECONFIG } from '../../src/facts/node-pod-cidr.js';
 
 const READY_TIMEOUT_MS = 300_000;
+/** One status probe; a slower one counts as "not yet" (poll-until.ts). */
+const PROBE_TIMEOUT_MS = 30_000;
 
 function kubeletArtifact(inputs: ClusterInputs) {
   const kubelet = inputs.artifacts.find((a) => a.type === 'binary' && a.name === 'kubelet');
@@ -74,15 +77,19 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
         ? noChange(`Ready, kubelet ${target}`)
         : { kind: 'wait', summary: `wait until the node is Ready with kubelet ${target} (now: ${facts.node.known ? `${facts.node.ready ? 'Ready' : 'NotReady'}, ${facts.node.kubeletVersion}` : facts.node.detail})`, payload: null },
     apply: async (_change, ctx) => {
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      while (Date.now() < deadline && !ctx.signal.aborted) {
-        const r = await ctx.connection.exec(
-          sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={range .status.conditions[?(@.type=="Ready")]}{.status}{end} {.status.nodeInfo.kubeletVersion}'`,
-          { become: true, label: 'node status' },
-        );
-        if (r.code === 0 && r.stdout.trim() === `True ${target}`) return;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-      }
+      const outcome = await pollUntil({
+        timeoutMs: READY_TIMEOUT_MS,
+        intervalMs: 2000,
+        signal: ctx.signal,
+        probe: () =>
+          ctx.connection.exec(
+            sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={range .status.conditions[?(@.type=="Ready")]}{.status}{end} {.status.nodeInfo.kubeletVersion}'`,
+            { become: true, label: 'node status', timeoutMs: PROBE_TIMEOUT_MS },
+          ),
+        done: (r) => r.code === 0 && r.stdout.trim() === `True ${target}`,
+      });
+      if (outcome.reached) return;
+      if (outcome.interrupted) throw new Error(`interrupted while waiting for ${ctx.host.name} to be Ready`);
       throw new Error(`${ctx.host.name} is not Ready with kubelet ${target} after ${READY_TIMEOUT_MS / 1000} s: see journalctl -u kubelet on it; it stays cordoned if kcluster cordoned it`);
     },
   };

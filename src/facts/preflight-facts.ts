@@ -12,6 +12,9 @@ export interface PreflightFacts {
   readonly overlayfs: boolean;
   readonly bridgeNetfilter: boolean;
   readonly loadableModules: boolean;
+  /** `modprobe -n` finds the module for the running kernel (the runtime role loads it). */
+  readonly overlayLoadable: boolean;
+  readonly bridgeNetfilterLoadable: boolean;
   readonly missingCommands: readonly string[];
   /** Cluster name in kcluster's marker, when this host already belongs to a kcluster cluster. */
   readonly markerCluster?: string;
@@ -27,6 +30,7 @@ const SCRIPT = `LC_ALL=C; export LC_ALL
 grep -qw overlay /proc/filesystems 2>/dev/null && echo "overlay yes" || echo "overlay no"
 [ -d /proc/sys/net/bridge ] && echo "bridge-nf yes" || echo "bridge-nf no"
 [ -e /proc/modules ] && echo "modules yes" || echo "modules no"
+for m in overlay br_netfilter; do [ -e /proc/modules ] && modprobe -n -q -- "$m" 2>/dev/null && echo "loadable $m"; done
 for c in ${'$'}{REQ}; do command -v "$c" >/dev/null 2>&1 || echo "missing $c"; done
 [ -f ${CLUSTER_MARKER} ] && echo "marker $(head -n 1 ${CLUSTER_MARKER})"
 [ -d /etc/kubernetes ] && echo "k8s-dir yes"
@@ -50,6 +54,8 @@ export function parsePreflightFacts(stdout: string): PreflightFacts {
     overlayfs: value('overlay') === 'yes',
     bridgeNetfilter: value('bridge-nf') === 'yes',
     loadableModules: value('modules') === 'yes',
+    overlayLoadable: all('loadable').includes('overlay'),
+    bridgeNetfilterLoadable: all('loadable').includes('br_netfilter'),
     missingCommands: all('missing'),
     ...(marker !== undefined ? { markerCluster: marker } : {}),
     foreignManifests: all('foreign'),

@@ -9,6 +9,8 @@ export class CommandStoppedError extends RemoteCommandError {
     readonly reason: string,
     label?: string,
     result: ExecResult = { code: 124, stdout: '', stderr: '', durationMs: 0 },
+    /** Stopped because it ran past its own time limit (not cancelled, not a local error). */
+    readonly timedOut = false,
   ) {
     super(host, command, result, label);
     const oneLine = command.replace(/\s+/g, ' ').trim();

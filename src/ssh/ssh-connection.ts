@@ -112,7 +112,7 @@ export class SshConnection implements Connection {
         const err: Buffer[] = [];
         let stopped: string | undefined;
         // Fail at once: a remote process that ignores the close must not hold the caller.
-        const stop = (reason: string): void => {
+        const stop = (reason: string, timedOut = false): void => {
           if (stopped !== undefined) return;
           stopped = reason;
           options.signal?.removeEventListener('abort', onAbort);
@@ -123,9 +123,9 @@ export class SshConnection implements Connection {
           // A process that ignores both must not hold a slot forever: give it back after a grace.
           setTimeout(release, STOPPED_CHANNEL_GRACE_MS).unref();
           const stderr = Buffer.concat(err).toString('utf8');
-          reject(new CommandStoppedError(this.host, callerText, reason, options.label, { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started }));
+          reject(new CommandStoppedError(this.host, callerText, reason, options.label, { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started }, timedOut));
         };
-        const timer = options.timeoutMs !== undefined ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`), options.timeoutMs) : undefined;
+        const timer = options.timeoutMs !== undefined ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`, true), options.timeoutMs) : undefined;
         const onAbort = (): void => stop('was cancelled');
         options.signal?.addEventListener('abort', onAbort, { once: true });
         channel.on('data', (chunk: Buffer) => out.push(chunk));

@@ -13,6 +13,12 @@ export interface SysctlOptions {
   readonly value: string;
   /** e.g. /etc/sysctl.d/90-kcluster.conf (one file per setting keeps ownership clear). */
   readonly persistFile: string;
+  /**
+   * The kernel module that provides the key (net.bridge.* comes with br_netfilter): when the
+   * key is missing, apply loads it first instead of failing, so a check run before the module
+   * is loaded plans the change.
+   */
+  readonly module?: string;
   readonly tags?: readonly string[];
   readonly notify?: readonly string[];
 }
@@ -31,10 +37,18 @@ export function persistedSysctl(options: Pick<SysctlOptions, 'key' | 'value'>): 
 
 /** Pure: live value and persisted file in, the Change out. */
 export function planSysctl(options: SysctlOptions, live: SysctlValue, file: FileState): Change<SysctlPayload> {
-  if (!live.present) {
-    throw new Error(`${options.key} does not exist on this kernel (no ${sysctlPath(options.key)}): load the module that provides it, or drop the setting`);
-  }
   const want = normalise(options.value);
+  if (!live.present) {
+    if (options.module === undefined) {
+      throw new Error(`${options.key} does not exist on this kernel (no ${sysctlPath(options.key)}): load the module that provides it, or drop the setting`);
+    }
+    const persist = planManagedFile({ path: options.persistFile, mode: 0o644 }, file, Buffer.from(persistedSysctl(options))).kind !== 'none';
+    return {
+      kind: 'update',
+      summary: `load ${options.module}, then set ${options.key} = ${want}${persist ? `; persist in ${options.persistFile}` : ''}`,
+      payload: { runtime: true, ...(persist ? { persist: Buffer.from(persistedSysctl(options)) } : {}) },
+    };
+  }
   const line = Buffer.from(persistedSysctl(options));
   const filePlan = planManagedFile({ path: options.persistFile, mode: 0o644 }, file, line);
   const runtime = normalise(live.value ?? '') !== want;
@@ -65,7 +79,8 @@ export function sysctl(options: SysctlOptions): Task<{ live: ReturnType<typeof s
       }
       if (change.payload.runtime) {
         // Writing /proc/sys directly needs no sysctl binary (absent from minimal images).
-        await execChecked(ctx.connection, sh`printf '%s\n' ${normalise(options.value)} > ${path}`, { become: true, label: `sysctl ${options.key}` });
+        const load = options.module !== undefined ? sh`[ -e ${path} ] || modprobe -- ${options.module} || exit 1; ` : sh``;
+        await execChecked(ctx.connection, sh`${load}printf '%s\n' ${normalise(options.value)} > ${path}`, { become: true, label: `sysctl ${options.key}` });
       }
     },
   };

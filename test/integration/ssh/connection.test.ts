@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSshConnector, type SshConnector } from '../../../src/ssh/connector.js';
 import { RemoteCommandError, type Connection, type ExecResult } from '../../../src/ssh/connection.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
+import { pollUntil } from '../../../src/engine/poll-until.js';
 import { underSh } from '../../../src/ssh/become.js';
 import { sh } from '../../../src/ssh/quote.js';
 import { count, startSshd, type TestSshd } from './support/sshd.js';
@@ -133,6 +134,22 @@ describe('SSH connection over a real sshd', () => {
     await expect(slow).rejects.toThrow('node1: command (slow step) timed out after 300 ms and was stopped: sleep 8');
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await connection.exec(sh`echo still here`)).stdout).toBe('still here\n');
+  });
+
+  it('a wait polls on past a probe that runs over its limit, until the state is reached', async () => {
+    let probes = 0;
+    // The first probe hangs past its limit; later ones answer at once.
+    const outcome = await pollUntil({
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      signal: new AbortController().signal,
+      probe: () => connection.exec(probes++ === 0 ? sh`sleep 5; echo late` : sh`echo ready`, { timeoutMs: 400, label: 'probe' }),
+      done: (r) => r.stdout === 'ready\n',
+    });
+    expect(outcome).toMatchObject({ reached: true });
+    expect(probes).toBe(2);
+    // A probe that fails otherwise (the host says no) is not retried as "slow".
+    await expect(pollUntil({ timeoutMs: 5_000, intervalMs: 100, signal: new AbortController().signal, probe: () => connection.exec(sh`exit 3`).then((r) => { if (r.code !== 0) throw new Error(`probe exited ${r.code}`); return r; }), done: () => true })).rejects.toThrow('probe exited 3');
   });
 
   it('cancels a running command when its AbortSignal fires', async () => {

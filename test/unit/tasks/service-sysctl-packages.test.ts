@@ -66,6 +66,15 @@ describe('sysctl plan', () => {
   it('fails clearly when the kernel has no such key', () => {
     expect(() => planSysctl(options, { present: false }, { exists: false })).toThrow('net.ipv4.ip_forward does not exist on this kernel (no /proc/sys/net/ipv4/ip_forward)');
   });
+  it('a key its module provides, missing because the module is not loaded yet, plans loading it first', () => {
+    const bridge = { key: 'net.bridge.bridge-nf-call-iptables', value: '1', module: 'br_netfilter', persistFile: '/etc/sysctl.d/b.conf' };
+    expect(planSysctl(bridge, { present: false }, { exists: false })).toEqual({
+      kind: 'update',
+      summary: 'load br_netfilter, then set net.bridge.bridge-nf-call-iptables = 1; persist in /etc/sysctl.d/b.conf',
+      payload: { runtime: true, persist: Buffer.from(persistedSysctl(bridge)) },
+    });
+    expect(planSysctl(bridge, { present: false }, file(persistedSysctl(bridge)))).toMatchObject({ summary: 'load br_netfilter, then set net.bridge.bridge-nf-call-iptables = 1', payload: { runtime: true } });
+  });
 });
 
 describe('packagePresent', () => {
