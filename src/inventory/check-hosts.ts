@@ -21,15 +21,23 @@ function portOf(host: unknown, raw: RawInventory): unknown {
   return (isRecord(host) ? host['port'] : undefined) ?? recordAt(raw, 'ssh')?.['port'] ?? 22;
 }
 
-function checkBastion(raw: RawInventory, host: unknown, i: number, report: Report): void {
+/** Suggestions cost an edit distance against every host: computed for this many unknown names per check only. */
+const MAX_SUGGESTIONS = 20;
+
+interface HostIndex {
+  readonly byName: ReadonlyMap<string, unknown>;
+  readonly names: readonly string[];
+  suggestions: number;
+}
+
+function checkBastion(index: HostIndex, host: unknown, i: number, report: Report): void {
   const bastion = isRecord(host) ? host['bastion'] : undefined;
   if (typeof bastion !== 'string' || bastion === '') return;
-  const hosts = hostList(raw);
-  const target = hosts.find((h) => stringAt(h, 'name') === bastion);
+  const target = index.byName.get(bastion);
   if (bastion === stringAt(host, 'name')) {
     report(['hosts', i, 'bastion'], 'a host cannot be its own bastion');
   } else if (target === undefined) {
-    const guess = closest(bastion, hostNames(raw));
+    const guess = index.suggestions++ < MAX_SUGGESTIONS ? closest(bastion, index.names) : undefined;
     report(['hosts', i, 'bastion'], `no host named "${bastion}"${guess ? `; did you mean "${guess}"?` : ''}`);
   } else if (isRecord(target) && target['bastion'] !== undefined) {
     // The SSH layer opens the bastion's own connection directly, so a chain would be ignored.
@@ -58,6 +66,12 @@ function checkTopology(raw: RawInventory, report: Report, tolerant: boolean): vo
 }
 
 export function checkHosts(raw: RawInventory, report: Report, tolerant: boolean): void {
+  const byName = new Map<string, unknown>();
+  for (const h of hostList(raw)) {
+    const n = stringAt(h, 'name');
+    if (n !== undefined && !byName.has(n)) byName.set(n, h);
+  }
+  const index: HostIndex = { byName, names: [...byName.keys()], suggestions: 0 };
   const names = new Map<string, number>();
   const endpoints = new Map<string, number>();
   hostList(raw).forEach((host, i) => {
@@ -78,13 +92,15 @@ export function checkHosts(raw: RawInventory, report: Report, tolerant: boolean)
       if (same !== undefined) report(['hosts', i, 'address'], `duplicate address ${endpoint} (also hosts[${same}])`);
       else endpoints.set(endpoint, i);
     }
-    checkBastion(raw, host, i, report);
+    checkBastion(index, host, i, report);
   });
   checkTopology(raw, report, tolerant);
 }
 
 export function checkGroups(raw: RawInventory, report: Report): void {
   const names = hostNames(raw);
+  const known = new Set(names);
+  let suggestions = 0;
   for (const [group, def] of Object.entries(recordAt(raw, 'groups') ?? {})) {
     if (isBuiltinGroup(group)) {
       if (isRecord(def) && def['hosts'] !== undefined) {
@@ -92,12 +108,12 @@ export function checkGroups(raw: RawInventory, report: Report): void {
       }
       continue;
     }
-    if (names.includes(group)) {
+    if (known.has(group)) {
       report(['groups'], `group "${group}" has the name of a host: host selectors could not tell them apart; rename the group`, 'error', group);
     }
     (listAt(def, 'hosts') ?? []).forEach((name, j) => {
-      if (typeof name === 'string' && !names.includes(name)) {
-        const guess = closest(name, names);
+      if (typeof name === 'string' && !known.has(name)) {
+        const guess = suggestions++ < MAX_SUGGESTIONS ? closest(name, names) : undefined;
         report(['groups', group, 'hosts', j], `no host named "${name}"${guess ? `; did you mean "${guess}"?` : ''}`);
       }
     });

@@ -11,11 +11,25 @@ export interface Diagnostic {
   readonly severity: 'error' | 'warning';
 }
 
+/**
+ * Control characters (C0, DEL, C1) written as \uXXXX: an inventory value must never move the
+ * operator's cursor, recolour the terminal or hide text (escape sequence injection).
+ */
+export function escapeControl(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A list of names in a message: the first few, then how many more (5,000 hosts stay one readable line). */
+export function someOf(names: readonly string[], shown = 5): string {
+  if (names.length <= shown) return names.join(', ');
+  return `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
+}
+
 /** FILE:LINE:COL: path.to.field: what is wrong and what is allowed */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = `${d.file}:${d.line}:${d.col}`;
   const what = d.path ? `${d.path}: ${d.message}` : d.message;
-  return d.severity === 'warning' ? `${where}: warning: ${what}` : `${where}: ${what}`;
+  return escapeControl(d.severity === 'warning' ? `${where}: warning: ${what}` : `${where}: ${what}`).replace(/\n/g, '\\n');
 }
 
 /** Path segments (keys and indexes) as written in messages: hosts[2].port */

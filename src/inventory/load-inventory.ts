@@ -1,12 +1,13 @@
 // Read an inventory file: parse YAML keeping positions, validate against the shipped schema,
 // run the semantic checks, and resolve defaults. Every problem is reported, all at once.
-import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
+import { readBoundedFileSync } from '../util/bounded-file.js';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { depthDiagnostic, documentDiagnostics, MAX_ALIASES, MAX_INVENTORY_BYTES, sizeDiagnostic } from './document-guards.js';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.js';
 import type { Inventory } from './model.js';
 import type { RawInventory } from './raw-inventory.js';
 import { defaultHomeDir, resolveInventory } from './resolve-inventory.js';
-import { compileInventorySchema, schemaDiagnostics } from './schema-diagnostics.js';
+import { compileInventorySchema, schemaDiagnostics, schemaErrors } from './schema-diagnostics.js';
 import { semanticDiagnostics } from './semantic-checks.js';
 import { SourceMap } from './source-map.js';
 import { yamlDiagnostics } from './yaml-diagnostics.js';
@@ -30,12 +31,30 @@ function failure(errors: Diagnostic[], warnings: Diagnostic[] = []): InventoryLo
 
 /** Parse and check inventory text; `file` is used for messages and relative paths. */
 export function parseInventory(text: string, file: string, options: LoadInventoryOptions = {}): InventoryLoadResult {
+  const tooLarge = sizeDiagnostic(Buffer.byteLength(text), file);
+  if (tooLarge) return failure([tooLarge]);
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) return failure(yamlDiagnostics(doc.errors, text, lines, file));
+  let doc: Document;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    // The parser recurses per level: thousands of levels overflow its stack before our limit is seen.
+    if (error instanceof RangeError) return failure([depthDiagnostic(file)]);
+    throw error;
+  }
+  if (doc.errors.length > 0) {
+    const tooDeep = doc.errors.find((e) => /call stack/i.test(e.message));
+    if (tooDeep) {
+      const p = lines.linePos(tooDeep.pos[0]);
+      return failure([depthDiagnostic(file, p.line, p.col)]);
+    }
+    return failure(yamlDiagnostics(doc.errors, text, lines, file));
+  }
+  const refused = documentDiagnostics(doc, lines, file);
+  if (refused.length > 0) return failure(refused);
   let data: unknown;
   try {
-    data = doc.toJS();
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {
     // yaml refuses documents whose aliases expand without bound (a "billion laughs" file).
     return failure([{ file, line: 1, col: 1, path: '', message: `YAML: ${(error as Error).message}`, severity: 'error' }]);
@@ -44,9 +63,9 @@ export function parseInventory(text: string, file: string, options: LoadInventor
   if (data === null || data === undefined) {
     return failure([{ file, line: 1, col: 1, path: '', message: 'the inventory is empty: it needs at least `hosts:`', severity: 'error' }]);
   }
-  const validate = compileInventorySchema();
-  if (!validate(data)) {
-    const errors = schemaDiagnostics(validate.errors ?? [], map, file);
+  const invalid = schemaErrors(compileInventorySchema(), data);
+  if (invalid.length > 0) {
+    const errors = schemaDiagnostics(invalid, map, file);
     // Still report duplicates, CIDRs and the like in the same pass, where the shapes allow it.
     const semantic = semanticDiagnostics(data as RawInventory, undefined, map, file, { tolerant: true });
     return failure([...errors, ...semantic.filter((d) => d.severity === 'error')], semantic.filter((d) => d.severity === 'warning'));
@@ -70,7 +89,7 @@ export function parseInventory(text: string, file: string, options: LoadInventor
 export async function loadInventory(file: string, options: LoadInventoryOptions = {}): Promise<InventoryLoadResult> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readBoundedFileSync(file, MAX_INVENTORY_BYTES, 'an inventory').toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String((error as Error).message);

@@ -70,10 +70,10 @@ function hostRoles(raw: RawHost, anyEtcd: boolean): HostRole[] {
   return roles;
 }
 
-function bastionFor(raw: RawBastion | undefined, hosts: readonly RawHost[], defaults: RawSshSettings, ctx: ResolveContext) {
+function bastionFor(raw: RawBastion | undefined, hosts: ReadonlyMap<string, RawHost>, defaults: RawSshSettings, ctx: ResolveContext) {
   if (raw === undefined) return undefined;
   if (typeof raw === 'string') {
-    const target = hosts.find((h) => h.name === raw);
+    const target = hosts.get(raw);
     if (!target) return undefined; // reported by the semantic checks
     return { name: target.name, ...endpoint(target.address, target, defaults, ctx) };
   }
@@ -100,17 +100,21 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
   // `all` holds every host, so its vars are the weakest of the groups'.
   const groupOrder = ['all', 'control-plane', 'etcd', 'worker', ...Object.keys(groupsRaw).filter((g) => !(BUILTIN_GROUPS as readonly string[]).includes(g))];
 
+  // Membership as sets and hosts by name: lists searched per host made validation quadratic.
+  const members = new Map(Object.entries(groups).map(([group, names]) => [group, new Set(names)]));
+  const byName = new Map<string, RawHost>();
+  for (const h of raw.hosts) if (!byName.has(h.name)) byName.set(h.name, h);
   const hosts: HostSettings[] = hostsWithRoles.map(({ raw: h, roles }, index) => {
     let vars: Vars = deepMerge({}, raw.vars ?? {});
     for (const group of groupOrder) {
-      if (groups[group]?.includes(h.name)) vars = deepMerge(vars, groupsRaw[group]?.vars ?? {});
+      if (members.get(group)?.has(h.name)) vars = deepMerge(vars, groupsRaw[group]?.vars ?? {});
     }
     vars = deepMerge(vars, h.vars ?? {});
     const ssh = endpoint(h.address, h, sshDefaults, ctx);
     const becomeRaw = h.become ?? sshDefaults.become;
     const becomeEnabled = typeof becomeRaw === 'boolean' ? becomeRaw : becomeRaw !== undefined || ssh.user !== 'root';
     const passwordEnv = typeof becomeRaw === 'object' ? becomeRaw.passwordEnv : undefined;
-    const bastion = bastionFor(h.bastion, raw.hosts, sshDefaults, ctx);
+    const bastion = bastionFor(h.bastion, byName, sshDefaults, ctx);
     return {
       name: h.name,
       ssh,

@@ -4,10 +4,15 @@
 import { existsSync } from 'node:fs';
 import { checkCluster } from './check-cluster.js';
 import { checkGroups, checkHosts } from './check-hosts.js';
-import { formatPath, type Diagnostic } from './diagnostics.js';
+import { formatPath, someOf, type Diagnostic } from './diagnostics.js';
 import type { Inventory } from './model.js';
 import type { RawInventory } from './raw-inventory.js';
 import type { SourceMap } from './source-map.js';
+import { parseDuration } from './resolve-inventory.js';
+import { fileProblem } from '../util/bounded-file.js';
+import { MAX_KEY_FILE_BYTES } from '../ssh/auth-config.js';
+import { MAX_KNOWN_HOSTS_BYTES } from '../ssh/known-hosts.js';
+import { recordAt } from './shape.js';
 
 /** Report a problem at `path`; with `atKey`, at the key `atKey` of the map at `path`. */
 export type Report = (path: (string | number)[], message: string, severity?: 'error' | 'warning', atKey?: string) => void;
@@ -21,9 +26,13 @@ function checkAuth(inventory: Inventory, raw: RawInventory, report: Report): voi
       const ownAuth = own && (own.keyFile !== undefined || own.agent !== undefined || own.passwordEnv !== undefined);
       if (ownAuth) report(['hosts', i], 'no way to log in: agent is false and neither keyFile nor passwordEnv is set');
       else stranded.push(host.name);
-    } else if (ssh.keyFile && !existsSync(ssh.keyFile)) {
+    } else if (ssh.keyFile) {
       const at = own?.keyFile !== undefined ? ['hosts', i, 'keyFile'] : raw.ssh?.keyFile !== undefined ? ['ssh', 'keyFile'] : ['hosts', i];
-      report(at, `key file ${ssh.keyFile} does not exist`, 'warning');
+      if (!existsSync(ssh.keyFile)) report(at, `key file ${ssh.keyFile} does not exist`, 'warning');
+      else {
+        const problem = fileProblem(ssh.keyFile, MAX_KEY_FILE_BYTES, 'a private key file');
+        if (problem) report(at, problem);
+      }
     }
   });
   if (stranded.length === 0) return;
@@ -32,12 +41,34 @@ function checkAuth(inventory: Inventory, raw: RawInventory, report: Report): voi
   const explicitNoAgent = raw.ssh?.agent === false;
   report(
     where,
-    `no way to log in to ${stranded.join(', ')}: ` +
+    `no way to log in to ${stranded.length === inventory.hosts.length && stranded.length > 5 ? `any of the ${stranded.length} hosts` : someOf(stranded)}: ` +
       (explicitNoAgent
         ? 'agent is false and no keyFile or passwordEnv is set; '
         : 'no keyFile, agent or passwordEnv is set, SSH_AUTH_SOCK is not set, and neither ~/.ssh/id_ed25519 nor ~/.ssh/id_rsa exists; ') +
       'set ssh.keyFile (or keyFile on a host), agent: true with a running ssh-agent, or passwordEnv',
   );
+}
+
+/**
+ * Durations a timer can hold: Node turns a delay of 2^31 ms or more into 1 ms, so an
+ * unbounded connectTimeout or keepaliveInterval made every host look unreachable.
+ */
+export const DURATION_BOUNDS: Readonly<Record<string, { readonly min: number; readonly max: number }>> = {
+  connectTimeout: { min: 100, max: 600_000 },
+  keepaliveInterval: { min: 100, max: 600_000 },
+};
+
+function checkDurations(raw: RawInventory, report: Report): void {
+  const ssh = recordAt(raw, 'ssh');
+  for (const [key, bounds] of Object.entries(DURATION_BOUNDS)) {
+    const value = ssh?.[key];
+    if (!(typeof value === 'number' && Number.isInteger(value)) && typeof value !== 'string') continue;
+    const ms = parseDuration(value, Number.NaN);
+    if (Number.isNaN(ms)) continue; // the schema reported its shape
+    if (ms < bounds.min || ms > bounds.max) {
+      report(['ssh', key], `${key} must be between ${bounds.min} ms and ${bounds.max / 60_000} minutes (got ${value}${typeof value === 'number' ? ' ms' : ''})`);
+    }
+  }
 }
 
 export function semanticDiagnostics(
@@ -61,6 +92,12 @@ export function semanticDiagnostics(
   checkHosts(raw, report, tolerant);
   checkCluster(raw, report);
   checkGroups(raw, report);
-  if (inventory) checkAuth(inventory, raw, report);
+  checkDurations(raw, report);
+  if (inventory) {
+    checkAuth(inventory, raw, report);
+    const knownHosts = inventory.ssh.knownHostsFile;
+    const problem = knownHosts !== undefined ? fileProblem(knownHosts, MAX_KNOWN_HOSTS_BYTES, 'a known_hosts file') : undefined;
+    if (problem) report(['ssh', 'knownHostsFile'], problem);
+  }
   return out;
 }

@@ -14,12 +14,18 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+/** Longer words get no suggestion: the distance costs the product of both lengths. */
+const MAX_SUGGESTED_LENGTH = 100;
+
 /** The closest candidate within a small edit distance, if any. */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
+  if (word.length > MAX_SUGGESTED_LENGTH) return undefined;
   const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
+    // Lengths further apart than the limit cannot be within it.
+    if (Math.abs(c.length - word.length) > limit) continue;
     const d = editDistance(word.toLowerCase(), c.toLowerCase());
     if (d < bestDistance) {
       best = c;

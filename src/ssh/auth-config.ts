@@ -1,10 +1,13 @@
 // The authentication part of an ssh2 connect config: private key (with its passphrase from
 // the environment or a prompt), ssh-agent, login password from the environment. Secrets are
 // read from variables NAMED in the inventory and never appear in messages.
-import { readFileSync } from 'node:fs';
 import ssh2, { type ConnectConfig } from 'ssh2';
 import type { SshEndpoint } from '../inventory/model.js';
 import { FinalConnectError } from './connect-errors.js';
+import { KIB, readBoundedFileSync } from '../util/bounded-file.js';
+
+/** OpenSSH private keys are a few KiB (RSA 16384 bits with a comment stays under 16). */
+export const MAX_KEY_FILE_BYTES = 64 * KIB;
 
 export type AuthConfig = Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'password' | 'agent'>;
 
@@ -17,7 +20,7 @@ export interface AuthSources {
 
 function readKey(keyFile: string): Buffer {
   try {
-    return readFileSync(keyFile);
+    return readBoundedFileSync(keyFile, MAX_KEY_FILE_BYTES, 'a private key file');
   } catch (error) {
     throw new FinalConnectError(`cannot read the key file ${keyFile}: ${(error as Error).message}`);
   }

@@ -1,7 +1,11 @@
 // Reading OpenSSH known_hosts files: plain and hashed host patterns, [host]:port for other
 // ports, negation and wildcards, @revoked markers. Certificates (@cert-authority) are skipped.
 import { createHmac } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { MIB, readBoundedFileSync } from '../util/bounded-file.js';
+
+/** About 100,000 hosts' keys. */
+export const MAX_KNOWN_HOSTS_BYTES = 64 * MIB;
 
 export interface KnownHostEntry {
   readonly file: string;
@@ -43,7 +47,7 @@ export function readKnownHostsFile(file: string): KnownHostEntry[] {
     const stat = statSync(file);
     const known = parsedFiles.get(file);
     if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.entries;
-    const entries = parseKnownHosts(readFileSync(file, 'utf8'), file);
+    const entries = parseKnownHosts(readBoundedFileSync(file, MAX_KNOWN_HOSTS_BYTES, 'a known_hosts file').toString('utf8'), file);
     parsedFiles.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, entries });
     return entries;
   } catch (error) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic, loadInventory, parseInventory } from '../../../src/inventory/load-inventory.js';
+import { compileInventorySchema, schemaErrors } from '../../../src/inventory/schema-diagnostics.js';
 
 const home = mkdtempSync(join(tmpdir(), 'kc-home-'));
 const env = { SSH_AUTH_SOCK: '/tmp/agent.sock' };
@@ -126,5 +127,54 @@ describe('inventory fixture files', () => {
       `${dir}/even-etcd.yaml:4:3: warning: hosts: 2 etcd members: an even count tolerates no more failures than 1; use an odd number`,
       `${dir}/even-etcd.yaml:6:26: warning: hosts[2].address: 10.96.0.20 lies inside the service CIDR 10.96.0.0/12: traffic to this host would be routed into the cluster`,
     ]);
+  });
+});
+
+describe('inventory limits (hostile input)', () => {
+  const cp = '  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
+  const errors = (text: string): string[] => {
+    const r = parseInventory(text, 'inv.yaml', { env: { SSH_AUTH_SOCK: '/agent' } });
+    return r.ok ? [] : r.errors.map(formatDiagnostic);
+  };
+  it('durations a timer cannot hold are refused with their bounds', () => {
+    expect(errors(`ssh:\n  connectTimeout: 2147483648\n  keepaliveInterval: 99999m\nhosts:\n${cp}`)).toEqual([
+      'inv.yaml:2:19: ssh.connectTimeout: connectTimeout must be between 100 ms and 10 minutes (got 2147483648 ms)',
+      'inv.yaml:3:22: ssh.keepaliveInterval: keepaliveInterval must be between 100 ms and 10 minutes (got 99999m)',
+    ]);
+    expect(errors(`ssh:\n  connectTimeout: 10m\n  keepaliveInterval: 100ms\nhosts:\n${cp}`)).toEqual([]);
+  });
+  it('a circular alias, too deep a nesting, and a __proto__ key are errors with a place', () => {
+    expect(errors('hosts: &a [*a]\n')).toEqual(['inv.yaml:1:12: the alias *a refers to the node that contains it (&a): a value cannot include itself']);
+    expect(errors(`hosts:\n${cp}vars: ${'['.repeat(70)}${']'.repeat(70)}\n`)).toEqual([expect.stringMatching(/^inv\.yaml:3:\d+: the inventory nests maps and lists more than 64 levels deep: kcluster reads at most 64$/)]);
+    expect(errors(`hosts:\n${cp}vars: { __proto__: { polluted: true } }\n`)).toEqual(['inv.yaml:3:9: the key "__proto__" is not allowed: JavaScript would drop it; rename it']);
+  });
+  it('control characters in values are escaped in messages', () => {
+    expect(errors(`hosts:\n  - { name: "a\\e[31m", address: 10.0.0.1, roles: [control-plane] }\n`)[0]).toContain('(got "a\\u001b[31m")');
+    expect(formatDiagnostic({ file: 'f', line: 1, col: 1, path: 'x', message: 'bell \u0007 csi \u009b', severity: 'error' })).toBe('f:1:1: x: bell \\u0007 csi \\u009b');
+  });
+  it('a key file or known_hosts that is not a regular file is refused before anything runs', () => {
+    expect(errors(`ssh:\n  keyFile: /dev/zero\nhosts:\n${cp}`)).toEqual(['inv.yaml:2:12: ssh.keyFile: /dev/zero is not a regular file (a private key file must be one)']);
+    expect(errors(`ssh:\n  agent: true\n  knownHostsFile: /dev/null\nhosts:\n${cp}`)).toEqual(['inv.yaml:3:19: ssh.knownHostsFile: /dev/null is not a regular file (a known_hosts file must be one)']);
+  });
+  it('thousands of hosts without credentials make one short message', () => {
+    const hosts = Array.from({ length: 5000 }, (_, i) => `  - { name: h${i}, address: 10.1.${i >> 8}.${i & 255}${i === 0 ? ', roles: [control-plane]' : ''} }\n`).join('');
+    const r = parseInventory(`hosts:\n${hosts}`, 'inv.yaml', { env: {}, homeDir: '/nonexistent' });
+    const messages = r.ok ? [] : r.errors.map(formatDiagnostic);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain('no way to log in to any of the 5000 hosts');
+    expect(messages[0]!.length).toBeLessThan(400);
+  });
+});
+
+describe('schema validation in host slices (linear in the hosts)', () => {
+  it('finds the same errors, at the same host indexes, as one validation of the whole document', () => {
+    const hosts = Array.from({ length: 1700 }, (_, i) => (i % 97 === 0 ? { name: `Bad_${i}`, address: 'no address', port: -i, extra: 1 } : { name: `h${i}`, address: `10.0.${i >> 8}.${i & 255}` }));
+    const doc = { ssh: { agent: 'yes' }, bogus: 1, hosts };
+    const validate = compileInventorySchema();
+    const whole = validate(doc) ? [] : [...(validate.errors ?? [])];
+    const sliced = schemaErrors(validate, doc);
+    const key = (e: { instancePath: string; keyword: string; params: unknown }) => `${e.instancePath} ${e.keyword} ${JSON.stringify(e.params)}`;
+    expect(sliced.map(key).sort()).toEqual(whole.map(key).sort());
+    expect(sliced.some((e) => e.instancePath.startsWith('/hosts/1649/'))).toBe(true);
   });
 });
