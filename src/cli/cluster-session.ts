@@ -8,6 +8,7 @@ import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import { promptHidden } from './prompt-hidden.js';
+import { lockOrReport } from './lock-or-report.js';
 import { pkiSpecOf } from '../cluster/pki-spec.js';
 import { topologyOf, type Topology } from '../cluster/topology.js';
 import { InputError } from '../engine/input-error.js';
@@ -70,6 +71,8 @@ export async function openClusterSession(cli: CliContext, inventory: Inventory):
 export async function withClusterSession(cli: CliContext, inventoryFile: string, body: (session: ClusterSession) => Promise<void>): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, inventoryFile);
   if (!inventory) return;
+  const lock = lockOrReport(cli, inventory);
+  if (!lock) return;
   let session: ClusterSession | undefined;
   try {
     session = await openClusterSession(cli, inventory);
@@ -79,5 +82,6 @@ export async function withClusterSession(cli: CliContext, inventoryFile: string,
     cli.setExitCode(error instanceof InputError ? ExitCode.InvalidInput : ExitCode.HostsFailed);
   } finally {
     await session?.close();
+    lock.release();
   }
 }

@@ -82,15 +82,38 @@ export async function buildProgram(cli: CliContext, args: readonly string[]): Pr
   return program;
 }
 
+/** How long a run may take to stop cleanly after Ctrl-C or SIGTERM. */
+const STOP_GRACE_MS = 10_000;
+
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const controller = new AbortController();
   // Every host's connection and waits listen to this one signal: hundreds is normal.
   setMaxListeners(0, controller.signal);
-  const onSignal = (): void => controller.abort(new Error('interrupted'));
   const ownSignals = options.signal === undefined;
+  // The first Ctrl-C or SIGTERM stops the run cleanly (commands cancelled, connections
+  // closed, recap printed); a second one, or the run still going after STOP_GRACE_MS, exits
+  // at once (exit handlers still remove the state lock).
+  let signals = 0;
+  const onSignal = (): void => {
+    signals += 1;
+    if (!ownSignals) {
+      controller.abort(new Error('interrupted'));
+      return;
+    }
+    const stderr = options.stderr ?? process.stderr;
+    if (signals > 1) {
+      stderr.write('kcluster: stopped at once (second signal)\n');
+      process.exit(ExitCode.Interrupted);
+    }
+    controller.abort(new Error('interrupted'));
+    setTimeout(() => {
+      stderr.write(`kcluster: still stopping after ${STOP_GRACE_MS / 1000} s: exiting now; a rerun converges what was left half done\n`);
+      process.exit(ExitCode.Interrupted);
+    }, STOP_GRACE_MS).unref();
+  };
   if (ownSignals) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   } else {
     options.signal?.addEventListener('abort', onSignal, { once: true });
   }

@@ -13,6 +13,7 @@ import { createReporter } from '../report/create-reporter.js';
 import { createSshConnector } from '../ssh/connector.js';
 import { hostKeyPolicyFor } from '../ssh/host-key-policy-for.js';
 import { promptHidden } from './prompt-hidden.js';
+import { lockOrReport } from './lock-or-report.js';
 
 export interface PlaybookCommandOptions {
   readonly inventory: string;
@@ -73,6 +74,23 @@ export async function runPlaybookCommand(
   }
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return undefined;
+  const lock = lockOrReport(cli, inventory);
+  if (!lock) return undefined;
+  try {
+    return await runLocked(cli, source, options, inventory, concurrency, mode);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(
+  cli: CliContext,
+  source: PlaybookSource,
+  options: PlaybookCommandOptions,
+  inventory: Inventory,
+  concurrency: number,
+  mode: 'tree' | 'plain' | 'json',
+): Promise<RunSummary | undefined> {
   let playbook: Playbook;
   let shared: Map<string, unknown> | undefined;
   if (typeof source === 'function') {

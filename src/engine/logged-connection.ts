@@ -3,7 +3,12 @@
 import type { Connection, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../ssh/connection.js';
 import type { ShellCommand } from '../ssh/quote.js';
 
-export function loggedConnection(inner: Connection, log: (line: string) => void): Connection {
+/**
+ * `signal` (the run's) stops file transfers on Ctrl-C: they land whole or not at all, so a
+ * 64 MiB upload need not finish first. Other commands finish as they are.
+ */
+export function loggedConnection(inner: Connection, log: (line: string) => void, signal?: AbortSignal): Connection {
+  const withSignal = <T extends WriteFileOptions>(options: T): T => (signal && options.signal === undefined ? { ...options, signal } : options);
   return {
     host: inner.host,
     get stats() {
@@ -25,7 +30,7 @@ export function loggedConnection(inner: Connection, log: (line: string) => void)
     async writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void> {
       log(`${inner.host}: write ${path} (${Buffer.byteLength(content)} bytes, mode ${options.mode.toString(8)}, content not logged)`);
       try {
-        await inner.writeFile(path, content, options);
+        await inner.writeFile(path, content, withSignal(options));
       } catch (error) {
         log(`${inner.host}: error writing ${path}: ${(error as Error).message}`);
         throw error;
@@ -34,7 +39,7 @@ export function loggedConnection(inner: Connection, log: (line: string) => void)
     async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
       log(`${inner.host}: upload ${localPath} -> ${path} (mode ${options.mode.toString(8)})`);
       try {
-        await inner.uploadFile(localPath, path, options);
+        await inner.uploadFile(localPath, path, withSignal(options));
       } catch (error) {
         log(`${inner.host}: error uploading ${path}: ${(error as Error).message}`);
         throw error;

@@ -66,7 +66,7 @@ function connectionFor(run: RunState, host: HostSettings): Promise<Connection> {
   if (!pending) {
     // Whatever the connector throws (refused, auth, host key, sudo check), the host is unreachable.
     pending = run.options.connect(host, run.options.signal).then(
-      (c) => loggedConnection(c, run.log),
+      (c) => loggedConnection(c, run.log, run.options.signal),
       (error: unknown) => {
         if (error instanceof UnreachableError) throw error;
         const message = error instanceof Error ? error.message : String(error);

@@ -33,6 +33,8 @@ export interface WriteFileOptions {
   /** Create the parent directory (mode 0755) when missing. */
   readonly mkdirParents?: boolean;
   readonly label?: string;
+  /** Stops the transfer (Ctrl-C): the host then keeps the old file, never a part of the new one. */
+  readonly signal?: AbortSignal;
 }
 
 export interface UploadOptions extends WriteFileOptions {

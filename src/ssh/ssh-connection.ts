@@ -169,14 +169,14 @@ export class SshConnection implements Connection {
     const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content);
     const command = atomicWriteCommand(path, options, { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
     const label = options.label ?? `write ${path}`;
-    const result = await this.exec(command, { stdin: bytes, become: options.become ?? false, label });
+    const result = await this.exec(command, { stdin: bytes, become: options.become ?? false, label, ...(options.signal ? { signal: options.signal } : {}) });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 
   async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
     const command = atomicWriteCommand(path, options, { size: localUploadSize(localPath), sha256: options.sha256 });
     const label = options.label ?? `upload ${path}`;
-    const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label });
+    const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label, ...(options.signal ? { signal: options.signal } : {}) });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 

@@ -1,8 +1,8 @@
 // Interrupted uploads over real SSH on the lab: a run that writes large managed files on every
-// host is cut mid-upload (SIGKILL of the controller, SIGINT, the network link of one host set
-// down). After each, every managed file on every host holds either the old or the new content,
-// never a prefix, no temp file stays behind, and a rerun converges with a second one changing
-// nothing.
+// host is cut mid-upload (SIGKILL of the controller, SIGINT, SIGTERM, the network link of one
+// host set down). After each, every managed file on every host holds either the old or the new
+// content, never a prefix, no temp file stays behind, and a rerun converges with a second one
+// changing nothing. A second run started meanwhile is refused by the state lock.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,13 +135,38 @@ describe('interrupted uploads over real SSH', () => {
       const run = startRun(playbook, inventory, 'n');
       await run.started;
       await new Promise((r) => setTimeout(r, pause));
+      const signalled = Date.now();
       run.child.kill(signal);
       const ended = await run.done;
-      if (signal !== 'SIGKILL') expect(ended.code, `exit after ${signal}`).toBe(130);
+      if (signal !== 'SIGKILL') {
+        expect(ended.code, `exit after ${signal}`).toBe(130);
+        // The uploads in flight are cancelled, not waited for.
+        expect(Date.now() - signalled, `time to stop after ${signal}`).toBeLessThan(5_000);
+      }
       await expectWholeFiles(`${signal} after ${pause} ms`);
       await expectConverges('o');
     }, 180_000);
   }
+
+  it('a second run while one is running is refused at once with the holder named, touching nothing; a lock left by a killed run is taken over', async () => {
+    const first = startRun(playbook, inventory, 'n');
+    await first.started;
+    const started = Date.now();
+    const second = await kcluster(['run', playbook, '-i', inventory, '--output', 'json'], { KC_UPLOAD_GENERATION: 'm' });
+    expect(second.code).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(second.stderr).toMatch(new RegExp(`another kcluster run holds .*/lock: pid ${first.child.pid} on .*, started .* \\(kcluster run `));
+    expect(second.stdout).toBe('');
+    first.child.kill('SIGKILL');
+    await first.done;
+    await expectWholeFiles('SIGKILL while a second run was refused');
+    // No file holds the refused run's generation: it touched nothing.
+    for (const h of lab.hosts) for (const path of FILES) expect((await hostFiles(lab, h.name)).sums[path]).not.toBe(sums.m);
+    const after = await kcluster(['run', playbook, '-i', inventory, '--output', 'json'], { KC_UPLOAD_GENERATION: 'o' });
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toContain(`took over the lock`);
+    expect(after.stderr).toContain(`left by pid ${first.child.pid}`);
+  }, 180_000);
 
   it('a host whose link is cut mid-upload keeps the old or the new file; a rerun after the link is back converges', async () => {
     const victim = lab.hosts[0]!;

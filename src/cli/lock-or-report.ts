@@ -1,0 +1,23 @@
+// Take the cluster's state lock for a command, or report who holds it (exit 2, nothing touched).
+import type { CliContext } from './context.js';
+import { ExitCode } from './exit-codes.js';
+import { acquireStateLock, type StateLock } from './state-lock.js';
+import { InputError } from '../engine/input-error.js';
+import type { Inventory } from '../inventory/model.js';
+
+/** What the lock file says is running: the command line, without the program path. */
+function commandLine(): string {
+  const text = ['kcluster', ...process.argv.slice(2)].join(' ');
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}
+
+export function lockOrReport(cli: CliContext, inventory: Inventory): StateLock | undefined {
+  try {
+    return acquireStateLock(inventory.stateDir, commandLine(), (line) => cli.stderr.write(`${line}\n`));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+}
