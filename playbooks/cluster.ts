@@ -1,6 +1,7 @@
 // cluster: what `kcluster apply` runs. Preflight on every host (nothing changes if any host
 // fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
-// once-per-cluster addons from the first control plane, and each node's pod network config.
+// once-per-cluster addons from the first control plane, each node's pod network config, and a
+// last check from the first control plane that kube-proxy, flannel and CoreDNS run.
 // On a fresh install the control planes start together (a new etcd cluster needs its members
 // up at once to reach quorum); on a running cluster they are converged one at a time, each
 // back (API ready, static pods current) before the next, so a change that restarts etcd or the
@@ -10,6 +11,7 @@ import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
 import type { Playbook } from '../src/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
+import { addonsRunningRole } from '../roles/addons/running.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { imagesRole } from '../roles/images/index.js';
@@ -37,6 +39,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs, { staticPodsCurrent: options.running })], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
+      { name: 'addons running', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRunningRole(inputs)] },
     ],
   };
 }

@@ -1,0 +1,66 @@
+// The cluster's last play: what kcluster installed actually runs. kube-proxy and the pod
+// network have a Ready, current pod on every node, CoreDNS its Ready replicas, before `apply`
+// reports success (a flannel crash-looping on a host without a route to the Service range
+// once passed as done). On a converged cluster this is one read, no wait. When the deadline
+// passes, the run fails with the pods that are not Ready and their last log lines.
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { noChange } from '../../src/engine/change.js';
+import { pollUntil } from '../../src/engine/poll-until.js';
+import { readFacts } from '../../src/engine/read-facts.js';
+import type { Role, Task } from '../../src/engine/types.js';
+import { ADMIN_KUBECONFIG } from '../../src/facts/api-ready.js';
+import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/facts/workloads-ready.js';
+import { sh } from '../../src/ssh/quote.js';
+
+/** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
+export const ADDONS_READY_TIMEOUT_MS = 600_000;
+
+export function clusterWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
+  const flannel = inputs.inventory.cluster.cni === 'flannel';
+  return [
+    { kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' },
+    ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : []),
+    // Without a pod network from kcluster, CoreDNS waits for the operator's CNI: not ours to judge.
+    ...(flannel ? [{ kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' } as const] : []),
+  ];
+}
+
+const notReady = (states: readonly WorkloadState[]): WorkloadState[] => states.filter((s) => !s.ready);
+const describe = (states: readonly WorkloadState[]): string => states.map((s) => `${s.workload.name} ${s.detail}`).join(', ');
+
+export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
+  const workloads = clusterWorkloads(inputs);
+  const fact = workloadsReady('kube-system', workloads);
+  const task: Task<{ workloads: typeof fact }, null> = {
+    name: 'addons running',
+    tags: ['addons'],
+    facts: () => ({ workloads: fact }),
+    plan: (facts) => {
+      if (!facts.workloads.reachable) return { kind: 'wait', summary: `wait for the API server to answer (${facts.workloads.detail})`, payload: null };
+      const waiting = notReady(facts.workloads.states);
+      return waiting.length === 0 ? noChange(describe(facts.workloads.states)) : { kind: 'wait', summary: `wait for ${describe(waiting)}`, payload: null };
+    },
+    apply: async (_change, ctx) => {
+      const outcome = await pollUntil<WorkloadsReady>({
+        timeoutMs: ADDONS_READY_TIMEOUT_MS,
+        intervalMs: 3000,
+        signal: ctx.signal,
+        probe: async () => (await readFacts(ctx.connection, [fact] as const, { label: 'read the addons', timeoutMs: 30_000 }))[0],
+        done: (w) => w.reachable && notReady(w.states).length === 0,
+      });
+      if (outcome.reached) return;
+      if (outcome.interrupted) throw new Error('interrupted while waiting for the addons to run');
+      const last = outcome.last;
+      const waiting = last?.reachable ? notReady(last.states) : [];
+      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=20s -n kube-system`;
+      const report = await ctx.connection.exec(
+        sh`for sel in ${waiting.map((s) => s.workload.selector)}; do echo "--- pods $sel"; ${kubectl} get pods -l "$sel" -o wide 2>&1; echo "--- last log lines"; ${kubectl} logs -l "$sel" --all-containers --prefix --tail 10 2>&1 | tail -n 30; done`,
+        { become: true, label: 'addon pods and logs', timeoutMs: 60_000 },
+      );
+      const what = last === undefined ? 'no answer from the API server' : last.reachable ? describe(waiting) : `the API server does not answer (${last.detail})`;
+      throw new Error(`the addons do not run after ${ADDONS_READY_TIMEOUT_MS / 1000} s: ${what}\n${report.stdout.trim()}`);
+    },
+    verify: true,
+  };
+  return { name: 'addons-running', tags: ['addons'], tasks: [task] };
+}
