@@ -1,19 +1,3 @@
-// Exit codes of every kcluster command, documented in README.md ("Exit codes").
-export const ExitCode = {
-  /** Everything asked was done (or already in place). */
-  Success: 0,
-  /** A bug in kcluster: an unexpected error (the message says where the debug log is). */
-  Internal: 1,
-  /** Bad input: inventory errors, unknown flags, missing files. Nothing was touched. */
-  InvalidInput: 2,
-  /** `--check`: the run would change something (nothing was changed). */
-  ChangesPending: 3,
-  /** One or more hosts failed. */
-  HostsFailed: 4,
-  /** One or more hosts were unreachable (and none failed otherwise). */
-  HostsUnreachable: 5,
-  /** Interrupted by SIGINT/SIGTERM. */
-  Interrupted: 130,
-} as const;
-
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+// Exit codes of every kcluster command: defined by the engine (src/engine/exit-code.ts), which
+// decides a run's; the commands import them from here.
+export { ExitCode, type ExitCodeValue } from '../engine/exit-code.js';

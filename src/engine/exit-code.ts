@@ -1,6 +1,24 @@
-// The exit code a run ends with (documented in README.md, "Exit codes").
-import { ExitCode } from '../cli/exit-codes.js';
+// Exit codes of every kcluster command (documented in README.md, "Exit codes"), and the one a
+// run ends with. They live in the engine, the lowest layer that decides one; the CLI re-exports.
 import type { HostRecap } from './recap.js';
+export const ExitCode = {
+  /** Everything asked was done (or already in place). */
+  Success: 0,
+  /** A bug in kcluster: an unexpected error (the message says where the debug log is). */
+  Internal: 1,
+  /** Bad input: inventory errors, unknown flags, missing files. Nothing was touched. */
+  InvalidInput: 2,
+  /** `--check`: the run would change something (nothing was changed). */
+  ChangesPending: 3,
+  /** One or more hosts failed. */
+  HostsFailed: 4,
+  /** One or more hosts were unreachable (and none failed otherwise). */
+  HostsUnreachable: 5,
+  /** Interrupted by SIGINT/SIGTERM. */
+  Interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export function exitCodeFor(run: { hosts: readonly HostRecap[]; interrupted: boolean; check: boolean }): number {
   if (run.interrupted) return ExitCode.Interrupted;

@@ -9,9 +9,7 @@ import type { Inventory } from './model.js';
 import type { RawInventory } from './raw-inventory.js';
 import type { SourceMap } from './source-map.js';
 import { parseDuration } from './resolve-inventory.js';
-import { fileProblem } from '../util/bounded-file.js';
-import { MAX_KEY_FILE_BYTES } from '../ssh/auth-config.js';
-import { MAX_KNOWN_HOSTS_BYTES } from '../ssh/known-hosts.js';
+import { fileProblem, MAX_KEY_FILE_BYTES, MAX_KNOWN_HOSTS_BYTES } from '../util/bounded-file.js';
 import { recordAt } from './shape.js';
 
 /** Report a problem at `path`; with `atKey`, at the key `atKey` of the map at `path`. */

@@ -4,10 +4,7 @@
 import ssh2, { type ConnectConfig } from 'ssh2';
 import type { SshEndpoint } from '../inventory/model.js';
 import { FinalConnectError } from './connect-errors.js';
-import { KIB, readBoundedFileSync } from '../util/bounded-file.js';
-
-/** OpenSSH private keys are a few KiB (RSA 16384 bits with a comment stays under 16). */
-export const MAX_KEY_FILE_BYTES = 64 * KIB;
+import { MAX_KEY_FILE_BYTES, readBoundedFileSync } from '../util/bounded-file.js';
 
 export type AuthConfig = Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'password' | 'agent'>;
 

@@ -2,10 +2,7 @@
 // ports, negation and wildcards, @revoked markers. Certificates (@cert-authority) are skipped.
 import { createHmac } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { MIB, readBoundedFileSync } from '../util/bounded-file.js';
-
-/** About 100,000 hosts' keys. */
-export const MAX_KNOWN_HOSTS_BYTES = 64 * MIB;
+import { MAX_KNOWN_HOSTS_BYTES, readBoundedFileSync } from '../util/bounded-file.js';
 
 export interface KnownHostEntry {
   readonly file: string;

@@ -7,6 +7,11 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'n
 export const KIB = 1024;
 export const MIB = 1024 * 1024;
 
+/** OpenSSH private keys are a few KiB (RSA 16384 bits with a comment stays under 16). */
+export const MAX_KEY_FILE_BYTES = 64 * KIB;
+/** About 100,000 hosts' keys. */
+export const MAX_KNOWN_HOSTS_BYTES = 64 * MIB;
+
 /** Why `path` cannot be read as `what` (with its article: "a private key file"), or undefined when it can (a missing file is the caller's to judge). */
 export function fileProblem(path: string, maxBytes: number, what: string): string | undefined {
   let stat;

@@ -1,0 +1,85 @@
+// The storeys of the house, checked on every import: a module may import only from its own
+// folder or from a lower storey (types included), so the generic orchestrator never depends on
+// the Kubernetes product above it, and nothing depends on the CLI. The known exceptions are
+// listed with the work that removes them; a new back-edge fails here.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+/** Lower numbers are lower storeys. */
+const STOREY: Record<string, number> = {
+  'src/util': 0,
+  'src/inventory': 1,
+  'src/templates': 1,
+  'src/ssh': 2,
+  'src/os': 3,
+  'src/engine': 3,
+  'src/facts': 4,
+  'src/report': 4,
+  'src/tasks': 5,
+  // the Kubernetes product
+  'src/artifacts': 6,
+  'src/pki': 6,
+  'src/kube': 6,
+  'src/certs': 7,
+  'src/cluster': 7,
+  roles: 8,
+  playbooks: 9,
+  // developer tooling
+  'src/lab': 9,
+  'src/cli': 10,
+  'src/index.ts': 11,
+};
+
+/** Back-edges that exist today, each with the change that removes it (issue 15). */
+const KNOWN_EXCEPTIONS = new Set([
+  // install-binary and import-image install PreparedArtifacts: they belong with the product's tasks.
+  'src/tasks -> src/artifacts',
+]);
+
+function folderOf(file: string): string {
+  const parts = relative(ROOT, file).split('/');
+  if (parts[0] !== 'src') return parts[0]!;
+  return parts.length === 2 ? `src/${parts[1]}` : `src/${parts[1]}`;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => join(e.parentPath, e.name));
+}
+
+function edges(): { from: string; to: string; file: string; spec: string }[] {
+  const out: { from: string; to: string; file: string; spec: string }[] = [];
+  for (const file of [...sources('src'), ...sources('roles'), ...sources('playbooks')]) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/g)) {
+      const target = resolve(dirname(file), m[1]!);
+      const from = folderOf(file);
+      const to = folderOf(target);
+      if (from !== to) out.push({ from, to, file: relative(ROOT, file), spec: m[1]! });
+    }
+  }
+  return out;
+}
+
+describe('import direction', () => {
+  it('every folder has a storey', () => {
+    const unknown = [...new Set(edges().flatMap((e) => [e.from, e.to]))].filter((f) => STOREY[f] === undefined);
+    expect(unknown).toEqual([]);
+  });
+
+  it('no module imports from a higher storey, except the listed exceptions', () => {
+    const all = edges();
+    const upward = all.filter((e) => STOREY[e.to]! >= STOREY[e.from]! && !KNOWN_EXCEPTIONS.has(`${e.from} -> ${e.to}`));
+    expect(upward.map((e) => `${e.file} imports ${e.spec} (${e.from} -> ${e.to})`)).toEqual([]);
+    // An exception that no import needs any more is removed from the list.
+    for (const exception of KNOWN_EXCEPTIONS) expect(all.some((e) => `${e.from} -> ${e.to}` === exception), exception).toBe(true);
+  });
+
+  it('the engine defines the exit codes (the CLI only re-exports them)', () => {
+    expect(readFileSync(join(ROOT, 'src/engine/exit-code.ts'), 'utf8')).toContain('export const ExitCode');
+  });
+});
