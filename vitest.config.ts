@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects, run in this order by test/run-all.sh:
+// Four projects run in this order by test/run-all.sh, and a fifth by test/vm/run.sh:
 // - unit: pure and engine tests (fakes named as such); no network, no root;
 // - lab: the lab itself (each test brings up and tears down its own lab hosts);
 // - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB);
-// - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds.
+// - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds;
+// - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget.
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 
 export default defineConfig({
@@ -28,6 +29,8 @@ export default defineConfig({
       },
       // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE).
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...slow, testTimeout: 900_000 } },
+      // A cluster on a real kernel in a QEMU VM (test/vm/run.sh; slow, not part of npm test).
+      { test: { name: 'vm', include: ['test/vm/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
     ],
   },
 });

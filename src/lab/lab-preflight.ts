@@ -6,10 +6,12 @@ function onPath(command: string): boolean {
   return ['/usr/sbin', '/usr/bin', '/sbin', '/bin', '/usr/local/sbin', '/usr/local/bin'].some((d) => existsSync(`${d}/${command}`));
 }
 
-export function labPreflight(net: string, bridge: string): string[] {
+export function labPreflight(net: string, bridge: string, vm = false): string[] {
   const problems: string[] = [];
   if (process.platform !== 'linux') return ['the local lab needs Linux (systemd-nspawn and network namespaces); use vagrant/ on other systems'];
   if (process.getuid?.() !== 0) problems.push('the lab needs root (it creates bridges, mounts and containers): run it with sudo');
+  if (vm && !onPath('qemu-system-x86_64')) problems.push('QEMU is missing: run `kcluster lab deps`, or apt-get install --no-install-recommends qemu-system-x86');
+  if (vm && !onPath('mke2fs')) problems.push('mke2fs is missing: apt-get install e2fsprogs');
   if (!onPath('systemd-nspawn')) problems.push('systemd-nspawn is missing: run `kcluster lab deps`, or apt-get install --no-install-recommends systemd-container');
   if (!onPath('debootstrap')) problems.push('debootstrap is missing: run `kcluster lab deps`, or apt-get install --no-install-recommends debootstrap');
   if (!onPath('ssh-keygen') || !onPath('ssh')) problems.push('the OpenSSH client is missing: apt-get install openssh-client');

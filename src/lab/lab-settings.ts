@@ -19,6 +19,8 @@ export interface LabSettings {
   readonly homeDir: string;
   /** Artifact bundle the lab's inventory installs from (directory or tarball), if any. */
   readonly bundle?: string;
+  /** VM hosts (QEMU, a stock Debian kernel of this suite) instead of nspawn containers. */
+  readonly vm?: 'bookworm' | 'trixie';
 }
 
 export const LAB_ROOT = '/var/lib/kcluster/labs';
@@ -35,7 +37,7 @@ export function parseLabSubnet(subnet: string): string | { error: string } {
   return `${m[1]}.${m[2]}.${m[3]}`;
 }
 
-export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string; bundle?: string }): LabSettings {
+export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string; bundle?: string; vm?: 'bookworm' | 'trixie' }): LabSettings {
   const { home: _home, ...rest } = options;
   return {
     ...rest,

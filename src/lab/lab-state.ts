@@ -13,6 +13,8 @@ export interface LabInfo extends LabSettings {
   readonly createdAt: string;
   /** Hosts have python3 (`lab up --python`). */
   readonly python?: boolean;
+  /** VM labs: how the VMs run (KVM or TCG) and why. */
+  readonly accelerator?: string;
 }
 
 export function labsHome(home = homedir()): string {

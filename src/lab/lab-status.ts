@@ -13,7 +13,7 @@ function alive(pid: number): boolean {
 }
 
 export function hostRunning(info: LabInfo, host: string): boolean {
-  const pidFile = join(info.runDir, 'hosts', host, 'pid');
+  const pidFile = join(info.runDir, 'hosts', host, info.vm !== undefined ? 'qemu.pid' : 'pid');
   return existsSync(pidFile) && alive(Number(readFileSync(pidFile, 'utf8').trim()));
 }
 

@@ -5,10 +5,11 @@ import { SCHEMA_PATH } from '../inventory/schema-diagnostics.js';
 import { ensureBase } from './lab-base.js';
 import { labInventoryYaml } from './lab-inventory.js';
 import { labPreflight } from './lab-preflight.js';
-import { labHosts, labSettings, parseLabSubnet, validateLabName } from './lab-settings.js';
+import { labHosts, labSettings, parseLabSubnet, validateLabName, type LabSettings } from './lab-settings.js';
 import { readLabInfo, writeLabInfo, type LabInfo } from './lab-state.js';
 import { runScript } from './run-script.js';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { VM_SUITES, vmLabDown, vmLabUp, type VmSuite } from './vm-lab.js';
 import { labIsRunning } from './lab-status.js';
 
 export interface LabUpOptions {
@@ -22,6 +23,8 @@ export interface LabUpOptions {
   readonly subnet: string;
   /** Artifact bundle the written inventory installs from. */
   readonly bundle?: string;
+  /** VM hosts with a stock Debian kernel of this suite (`--vm`). */
+  readonly vm?: VmSuite;
   readonly log: (line: string) => void;
 }
 
@@ -38,22 +41,28 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   const maxHosts = options.light ? 240 : 100;
   if (!Number.isInteger(options.hosts) || options.hosts < 1 || options.hosts > maxHosts) throw new LabError(`--hosts must be 1-${maxHosts}${options.light ? '' : ' (up to 240 with --light)'} (got ${options.hosts})`);
   if (options.light && options.privileged) throw new LabError('--light and --privileged exclude each other: light hosts have no systemd to run a container runtime');
+  if (options.vm !== undefined) {
+    if (options.light || options.privileged || options.python) throw new LabError('--vm excludes --light, --privileged and --python: VM hosts are whole machines that run container runtimes as they are');
+    if (!(VM_SUITES as readonly string[]).includes(options.vm)) throw new LabError(`--suite must be one of ${VM_SUITES.join(', ')} (got "${options.vm}")`);
+    if (options.hosts > 8) throw new LabError(`--vm labs have at most 8 hosts (each VM takes 2-3 GiB of memory; got ${options.hosts})`);
+  }
   if (!Number.isInteger(options.controlPlanes) || options.controlPlanes < 1 || options.controlPlanes > options.hosts) {
     throw new LabError(`--control-planes must be 1-${options.hosts} (got ${options.controlPlanes})`);
   }
   const net = parseLabSubnet(options.subnet);
   if (typeof net !== 'string') throw new LabError(net.error);
-  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet, ...(options.bundle !== undefined ? { bundle: options.bundle } : {}) });
+  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet, ...(options.bundle !== undefined ? { bundle: options.bundle } : {}), ...(options.vm !== undefined ? { vm: options.vm } : {}) });
 
   const existing = readLabInfo(options.name);
   if (existing && labIsRunning(existing)) {
-    const same = existing.hosts === settings.hosts && existing.light === settings.light && (existing.python ?? false) === (options.python ?? false) && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
+    const same = existing.vm === settings.vm && existing.hosts === settings.hosts && existing.light === settings.light && (existing.python ?? false) === (options.python ?? false) && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
     if (!same) throw new LabError(`the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`);
     return { info: existing, alreadyUp: true };
   }
-  const problems = labPreflight(net, settings.bridge);
+  const problems = labPreflight(net, settings.bridge, settings.vm !== undefined);
   if (problems.length > 0) throw new LabError(problems.join('\n'));
 
+  if (settings.vm !== undefined) return vmLab(settings, options.log);
   const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
   const info: LabInfo = {
     ...settings,
@@ -83,6 +92,32 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     await runScript(join(scriptsDir(), 'down.sh'), env, options.log).catch(() => undefined);
     throw new LabError(`lab up failed: ${(error as Error).message}`);
   }
+  writeFileSync(info.inventoryFile, labInventoryYaml(settings, join(packageRoot(), SCHEMA_PATH)), { mode: 0o600 });
+  writeLabInfo(info);
+  return { info, alreadyUp: false };
+}
+
+async function vmLab(settings: LabSettings, log: (line: string) => void): Promise<{ info: LabInfo; alreadyUp: boolean }> {
+  mkdirSync(settings.homeDir, { recursive: true, mode: 0o700 });
+  let accelerator;
+  try {
+    accelerator = await vmLabUp(settings, settings.vm!, scriptsDir(), log);
+  } catch (error) {
+    await vmLabDown(settings, labHosts(settings).map((h) => h.name), scriptsDir(), log).catch(() => undefined);
+    await runScript(join(scriptsDir(), 'down.sh'), { NAME: settings.name, RUN_DIR: settings.runDir, HOME_DIR: settings.homeDir, BRIDGE: settings.bridge }, log).catch(() => undefined);
+    throw new LabError(`lab up --vm failed: ${(error as Error).message}`);
+  }
+  const info: LabInfo = {
+    ...settings,
+    python: false,
+    accelerator: accelerator.why,
+    inventoryFile: join(settings.homeDir, 'inventory.yaml'),
+    sshConfigFile: join(settings.homeDir, 'ssh_config'),
+    knownHostsFile: join(settings.homeDir, 'known_hosts'),
+    keyFile: join(settings.homeDir, 'id_ed25519'),
+    hostList: labHosts(settings),
+    createdAt: new Date().toISOString(),
+  };
   writeFileSync(info.inventoryFile, labInventoryYaml(settings, join(packageRoot(), SCHEMA_PATH)), { mode: 0o600 });
   writeLabInfo(info);
   return { info, alreadyUp: false };

@@ -1,4 +1,4 @@
-// `kcluster lab up|down|status|deps`: throwaway hosts on this machine (systemd-nspawn).
+// `kcluster lab up|down|status|deps`: throwaway hosts on this machine (systemd-nspawn containers, or QEMU VMs with --vm).
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -8,6 +8,7 @@ import { labUp, LabError } from '../../lab/lab-up.js';
 import { labDown } from '../../lab/lab-down.js';
 import { knownLabs, readLabInfo } from '../../lab/lab-state.js';
 import { labStatusOf } from '../../lab/lab-status.js';
+import type { VmSuite } from '../../lab/vm-lab.js';
 import { packageRoot } from '../../util/package-root.js';
 
 function fail(cli: CliContext, error: unknown): void {
@@ -37,7 +38,9 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--python', 'add python3 to the hosts (for comparing with Ansible; kcluster needs none)')
     .option('--subnet <cidr>', 'private /24 for the lab bridge', '10.231.0.0/24')
     .option('--bundle <path>', 'artifact bundle the written inventory installs from (see kcluster artifacts verify)')
-    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string; bundle?: string }) => {
+    .option('--vm', 'virtual machines with a stock Debian kernel (QEMU; KVM where it can run one, else software emulation) instead of containers')
+    .option('--suite <name>', 'with --vm: the Debian release of the VMs (bookworm or trixie)', 'bookworm')
+    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string; bundle?: string; vm?: boolean; suite: string }) => {
       const started = Date.now();
       try {
         const { info, alreadyUp } = await labUp({
@@ -49,7 +52,8 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
           python: options.python ?? false,
           subnet: options.subnet,
           ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
-          log: quietLog,
+          ...(options.vm ? { vm: options.suite as VmSuite } : {}),
+          log: options.vm ? (line: string) => (line.startsWith('VMs: ') || line.startsWith('vm-up: ') || line.startsWith('vm-base: ') ? cli.stderr.write(`  ${line}\n`) : quietLog(line)) : quietLog,
         });
         cli.stdout.write(
           [
@@ -57,7 +61,8 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
             ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
             `inventory:   ${info.inventoryFile}`,
             `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
-            info.privileged && info.bundle !== undefined ? `next:        kcluster apply -i ${info.inventoryFile}` : `next:        kcluster run demo -i ${info.inventoryFile}`,
+            ...(info.accelerator !== undefined ? [`VMs:         ${info.accelerator}`] : []),
+            (info.privileged || info.vm !== undefined) && info.bundle !== undefined ? `next:        kcluster apply -i ${info.inventoryFile}` : `next:        kcluster run demo -i ${info.inventoryFile}`,
             '',
           ].join('\n'),
         );

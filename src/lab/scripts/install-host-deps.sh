@@ -6,10 +6,12 @@
 #   debootstrap      builds the lab's Debian base root filesystem once
 #   systemd-container  systemd-nspawn, which boots each lab host
 #   iproute2, iptables, e2fsprogs, procps, xz-utils: bridges/netns, lab plumbing
+#   qemu-system-x86  only with WITH_VM=1 (`kcluster lab up --vm`, test/vm/run.sh)
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "install-host-deps: run as root (apt-get needs it)" >&2; exit 2; }
 command -v apt-get >/dev/null || { echo "install-host-deps: needs a Debian or Ubuntu machine (apt-get not found)" >&2; exit 2; }
 want=(openssh-client openssh-server debootstrap systemd-container iproute2 iptables e2fsprogs procps xz-utils ca-certificates)
+[ "${WITH_VM:-0}" = 1 ] && want+=(qemu-system-x86)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
