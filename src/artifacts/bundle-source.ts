@@ -3,12 +3,13 @@
 // by its path, size and mtime). `verifyBundle` checks every piece against the lock.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ArtifactError, artifactLabel } from './artifact.js';
 import { LOCK_FILE, parseBundleLock, type BundleEntry, type BundleLock } from './bundle-lock.js';
 import { extract } from './local-tar.js';
 import type { VerifiedFiles } from './verified-files.js';
+import { MIB, readBoundedFileSync } from '../util/bounded-file.js';
 
 export interface OpenBundle {
   /** The path the user gave (for messages). */
@@ -59,8 +60,10 @@ export async function openBundle(path: string, cacheDir: string): Promise<OpenBu
   const lockPath = join(root, LOCK_FILE);
   let text: string;
   try {
-    text = await readFile(lockPath, 'utf8');
-  } catch {
+    // A lock file lists a few hundred pieces: a few KiB; anything but a small regular file is refused.
+    text = readBoundedFileSync(lockPath, 16 * MIB, 'a bundle lock file').toString('utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new ArtifactError(`bundle ${path}: ${(error as Error).message}`);
     throw new ArtifactError(`bundle ${path}: ${LOCK_FILE} is missing: a bundle needs its lock file (name, version, arch and sha256 of every piece)`);
   }
   return { given: path, root, lock: parseBundleLock(text, lockPath) };
