@@ -54,7 +54,8 @@ function describeError(host: string, error: unknown): string {
 /** Turns any error of a task or handler into the host's stop, with the host name first. */
 function stopFor(run: HostRunContext, where: string, error: unknown): HostStopped {
   if (error instanceof HostStopped) return error;
-  if (error instanceof UnreachableError) return new HostStopped('unreachable', error.message);
+  // What the host was doing when it was lost: the SSH layer names the command, this the task.
+  if (error instanceof UnreachableError) return new HostStopped('unreachable', `${error.message} (in ${where})`);
   run.recap.failed += 1;
   return new HostStopped('failed', `${run.host.name}: ${where}: ${describeError(run.host.name, error)}`);
 }

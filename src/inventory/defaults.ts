@@ -20,6 +20,8 @@ export const SSH_DEFAULTS = {
   user: 'root',
   port: 22,
   connectTimeoutMs: 10_000,
-  keepaliveIntervalMs: 15_000,
+  /** With keepaliveCountMax: a dead link is noticed after 5 s x 3 = 15 s without an answer. */
+  keepaliveIntervalMs: 5_000,
+  keepaliveCountMax: 3,
   connectRetries: 3,
 } as const;

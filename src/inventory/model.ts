@@ -75,6 +75,8 @@ export interface ClusterSettings {
 export interface SshDefaults {
   readonly connectTimeoutMs: number;
   readonly keepaliveIntervalMs: number;
+  /** Unanswered keepalives after which the connection is declared lost (OpenSSH's ServerAliveCountMax). */
+  readonly keepaliveCountMax: number;
   readonly connectRetries: number;
   /** Extra known_hosts file named in the inventory (checked besides ~/.ssh/known_hosts). */
   readonly knownHostsFile?: string;

@@ -153,6 +153,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
     ssh: {
       connectTimeoutMs: parseDuration(sshDefaults.connectTimeout, SSH_DEFAULTS.connectTimeoutMs),
       keepaliveIntervalMs: parseDuration(sshDefaults.keepaliveInterval, SSH_DEFAULTS.keepaliveIntervalMs),
+      keepaliveCountMax: sshDefaults.keepaliveCountMax ?? SSH_DEFAULTS.keepaliveCountMax,
       connectRetries: sshDefaults.connectRetries ?? SSH_DEFAULTS.connectRetries,
       ...(sshDefaults.knownHostsFile !== undefined ? { knownHostsFile: expandPath(sshDefaults.knownHostsFile, ctx) } : {}),
     },

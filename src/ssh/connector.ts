@@ -43,6 +43,11 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
+/** The inventory's keepaliveCountMax (OpenSSH's meaning) as ssh2's option (one fewer). */
+export function keepaliveCountForSsh2(countMax: number): number {
+  return Math.max(0, countMax - 1);
+}
+
 const targetOf = (name: string, endpoint: SshEndpoint): HostKeyTarget => ({ name, address: endpoint.address, port: endpoint.port });
 
 /** Text of an UnreachableError without its "<host>: unreachable: " prefix. */
@@ -63,7 +68,10 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
       username: endpoint.user,
       readyTimeout: settings.connectTimeoutMs,
       keepaliveInterval: settings.keepaliveIntervalMs,
-      keepaliveCountMax: 3,
+      // ssh2 gives up on the (countMax + 1)th unanswered keepalive; OpenSSH's ServerAliveCountMax,
+      // which the inventory setting follows, on the countMax-th: the link is declared lost after
+      // interval x count of silence (5 s x 3 = 15 s by default).
+      keepaliveCountMax: keepaliveCountForSsh2(settings.keepaliveCountMax),
       ...(algorithms ? { algorithms: { serverHostKey: algorithms as ssh2.ServerHostKeyAlgorithm[] } } : {}),
       ...(sock ? { sock } : {}),
     };
@@ -191,10 +199,15 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
         async () => login(host.ssh, target, host.bastion ? await throughBastion(host, host.bastion, signal) : undefined, signal),
         signal,
       );
-      const connection: SshConnection = new SshConnection(host.name, client, { onClose: () => open.delete(connection) });
+      const connection: SshConnection = new SshConnection(host.name, client, {
+        onClose: () => open.delete(connection),
+        keepalive: { intervalMs: settings.keepaliveIntervalMs, countMax: settings.keepaliveCountMax },
+      });
       open.add(connection);
       try {
         connection.setBecomeMode(await detectBecome(connection, host, options.env));
+        // After become is known: the guard must be able to end root's commands too.
+        connection.startGuard();
       } catch (error) {
         await connection.close();
         throw error;

@@ -12,6 +12,7 @@ import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
 import { CommandStoppedError } from './command-stopped-error.js';
 import { endClient } from './end-client.js';
+import { GUARD_GOODBYE, newSessionToken, sessionGuardScript } from './session-guard.js';
 
 /** How long a stopped command may keep its channel slot before we stop waiting for it. */
 const STOPPED_CHANNEL_GRACE_MS = 10_000;
@@ -49,6 +50,20 @@ export interface SshConnectionOptions {
   readonly channelSlots?: number;
   /** Called once when the connection is closed (the connector forgets it). */
   readonly onClose?: () => void;
+  /** How the connection notices a dead link, to say so when it does. */
+  readonly keepalive?: { readonly intervalMs: number; readonly countMax: number };
+}
+
+/** ssh2's words for a dropped connection, said for a person. */
+export function describeDrop(message: string, keepalive?: { readonly intervalMs: number; readonly countMax: number }): string {
+  if (/keepalive timeout/i.test(message) && keepalive) {
+    return `no answer to ${keepalive.countMax} keepalive${keepalive.countMax === 1 ? '' : 's'} in ${formatSeconds(keepalive.intervalMs * keepalive.countMax)} (ssh.keepaliveInterval ${formatSeconds(keepalive.intervalMs)}, ssh.keepaliveCountMax ${keepalive.countMax}): the link or the host is down`;
+  }
+  return message;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 export class SshConnection implements Connection {
@@ -59,6 +74,9 @@ export class SshConnection implements Connection {
   /** Why the connection broke, when it did (keepalive timeout, reset). */
   private dropReason: string | undefined;
   private readonly slots: ChannelSlots;
+  /** Marks every command of this connection for the session guard (session-guard.ts). */
+  readonly sessionToken = newSessionToken();
+  private guard: ClientChannel | undefined;
 
   constructor(
     readonly host: string,
@@ -70,7 +88,7 @@ export class SshConnection implements Connection {
       this.closed = true;
     });
     client.on('error', (error: Error) => {
-      this.dropReason = error.message;
+      this.dropReason = describeDrop(error.message, options.keepalive);
     });
   }
 
@@ -79,8 +97,37 @@ export class SshConnection implements Connection {
     this.becomeMode = mode;
   }
 
+  /**
+   * Starts the session guard (as root when the connection becomes root): if the connection
+   * dies, it ends every process the run's commands left on the host. Not awaited, not counted
+   * as a round trip; a host that refuses it only loses the clean-up.
+   */
+  startGuard(): void {
+    if (this.closed || this.guard) return;
+    const wrapped = wrapBecome(this.becomeMode, sessionGuardScript(this.sessionToken));
+    try {
+      this.client.exec(wrapped.command.text, (error, channel) => {
+        if (error) return;
+        if (this.closed) {
+          channel.close();
+          return;
+        }
+        this.guard = channel;
+        channel.on('data', () => undefined);
+        channel.stderr.on('data', () => undefined);
+        channel.on('error', () => undefined);
+        channel.on('close', () => {
+          if (this.guard === channel) this.guard = undefined;
+        });
+        if (wrapped.stdinPrefix !== undefined) channel.write(wrapped.stdinPrefix);
+      });
+    } catch {
+      // the connection is already unusable: nothing to guard
+    }
+  }
+
   async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
-    const wrapped = wrapBecome(options.become ? this.becomeMode : { kind: 'none' }, command);
+    const wrapped = wrapBecome(options.become ? this.becomeMode : { kind: 'none' }, command, this.sessionToken);
     const stdinParts: Buffer[] = [];
     if (wrapped.stdinPrefix !== undefined) stdinParts.push(Buffer.from(wrapped.stdinPrefix));
     if (options.stdin !== undefined) stdinParts.push(Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin));
@@ -95,17 +142,24 @@ export class SshConnection implements Connection {
   /** `release` frees the channel slot once the channel is really closed, not when we give up on it. */
   private run(text: string, callerText: string, stdin: Buffer, options: ExecOptions, release: () => void): Promise<ExecResult> {
     const started = Date.now();
+    // What the host was doing, for a person: the label, else the caller's command (short).
+    const oneLine = callerText.replace(/\s+/g, ' ').trim();
+    const doing = options.label ?? `\`${oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine}\``;
     // Errors name the caller's command, never the sudo wrapper around it.
     return new Promise<ExecResult>((resolve, reject) => {
       if (this.closed) {
         release();
-        reject(new UnreachableError(this.host, `the SSH connection is closed${this.dropReason ? ` (${this.dropReason})` : ''}`));
+        reject(new UnreachableError(this.host, `the SSH connection is closed${this.dropReason ? ` (${this.dropReason})` : ''}; could not run ${doing}`));
         return;
       }
       const opened = (error: Error | undefined, channel: ClientChannel): void => {
         if (error) {
           release();
-          reject(this.closed ? new UnreachableError(this.host, `the connection dropped: ${error.message}`) : new UnreachableError(this.host, `the server refused a new channel: ${error.message}`));
+          reject(
+            this.closed || this.dropReason !== undefined
+              ? new UnreachableError(this.host, `the connection dropped before ${doing} started${this.dropReason ? ` (${this.dropReason})` : ` (${error.message})`}`)
+              : new UnreachableError(this.host, `the server refused a new channel for ${doing}: ${error.message}`),
+          );
           return;
         }
         const out: Buffer[] = [];
@@ -141,7 +195,8 @@ export class SshConnection implements Connection {
           const result = { stdout: stdoutBytes.toString('utf8'), stderr: stderrBytes.toString('utf8'), durationMs: Date.now() - started };
           if (stopped !== undefined) return; // already rejected by stop()
           if (code === null || code === undefined) {
-            if (this.closed) reject(new UnreachableError(this.host, `the connection dropped while running ${options.label ?? 'a command'}${this.dropReason ? ` (${this.dropReason})` : ''}`));
+            // A keepalive timeout is reported ('error') before the channels are torn down.
+            if (this.closed || this.dropReason !== undefined) reject(new UnreachableError(this.host, `the connection dropped while running ${doing}${this.dropReason ? ` (${this.dropReason})` : ''}`));
             else resolve({ code: 255, ...result, stderr: `${result.stderr}killed by signal ${signal ?? 'unknown'}` });
           } else {
             resolve({ code, ...result });
@@ -182,7 +237,19 @@ export class SshConnection implements Connection {
 
   /** Ends the session and waits (bounded) until the server closed it. */
   async close(): Promise<void> {
-    if (!this.ending) this.ending = endClient(this.client, this.closed);
+    if (!this.ending) {
+      // A goodbye first: the guard then exits and leaves whatever the run started alone.
+      const guard = this.guard;
+      this.guard = undefined;
+      if (guard && !this.closed) {
+        try {
+          guard.end(GUARD_GOODBYE);
+        } catch {
+          // the channel is already gone
+        }
+      }
+      this.ending = endClient(this.client, this.closed);
+    }
     this.closed = true;
     await this.ending;
     this.options.onClose?.();
