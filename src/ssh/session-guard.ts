@@ -25,11 +25,12 @@ export function sessionGuardScript(token: string): ShellCommand {
   if (!SESSION_TOKEN.test(token)) throw new Error(`a session token is 16-64 hex digits (got "${token}")`);
   const mark = `${SESSION_VARIABLE}=${token}`;
   // `${kc_s##*) }`: the fields after the command name in /proc/PID/stat (the name may hold ") ");
-  // $3 is then the process group. Never group 0 or 1, never the guard's own.
+  // $3 is then the process group. Never group 0 or 1, never the guard's own. `kill -KILL -PGID`
+  // without `--`: dash's kill refuses both `--` and `-s KILL -PGID` (measured on Debian 12).
   return sh`IFS= read -r kc_line; [ "$kc_line" = bye ] && exit 0; ${shellRaw(
     'read -r kc_s 2>/dev/null < /proc/$$/stat || exit 1; set -- ${kc_s##*) }; kc_own=$3; ',
   )}for kc_pass in 1 2; do for kc_f in $(grep -l -s -F -x -z -- ${mark} /proc/[0-9]*/environ); do ${shellRaw(
     'kc_p=${kc_f#/proc/}; kc_p=${kc_p%/environ}; read -r kc_s 2>/dev/null < /proc/$kc_p/stat || continue; set -- ${kc_s##*) }; ' +
-      'if [ "$3" -gt 1 ] && [ "$3" != "$kc_own" ]; then kill -KILL -- "-$3" 2>/dev/null; fi; kill -KILL "$kc_p" 2>/dev/null; ',
+      'if [ "$3" -gt 1 ] && [ "$3" != "$kc_own" ]; then kill -KILL "-$3" 2>/dev/null; fi; kill -KILL "$kc_p" 2>/dev/null; ',
   )}done; done; exit 0`;
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { kcluster, parseEvents, repoRoot, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, kcluster, parseEvents, repoRoot, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
 /** Unique enough to find on a host with ps: the victim's command and its sh. */
 const LONG = 'sleep 1207';
@@ -29,9 +29,15 @@ const hold = {
   plan: () => ({ kind: 'run', summary: 'run a long command', payload: undefined }),
   verify: false,
   async apply(_change, ctx) {
-    const command = ctx.host.name === victim ? sh\`${LONG}\` : sh\`sleep 2\`;
-    const r = await ctx.connection.exec(command);
-    if (r.code !== 0) throw new Error('exit ' + r.code);
+    if (ctx.host.name !== victim) {
+      const r = await ctx.connection.exec(sh\`sleep 2\`);
+      if (r.code !== 0) throw new Error('exit ' + r.code);
+      return;
+    }
+    // With KC_LOST_LINK_BOTH, the same command as root through sudo and as the login user.
+    const runs = [ctx.connection.exec(sh\`${LONG}\`, { become: true })];
+    if (process.env.KC_LOST_LINK_BOTH) runs.push(ctx.connection.exec(sh\`${LONG}\`));
+    for (const r of await Promise.all(runs)) if (r.code !== 0) throw new Error('exit ' + r.code);
   },
 };
 export default {
@@ -60,14 +66,14 @@ describe('a lost link over real SSH', () => {
     playbook = writePlaybook(mkdtempSync(join(tmpdir(), 'kc-lost-link-')));
   });
 
-  it('is noticed within 20 s by default, names what the host was doing, and leaves nothing running on it once the link is back', async () => {
-    const victim = lab.hosts[0]!;
+  /** Cuts the victim's link while it runs the long command; checks the report and that nothing stays. */
+  async function cutDuringLongCommand(victim: { name: string }, inventory: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
     const veth = `vb-${victim.name}`.slice(0, 15);
     execFileSync('ip', ['link', 'show', veth]);
     expect((await leftovers(lab, victim.name)).command, 'a leftover of an earlier run').toEqual([]);
 
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/kcluster.js'), 'run', playbook, '-i', lab.inventoryFile, '--output', 'json'], {
-      env: { ...process.env, CI: 'true', NO_COLOR: '1', KC_LOST_LINK_HOST: victim.name },
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/kcluster.js'), 'run', playbook, '-i', inventory, '--output', 'json'], {
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', KC_LOST_LINK_HOST: victim.name, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -114,7 +120,7 @@ describe('a lost link over real SSH', () => {
     expect(unreachable.error).toMatch(/no answer to 3 keepalives in 15 s/);
     const end = events.find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; unreachable: boolean; failed: number; changed: number }[] } };
     expect(end.summary.hosts.find((h) => h.host === victim.name)?.unreachable).toBe(true);
-    for (const other of lab.hosts.slice(1)) {
+    for (const other of lab.hosts.filter((h) => h.name !== victim.name)) {
       const h = end.summary.hosts.find((x) => x.host === other.name);
       expect(h?.failed, other.name).toBe(0);
       expect(h?.unreachable, other.name).toBe(false);
@@ -134,5 +140,33 @@ describe('a lost link over real SSH', () => {
     const rerun = await kcluster(['run', 'demo', '-i', lab.inventoryFile, '--output', 'json']);
     expect(rerun.code, rerun.stderr).toBe(0);
     for (const h of lab.hosts) expect((await leftovers(lab, h.name)).guards, `guard left on ${h.name}`).toEqual([]);
+  }
+
+  it('is noticed within 20 s by default, names what the host was doing, and leaves nothing running on it once the link is back', async () => {
+    await cutDuringLongCommand(lab.hosts[0]!, lab.inventoryFile);
+  }, 180_000);
+
+  it('leaves nothing behind either for a login user through sudo with a password (root\'s and the user\'s commands)', async () => {
+    const host = lab.hosts[1]!;
+    const password = "l0st 'link' $(x)";
+    // A deploy user whose sudo asks for a password (as in host-failures.test.ts; sh is dash).
+    const setup = await sshHost(
+      lab,
+      host.name,
+      [
+        'id deploy >/dev/null 2>&1 || useradd -m -s /bin/sh deploy',
+        'install -d -m 700 -o deploy -g deploy /home/deploy/.ssh',
+        'install -m 600 -o deploy -g deploy /root/.ssh/authorized_keys /home/deploy/.ssh/authorized_keys',
+        "echo 'deploy ALL=(ALL:ALL) ALL' > /etc/sudoers.d/deploy && chmod 440 /etc/sudoers.d/deploy",
+      ].join(' && '),
+    );
+    expect(setup.code, setup.stderr).toBe(0);
+    execFileSync('ssh', ['-F', lab.sshConfigFile, host.name, 'chpasswd'], { input: `deploy:${password}\n` });
+    const inventory = inventoryVariant(lab, (doc) => {
+      const hosts = doc['hosts'] as Record<string, unknown>[];
+      const i = hosts.findIndex((h) => h['name'] === host.name);
+      hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };
+    });
+    await cutDuringLongCommand(host, inventory, { KC_TEST_SUDO_PASSWORD: password, KC_LOST_LINK_BOTH: '1' });
   }, 180_000);
 });

@@ -47,37 +47,52 @@ function startGuard(token: string): { guard: ChildProcess; exited: Promise<numbe
 }
 
 describe('session guard', () => {
-  it('EOF without the goodbye kills the marked commands and what they started, not others', async () => {
+  it('EOF without the goodbye kills the marked groups, with what they started, and nothing else', async () => {
     const token = newSessionToken();
     const other = newSessionToken();
-    const tag = `kc-guard-${token.slice(0, 8)}`;
+    // Sleep lengths unique to this run, so that ps finds only its own processes.
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
     const { guard, exited } = startGuard(token);
-    // A shell that waits on a child that neither reads nor writes, and a background grandchild.
-    const marked = startMarked(token, `sleep 3001 & sleep 3002; : ${tag}`);
-    const unmarked = startMarked(other, `sleep 3003; : ${tag}`);
-    expect(await until(async () => (await pidsOf('sleep 300[123]')).length >= 3, 5_000)).toBe(true);
-    const before = await pidsOf('sleep 300[12]');
-    const kept = await pidsOf('sleep 3003');
-    guard.stdin!.end();
-    expect(await exited).toBe(0);
-    expect(await until(() => before.every((p) => !alive(p)), 5_000), 'marked sleeps still running').toBe(true);
-    expect(kept.every(alive), 'a command of another session was killed').toBe(true);
-    expect(alive(guard.pid!)).toBe(false);
-    process.kill(-unmarked.pid!, 'SIGKILL');
-    void marked;
+    // A shell that waits on a child that neither reads nor writes, a background child, and one
+    // without the token (`env -u`, as under sudo's env_reset): only the group kill reaches it.
+    const marked = startMarked(token, `sleep ${n}1 & env -u KCLUSTER_SESSION sleep ${n}2 & sleep ${n}3`);
+    const unmarked = startMarked(other, `sleep ${n}4`);
+    try {
+      expect(await until(async () => (await pidsOf(`^sleep ${n}[1234]$`)).length >= 4, 5_000)).toBe(true);
+      const doomed = await pidsOf(`^sleep ${n}[123]$`);
+      const kept = await pidsOf(`^sleep ${n}4$`);
+      expect(doomed.length).toBe(3);
+      guard.stdin!.end();
+      expect(await exited).toBe(0);
+      expect(await until(() => doomed.every((p) => !alive(p)), 5_000), 'a process of the marked group is still running').toBe(true);
+      expect(alive(marked.pid!)).toBe(false);
+      expect(kept.every(alive), 'a command of another session was killed').toBe(true);
+    } finally {
+      for (const child of [marked, unmarked]) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 
   it('the goodbye leaves everything alone', async () => {
     const token = newSessionToken();
     const { guard, exited } = startGuard(token);
-    const marked = startMarked(token, 'sleep 3004');
-    expect(await until(async () => (await pidsOf('sleep 3004')).length >= 1, 5_000)).toBe(true);
-    guard.stdin!.end(GUARD_GOODBYE);
-    expect(await exited).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await pidsOf('sleep 3004')).every(alive)).toBe(true);
-    expect((await pidsOf('sleep 3004')).length).toBeGreaterThan(0);
-    process.kill(-marked.pid!, 'SIGKILL');
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
+    const marked = startMarked(token, `sleep ${n}5`);
+    try {
+      expect(await until(async () => (await pidsOf(`^sleep ${n}5$`)).length === 1, 5_000)).toBe(true);
+      const pids = await pidsOf(`^sleep ${n}5$`);
+      guard.stdin!.end(GUARD_GOODBYE);
+      expect(await exited).toBe(0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(pids.every(alive)).toBe(true);
+    } finally {
+      process.kill(-marked.pid!, 'SIGKILL');
+    }
   });
 
   it('refuses a token that is not hex, so nothing else can reach the script', () => {
