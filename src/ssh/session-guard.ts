@@ -4,9 +4,9 @@
 // and a command that neither reads nor writes never notices). So every connection starts one
 // guard: a shell, as root when the connection becomes root, that blocks reading its stdin. The
 // controller keeps that stdin open for the run and writes "bye" before it closes the connection;
-// EOF without it means the session is gone, and the guard SIGKILLs the process group of every
+// EOF without it means the session is gone, and the guard ends the process group of every
 // process whose environment holds the connection's token (set by `KCLUSTER_SESSION=<token>
-// exec` on each command, see become.ts), in two passes to catch a fork in between. The guard
+// exec` on each command, see become.ts): SIGTERM, then SIGKILL a second later. The guard
 // never polls: while it waits it costs no CPU, and the commands pay one variable assignment.
 import { randomBytes } from 'node:crypto';
 import { SESSION_TOKEN, SESSION_VARIABLE } from './become.js';
@@ -27,10 +27,14 @@ export function sessionGuardScript(token: string): ShellCommand {
   // `${kc_s##*) }`: the fields after the command name in /proc/PID/stat (the name may hold ") ");
   // $3 is then the process group. Never group 0 or 1, never the guard's own. `kill -KILL -PGID`
   // without `--`: dash's kill refuses both `--` and `-s KILL -PGID` (measured on Debian 12).
+  // SIGTERM first, SIGKILL 1 s later: an upload's shell traps TERM and removes its temp file
+  // (a SIGKILL at once left .kcluster-write.* files behind); then two passes to catch a fork.
+  // Each group once per pass: a second TERM killed the trap's own `rm` (it carries the token).
   return sh`IFS= read -r kc_line; [ "$kc_line" = bye ] && exit 0; ${shellRaw(
     'read -r kc_s 2>/dev/null < /proc/$$/stat || exit 1; set -- ${kc_s##*) }; kc_own=$3; ',
-  )}for kc_pass in 1 2; do for kc_f in $(grep -l -s -F -x -z -- ${mark} /proc/[0-9]*/environ); do ${shellRaw(
+  )}kc_hit() { kc_sig=$1; kc_done=' '; for kc_f in $(grep -l -s -F -x -z -- ${mark} /proc/[0-9]*/environ); do ${shellRaw(
     'kc_p=${kc_f#/proc/}; kc_p=${kc_p%/environ}; read -r kc_s 2>/dev/null < /proc/$kc_p/stat || continue; set -- ${kc_s##*) }; ' +
-      'if [ "$3" -gt 1 ] && [ "$3" != "$kc_own" ]; then kill -KILL "-$3" 2>/dev/null; fi; kill -KILL "$kc_p" 2>/dev/null; ',
-  )}done; done; exit 0`;
+      'if [ "$3" -gt 1 ] && [ "$3" != "$kc_own" ]; then case $kc_done in *" $3 "*) ;; *) kc_done="$kc_done$3 "; kill -"$kc_sig" "-$3" 2>/dev/null ;; esac; ' +
+      'else kill -"$kc_sig" "$kc_p" 2>/dev/null; fi; ',
+  )}done; }; kc_hit TERM; sleep 1; kc_hit KILL; kc_hit KILL; exit 0`;
 }

@@ -38,6 +38,26 @@ function killRemote(channel: ClientChannel): void {
   }
 }
 
+/** How long close() waits for the guard to take its goodbye before ending the connection anyway. */
+const GUARD_GOODBYE_GRACE_MS = 2_000;
+
+function sayGoodbye(guard: ClientChannel): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, GUARD_GOODBYE_GRACE_MS);
+    timer.unref();
+    guard.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      guard.end(GUARD_GOODBYE);
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+}
+
 /** The size of a local file to upload; anything but a regular file is refused before sending. */
 function localUploadSize(localPath: string): number {
   const stat = statSync(localPath);
@@ -238,19 +258,19 @@ export class SshConnection implements Connection {
   /** Ends the session and waits (bounded) until the server closed it. */
   async close(): Promise<void> {
     if (!this.ending) {
-      // A goodbye first: the guard then exits and leaves whatever the run started alone.
       const guard = this.guard;
       this.guard = undefined;
-      if (guard && !this.closed) {
-        try {
-          guard.end(GUARD_GOODBYE);
-        } catch {
-          // the channel is already gone
-        }
-      }
-      this.ending = endClient(this.client, this.closed);
+      const alreadyClosed = this.closed;
+      this.closed = true;
+      this.ending = (async () => {
+        // A goodbye first, and its answer (the guard's channel closing, one round trip): sshd
+        // drops data it has not yet passed to a child when the connection ends, and a guard that
+        // missed it took the normal end for a lost link (seen on the lab: guards that ran their
+        // TERM pass after every run).
+        if (guard && !alreadyClosed) await sayGoodbye(guard);
+        await endClient(this.client, alreadyClosed);
+      })();
     }
-    this.closed = true;
     await this.ending;
     this.options.onClose?.();
   }

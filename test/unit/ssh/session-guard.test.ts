@@ -2,6 +2,9 @@
 // ends every process group whose leader carries the token; the goodbye, or another token,
 // leaves them alone. Plus the pure pieces around it (marking, keepalive count, drop wording).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { underSh, wrapBecome } from '../../../src/ssh/become.js';
 import { keepaliveCountForSsh2 } from '../../../src/ssh/connector.js';
@@ -23,7 +26,7 @@ function startMarked(token: string, script: string): ChildProcess {
   return spawn('/bin/bash', ['-c', underSh(shellRaw(script), token).text], { detached: true, stdio: 'ignore' });
 }
 
-async function pidsOf(marker: string): Promise<number[]> {
+function pidsOf(marker: string): number[] {
   try {
     return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
   } catch {
@@ -74,6 +77,27 @@ describe('session guard', () => {
         } catch {
           // already gone
         }
+      }
+    }
+  });
+
+  it('ends with SIGTERM first: a shell that traps it removes its temp file, like an upload', async () => {
+    const token = newSessionToken();
+    const dir = mkdtempSync(join(tmpdir(), 'kc-guard-'));
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
+    const { guard, exited } = startGuard(token);
+    const marked = startMarked(token, `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}8 > "$t"`);
+    try {
+      expect(await until(() => readdirSync(dir).length === 1 && pidsOf(`^sleep ${n}8$`).length === 1, 5_000)).toBe(true);
+      guard.stdin!.end();
+      expect(await exited).toBe(0);
+      expect(readdirSync(dir), 'the temp file was left behind').toEqual([]);
+      expect(pidsOf(`^sleep ${n}8$`)).toEqual([]);
+    } finally {
+      try {
+        process.kill(-marked.pid!, 'SIGKILL');
+      } catch {
+        // already gone
       }
     }
   });
