@@ -143,6 +143,13 @@ describe('inventory limits (hostile input)', () => {
     ]);
     expect(errors(`ssh:\n  connectTimeout: 10m\n  keepaliveInterval: 100ms\nhosts:\n${cp}`)).toEqual([]);
   });
+  it('keepaliveCountMax is an integer 1-20', () => {
+    for (const bad of ['0', '21', '2.5', 'three']) {
+      expect(errors(`ssh:\n  keepaliveCountMax: ${bad}\nhosts:\n${cp}`)).toEqual([expect.stringMatching(/^inv\.yaml:2:22: ssh\.keepaliveCountMax: must be an integer 1-20 \(unanswered keepalives before the host is unreachable\)/)]);
+    }
+    expect(errors(`ssh:\n  keepaliveCountMax: 1\nhosts:\n${cp}`)).toEqual([]);
+    expect(errors(`ssh:\n  keepaliveCountMax: 20\nhosts:\n${cp}`)).toEqual([]);
+  });
   it('a circular alias, too deep a nesting, and a __proto__ key are errors with a place', () => {
     expect(errors('hosts: &a [*a]\n')).toEqual(['inv.yaml:1:12: the alias *a refers to the node that contains it (&a): a value cannot include itself']);
     expect(errors(`hosts:\n${cp}vars: ${'['.repeat(70)}${']'.repeat(70)}\n`)).toEqual([expect.stringMatching(/^inv\.yaml:3:\d+: the inventory nests maps and lists more than 64 levels deep: kcluster reads at most 64$/)]);
