@@ -6,6 +6,7 @@
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import { noChange } from '../../src/engine/change.js';
 import { pollUntil } from '../../src/engine/poll-until.js';
+import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/cluster/ready-timeout.js';
 import { readFacts } from '../../src/engine/read-facts.js';
 import type { Role, Task } from '../../src/engine/types.js';
 import { ADMIN_KUBECONFIG } from '../../src/facts/api-ready.js';
@@ -41,8 +42,9 @@ export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Rol
       return waiting.length === 0 ? noChange(describe(facts.workloads.states)) : { kind: 'wait', summary: `wait for ${describe(waiting)}`, payload: null };
     },
     apply: async (_change, ctx) => {
+      const timeoutMs = readyTimeoutMs(ctx.vars, ADDONS_READY_TIMEOUT_MS, ctx.host.name);
       const outcome = await pollUntil<WorkloadsReady>({
-        timeoutMs: ADDONS_READY_TIMEOUT_MS,
+        timeoutMs,
         intervalMs: 3000,
         signal: ctx.signal,
         probe: async () => (await readFacts(ctx.connection, [fact] as const, { label: 'read the addons', timeoutMs: 30_000 }))[0],
@@ -58,7 +60,7 @@ export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Rol
         { become: true, label: 'addon pods and logs', timeoutMs: 60_000 },
       );
       const what = last === undefined ? 'no answer from the API server' : last.reachable ? describe(waiting) : `the API server does not answer (${last.detail})`;
-      throw new Error(`the addons do not run after ${ADDONS_READY_TIMEOUT_MS / 1000} s: ${what}\n${report.stdout.trim()}`);
+      throw new Error(`the addons do not run after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait): ${what}\n${report.stdout.trim()}`);
     },
     verify: true,
   };

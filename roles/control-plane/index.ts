@@ -14,6 +14,7 @@ import { noChange } from '../../src/engine/change.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
 import type { Fact } from '../../src/engine/fact.js';
 import { pollUntil } from '../../src/engine/poll-until.js';
+import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/cluster/ready-timeout.js';
 import { readFacts } from '../../src/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/facts/api-ready.js';
 import { lagging, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
@@ -104,8 +105,9 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
     },
     apply: async (_change, ctx) => {
       const pods = staticPods(ctx.host.name);
+      const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
       const outcome = await pollUntil({
-        timeoutMs: READY_TIMEOUT_MS,
+        timeoutMs,
         intervalMs: 2000,
         signal: ctx.signal,
         probe: async () => {
@@ -122,7 +124,7 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
         { become: true, label: 'control-plane logs' },
       );
       throw new Error(
-        `the control plane is not ready after ${READY_TIMEOUT_MS / 1000} s, still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+        `the control plane is not ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
       );
     },
     verify: true,

@@ -16,6 +16,8 @@ export function labInventoryYaml(settings: LabSettings, schemaPath: string): str
     // no CAP_SYS_RESOURCE, so runc goes through a wrapper; nspawn hosts use cgroupfs; the global
     // conntrack table size is not writable from a host. Real machines need none of these.
     ...(settings.privileged ? { vars: { ociRuntimeBinary: '/usr/local/sbin/runc-lab', cgroupDriver: 'cgroupfs', kubeProxyConntrackMaxPerCore: 0 } } : {}),
+    // VMs under software emulation run 10-20x slower: the control plane may need longer to come up.
+    ...(settings.vm !== undefined ? { vars: { readyTimeoutSeconds: 1200 } } : {}),
     hosts: labHosts(settings),
   };
   return `# yaml-language-server: $schema=${schemaPath}\n# Written by \`kcluster lab up\` for the lab "${settings.name}" (${settings.subnet}).\n${stringify(doc)}`;

@@ -23,10 +23,10 @@ describe('VM lab', () => {
     expect(longest.length).toBeLessThanOrEqual(15);
     expect(tapOf({ name: 'a1' }, '10.0.0.11')).not.toBe(tapOf({ name: 'a' }, '10.0.0.111'));
   });
-  it('writes an inventory without the nspawn adaptations (runc wrapper, cgroupfs, conntrack)', () => {
+  it('writes an inventory without the nspawn adaptations (runc wrapper, cgroupfs, conntrack), with longer waits', () => {
     const settings = labSettings({ name: 'vml', hosts: 2, controlPlanes: 1, privileged: false, light: false, net: '10.231.9', subnet: '10.231.9.0/24', home: '/home/u', bundle: '/b', vm: 'bookworm' });
     const doc = parse(labInventoryYaml(settings, '/schema.json')) as Record<string, unknown>;
-    expect(doc['vars']).toBeUndefined();
+    expect(doc['vars']).toEqual({ readyTimeoutSeconds: 1200 });
     expect(doc['cluster']).toEqual({ name: 'vml', artifacts: { source: 'bundle', bundle: '/b' } });
     expect(doc['hosts']).toEqual([
       { name: 'vml1', address: '10.231.9.11', roles: ['control-plane'] },
