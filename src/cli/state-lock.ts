@@ -24,6 +24,19 @@ export interface StateLock {
 /** Locks this process holds, by path, with how many callers hold each (etcd restore runs a playbook inside its own lock). */
 const held = new Map<string, { count: number; release: () => void }>();
 
+/** One caller's hold on a lock this process has: the file goes when the last hold is released. */
+function holdOf(path: string, entry: { count: number; release: () => void }): StateLock {
+  let done = false;
+  return {
+    path,
+    release: () => {
+      if (done) return;
+      done = true;
+      if (--entry.count === 0) entry.release();
+    },
+  };
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -64,15 +77,7 @@ export function acquireStateLock(stateDir: string, command: string, warn: (line:
   const mine = held.get(path);
   if (mine) {
     mine.count += 1;
-    let done = false;
-    return {
-      path,
-      release: () => {
-        if (done) return;
-        done = true;
-        if (--mine.count === 0) mine.release();
-      },
-    };
+    return holdOf(path, mine);
   }
   const me: LockHolder = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -124,15 +129,7 @@ export function acquireStateLock(stateDir: string, command: string, warn: (line:
     process.on('exit', release);
     const entry = { count: 1, release };
     held.set(path, entry);
-    let done = false;
-    return {
-      path,
-      release: () => {
-        if (done) return;
-        done = true;
-        if (--entry.count === 0) release();
-      },
-    };
+    return holdOf(path, entry);
   }
   throw new InputError(`could not take the lock ${path}: another run took it over at the same moment; try again`);
 }

@@ -34,6 +34,20 @@ export function scriptsDir(): string {
   return join(packageRoot(), 'src', 'lab', 'scripts');
 }
 
+/** What lab.json records: the settings and where the lab's files are. */
+function labInfoOf(settings: LabSettings, extra: Pick<LabInfo, 'python' | 'accelerator'>): LabInfo {
+  return {
+    ...settings,
+    ...extra,
+    inventoryFile: join(settings.homeDir, 'inventory.yaml'),
+    sshConfigFile: join(settings.homeDir, 'ssh_config'),
+    knownHostsFile: join(settings.homeDir, 'known_hosts'),
+    keyFile: join(settings.homeDir, 'id_ed25519'),
+    hostList: labHosts(settings),
+    createdAt: new Date().toISOString(),
+  };
+}
+
 export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alreadyUp: boolean }> {
   const nameProblem = validateLabName(options.name);
   if (nameProblem) throw new LabError(nameProblem);
@@ -64,16 +78,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
 
   if (settings.vm !== undefined) return vmLab(settings, options.log);
   const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
-  const info: LabInfo = {
-    ...settings,
-    python: options.python ?? false,
-    inventoryFile: join(settings.homeDir, 'inventory.yaml'),
-    sshConfigFile: join(settings.homeDir, 'ssh_config'),
-    knownHostsFile: join(settings.homeDir, 'known_hosts'),
-    keyFile: join(settings.homeDir, 'id_ed25519'),
-    hostList: labHosts(settings),
-    createdAt: new Date().toISOString(),
-  };
+  const info = labInfoOf(settings, { python: options.python ?? false });
   const env = {
     NAME: settings.name,
     RUN_DIR: settings.runDir,
@@ -107,17 +112,7 @@ async function vmLab(settings: LabSettings, log: (line: string) => void): Promis
     await runScript(join(scriptsDir(), 'down.sh'), { NAME: settings.name, RUN_DIR: settings.runDir, HOME_DIR: settings.homeDir, BRIDGE: settings.bridge }, log).catch(() => undefined);
     throw new LabError(`lab up --vm failed: ${(error as Error).message}`);
   }
-  const info: LabInfo = {
-    ...settings,
-    python: false,
-    accelerator: accelerator.why,
-    inventoryFile: join(settings.homeDir, 'inventory.yaml'),
-    sshConfigFile: join(settings.homeDir, 'ssh_config'),
-    knownHostsFile: join(settings.homeDir, 'known_hosts'),
-    keyFile: join(settings.homeDir, 'id_ed25519'),
-    hostList: labHosts(settings),
-    createdAt: new Date().toISOString(),
-  };
+  const info = labInfoOf(settings, { python: false, accelerator: accelerator.why });
   writeFileSync(info.inventoryFile, labInventoryYaml(settings, join(packageRoot(), SCHEMA_PATH)), { mode: 0o600 });
   writeLabInfo(info);
   return { info, alreadyUp: false };

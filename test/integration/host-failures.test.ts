@@ -7,7 +7,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { inventoryVariant, kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, kcluster, parseEvents, sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 
 function statusByHost(stdout: string): Map<string, { failed: number; unreachable: boolean; changed: number }> {
@@ -67,24 +67,7 @@ describe('host failures over real SSH', () => {
   it('runs as a non-root user through sudo with a password fed on stdin, never in argv or logs', async () => {
     const host = lab.hosts[1]!;
     const password = "s3cr't $(touch /tmp/pwned) \"q\"";
-    // A deploy user whose sudo asks for a password (set with chpasswd from stdin).
-    const setup = await sshHost(
-      lab,
-      host.name,
-      [
-        'id deploy >/dev/null 2>&1 || useradd -m -s /bin/sh deploy',
-        'install -d -m 700 -o deploy -g deploy /home/deploy/.ssh',
-        'install -m 600 -o deploy -g deploy /root/.ssh/authorized_keys /home/deploy/.ssh/authorized_keys',
-        "echo 'deploy ALL=(ALL:ALL) ALL' > /etc/sudoers.d/deploy && chmod 440 /etc/sudoers.d/deploy",
-      ].join(' && '),
-    );
-    expect(setup.code, setup.stderr).toBe(0);
-    execFileSync('ssh', ['-F', lab.sshConfigFile, host.name, 'chpasswd'], { input: `deploy:${password}\n` });
-    const file = inventoryVariant(lab, (doc) => {
-      const hosts = doc['hosts'] as Record<string, unknown>[];
-      const i = hosts.findIndex((h) => h['name'] === host.name);
-      hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };
-    });
+    const file = await sudoDeployUser(lab, host.name, password);
     const run = await kcluster(['run', 'demo', '-i', file, '--limit', host.name, '--output', 'json'], {
       KC_TEST_SUDO_PASSWORD: password,
     });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inventoryVariant, kcluster, parseEvents, repoRoot, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { kcluster, parseEvents, repoRoot, sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 /** Unique enough to find on a host with ps: the victim's command and its sh. */
 const LONG = 'sleep 1207';
@@ -160,24 +160,8 @@ describe('a lost link over real SSH', () => {
   it('leaves nothing behind either for a login user through sudo with a password (root\'s and the user\'s commands)', async () => {
     const host = lab.hosts[1]!;
     const password = "l0st 'link' $(x)";
-    // A deploy user whose sudo asks for a password (as in host-failures.test.ts; sh is dash).
-    const setup = await sshHost(
-      lab,
-      host.name,
-      [
-        'id deploy >/dev/null 2>&1 || useradd -m -s /bin/sh deploy',
-        'install -d -m 700 -o deploy -g deploy /home/deploy/.ssh',
-        'install -m 600 -o deploy -g deploy /root/.ssh/authorized_keys /home/deploy/.ssh/authorized_keys',
-        "echo 'deploy ALL=(ALL:ALL) ALL' > /etc/sudoers.d/deploy && chmod 440 /etc/sudoers.d/deploy",
-      ].join(' && '),
-    );
-    expect(setup.code, setup.stderr).toBe(0);
-    execFileSync('ssh', ['-F', lab.sshConfigFile, host.name, 'chpasswd'], { input: `deploy:${password}\n` });
-    const inventory = inventoryVariant(lab, (doc) => {
-      const hosts = doc['hosts'] as Record<string, unknown>[];
-      const i = hosts.findIndex((h) => h['name'] === host.name);
-      hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };
-    });
+    // A deploy user whose sudo asks for a password (sh is dash).
+    const inventory = await sudoDeployUser(lab, host.name, password);
     await cutDuringLongCommand(host, inventory, { KC_TEST_SUDO_PASSWORD: password, KC_LOST_LINK_BOTH: '1' });
   }, 180_000);
 });

@@ -90,3 +90,31 @@ export function inventoryVariant(lab: TestLab, edit: (doc: Record<string, unknow
   writeFileSync(file, stringify(doc));
   return file;
 }
+
+/**
+ * Makes a login user `deploy` on a lab host whose sudo asks for `password` (set with chpasswd
+ * from stdin), and returns an inventory in which that host logs in as deploy and becomes root
+ * with the password read from KC_TEST_SUDO_PASSWORD.
+ */
+export async function sudoDeployUser(lab: TestLab, host: string, password: string): Promise<string> {
+  const setup = await sshHost(
+    lab,
+    host,
+    [
+      'id deploy >/dev/null 2>&1 || useradd -m -s /bin/sh deploy',
+      'install -d -m 700 -o deploy -g deploy /home/deploy/.ssh',
+      'install -m 600 -o deploy -g deploy /root/.ssh/authorized_keys /home/deploy/.ssh/authorized_keys',
+      "echo 'deploy ALL=(ALL:ALL) ALL' > /etc/sudoers.d/deploy && chmod 440 /etc/sudoers.d/deploy",
+    ].join(' && '),
+  );
+  if (setup.code !== 0) throw new Error(`could not create the deploy user on ${host}: ${setup.stderr}`);
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile('ssh', ['-F', lab.sshConfigFile, host, 'chpasswd'], (error) => (error ? reject(error) : resolve()));
+    child.stdin?.end(`deploy:${password}\n`);
+  });
+  return inventoryVariant(lab, (doc) => {
+    const hosts = doc['hosts'] as Record<string, unknown>[];
+    const i = hosts.findIndex((h) => h['name'] === host);
+    hosts[i] = { ...hosts[i], user: 'deploy', become: { method: 'sudo', passwordEnv: 'KC_TEST_SUDO_PASSWORD' } };
+  });
+}
