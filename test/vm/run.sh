@@ -28,10 +28,12 @@ set -e
 accel=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).accelerator ?? "")' "$HOME/.kcluster/labs/$LAB/lab.json")
 [ -n "${KEEP_VM:-}" ] || node bin/kcluster.js lab down --name "$LAB"
 out=test/vm/results/$(date -u +%F)-$SUITE.md
+# Read before the result file is opened (writing it would count as a change of its own).
+dirty=$(git diff --quiet || echo ' (with uncommitted changes)')
 {
   echo "# Real-kernel e2e, $(date -u +'%F %H:%M UTC'), Debian $SUITE guest"
   echo
-  echo "Command: \`SUITE=$SUITE bash test/vm/run.sh\` at $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'),"
+  echo "Command: \`SUITE=$SUITE bash test/vm/run.sh\` at $(git rev-parse --short HEAD)$dirty,"
   echo "on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB. VMs: $accel."
   echo
   echo "Result: $([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)")"
