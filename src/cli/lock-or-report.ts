@@ -4,11 +4,11 @@ import { ExitCode } from './exit-codes.js';
 import { acquireStateLock, type StateLock } from './state-lock.js';
 import { InputError } from '../engine/input-error.js';
 import type { Inventory } from '../inventory/model.js';
+import { abbreviate } from '../ssh/connection.js';
 
 /** What the lock file says is running: the command line, without the program path. */
 function commandLine(): string {
-  const text = ['kcluster', ...process.argv.slice(2)].join(' ');
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return abbreviate(['kcluster', ...process.argv.slice(2)].join(' '));
 }
 
 export function lockOrReport(cli: CliContext, inventory: Inventory): StateLock | undefined {

@@ -24,6 +24,11 @@ export function underSh(command: ShellCommand, session?: string): ShellCommand {
   return sh`${sessionMark(session)}exec sh -c ${command.text}`;
 }
 
+/** `command` as the channel's first process, marked with the session token when there is one. */
+function marked(command: ShellCommand, session: string | undefined): ShellCommand {
+  return session === undefined ? command : sh`${sessionMark(session)}exec ${command}`;
+}
+
 /**
  * `KCLUSTER_SESSION=<token> exec ...`: the first process of the command's channel (the session
  * and process group sshd made for it: sh, or sudo) carries the connection's token in its
@@ -46,12 +51,12 @@ export function wrapBecome(mode: BecomeMode, command: ShellCommand, session?: st
     case 'sudo-nopasswd':
       // -H: root's HOME, so tools run as root find root's config, not the login user's.
       // sudo (without a terminal) runs the command in its own process group: the guard ends both.
-      return { command: session === undefined ? sh`sudo -n -H -- sh -c ${command.text}` : sh`${sessionMark(session)}exec sudo -n -H -- sh -c ${command.text}` };
+      return { command: marked(sh`sudo -n -H -- sh -c ${command.text}`, session) };
     case 'sudo-password':
       // -k: always ask, so the password line is always consumed by sudo (which reads it byte
       // by byte) and never reaches the command's stdin; -p '': no prompt text in stderr.
       return {
-        command: session === undefined ? sh`sudo -S -k -H -p '' -- sh -c ${command.text}` : sh`${sessionMark(session)}exec sudo -S -k -H -p '' -- sh -c ${command.text}`,
+        command: marked(sh`sudo -S -k -H -p '' -- sh -c ${command.text}`, session),
         stdinPrefix: `${mode.password}\n`,
       };
   }

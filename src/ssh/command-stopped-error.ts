@@ -1,6 +1,6 @@
 // A command kcluster stopped itself (timeout or cancel), told apart from one that exited
 // non-zero: "exited 124" would send a person looking in the wrong place.
-import { RemoteCommandError, type ExecResult } from './connection.js';
+import { abbreviate, RemoteCommandError, type ExecResult } from './connection.js';
 
 export class CommandStoppedError extends RemoteCommandError {
   constructor(
@@ -13,8 +13,7 @@ export class CommandStoppedError extends RemoteCommandError {
     readonly timedOut = false,
   ) {
     super(host, command, result, label);
-    const oneLine = command.replace(/\s+/g, ' ').trim();
-    const shown = oneLine.length > 200 ? `${oneLine.slice(0, 197)}...` : oneLine;
+    const shown = abbreviate(command);
     const tail = result.stderr.trim().split('\n').slice(-8).join('\n');
     this.message = `${host}: command${label ? ` (${label})` : ''} ${reason}: ${shown}${tail ? `\n${tail}` : ''}`;
     this.name = 'CommandStoppedError';

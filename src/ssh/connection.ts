@@ -94,9 +94,10 @@ export class UnreachableError extends Error {
   }
 }
 
-function abbreviate(command: string): string {
+/** A command on one line, cut to `max` characters with "..." (messages name commands, never whole scripts). */
+export function abbreviate(command: string, max = 200): string {
   const oneLine = command.replace(/\s+/g, ' ').trim();
-  return oneLine.length > 200 ? `${oneLine.slice(0, 197)}...` : oneLine;
+  return oneLine.length > max ? `${oneLine.slice(0, max - 3)}...` : oneLine;
 }
 
 /** Throw RemoteCommandError unless the command exited 0. */

@@ -6,16 +6,29 @@ import type { Client } from 'ssh2';
 /** How long to wait for the server to close a connection we ended. */
 export const CLIENT_CLOSE_GRACE_MS = 2000;
 
-/** Resolves once `client` emitted 'close' (now or before `closed` was recorded) or after the grace. */
-export function endClient(client: Client, alreadyClosed: boolean, graceMs = CLIENT_CLOSE_GRACE_MS): Promise<void> {
-  if (alreadyClosed) return Promise.resolve();
+/**
+ * Runs `act` (which asks the other side to close) and resolves once `closable` emitted 'close'
+ * or after the grace, whichever comes first; an `act` that throws resolves at once.
+ */
+export function untilClosed(closable: { once(event: 'close', listener: () => void): unknown }, act: () => void, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, graceMs);
     timer.unref();
-    client.once('close', () => {
+    closable.once('close', () => {
       clearTimeout(timer);
       resolve();
     });
-    client.end();
+    try {
+      act();
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
   });
+}
+
+/** Resolves once `client` emitted 'close' (now or before `closed` was recorded) or after the grace. */
+export function endClient(client: Client, alreadyClosed: boolean, graceMs = CLIENT_CLOSE_GRACE_MS): Promise<void> {
+  if (alreadyClosed) return Promise.resolve();
+  return untilClosed(client, () => client.end(), graceMs);
 }

@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
 import type { Connection, ConnectionStats, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from './connection.js';
-import { RemoteCommandError, UnreachableError } from './connection.js';
+import { abbreviate, RemoteCommandError, UnreachableError } from './connection.js';
 import { wrapBecome, type BecomeMode } from './become.js';
 import type { ShellCommand } from './quote.js';
 import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
 import { CommandStoppedError } from './command-stopped-error.js';
-import { endClient } from './end-client.js';
+import { endClient, untilClosed } from './end-client.js';
 import { GUARD_GOODBYE, newSessionToken, sessionGuardScript } from './session-guard.js';
 
 /** How long a stopped command may keep its channel slot before we stop waiting for it. */
@@ -42,20 +42,7 @@ function killRemote(channel: ClientChannel): void {
 const GUARD_GOODBYE_GRACE_MS = 2_000;
 
 function sayGoodbye(guard: ClientChannel): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, GUARD_GOODBYE_GRACE_MS);
-    timer.unref();
-    guard.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    try {
-      guard.end(GUARD_GOODBYE);
-    } catch {
-      clearTimeout(timer);
-      resolve();
-    }
-  });
+  return untilClosed(guard, () => guard.end(GUARD_GOODBYE), GUARD_GOODBYE_GRACE_MS);
 }
 
 /** The size of a local file to upload; anything but a regular file is refused before sending. */
@@ -163,8 +150,7 @@ export class SshConnection implements Connection {
   private run(text: string, callerText: string, stdin: Buffer, options: ExecOptions, release: () => void): Promise<ExecResult> {
     const started = Date.now();
     // What the host was doing, for a person: the label, else the caller's command (short).
-    const oneLine = callerText.replace(/\s+/g, ' ').trim();
-    const doing = options.label ?? `\`${oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine}\``;
+    const doing = options.label ?? `\`${abbreviate(callerText, 80)}\``;
     // Errors name the caller's command, never the sudo wrapper around it.
     return new Promise<ExecResult>((resolve, reject) => {
       if (this.closed) {
