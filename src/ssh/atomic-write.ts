@@ -40,5 +40,9 @@ export function atomicWriteCommand(path: string, options: WriteFileOptions, expe
   const mkdir = options.mkdirParents ? sh`umask 022 && mkdir -p -- ${dir} || exit 1; ` : shellRaw('');
   const chown = owner !== undefined ? sh` && chown -- ${owner} "$t"` : shellRaw('');
   const received = sh`kc_n=$(stat -c %s -- "$t") || exit 1; if [ "$kc_n" != ${size} ]; then echo "received $kc_n of "${size}" bytes for "${path}": the transfer was cut short; the file was left as it was" >&2; exit 1; fi; kc_h=$(sha256sum < "$t") || exit 1; if [ "\${kc_h%% *}" != ${expected.sha256} ]; then echo "the bytes received for "${path}" do not have the sha256 that was sent; the file was left as it was" >&2; exit 1; fi; `;
-  return sh`${mkdir}umask 077; t=$(mktemp ${`${dir}/.kcluster-write.XXXXXX`}) || exit 1; trap 'rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; cat > "$t" || exit 1; ${received}chmod ${mode} "$t"${chown} && { sync -- "$t" 2>/dev/null || true; } && echo written && mv -f -- "$t" ${path} && trap - EXIT`;
+  // The traps come before the temp file exists, and the EXIT trap ignores signals before it
+  // removes it: the session guard's SIGTERM to the process group could otherwise kill that very
+  // `rm` while the shell cleans up after a short read (1 in 6 SIGKILLs of the controller left a
+  // .kcluster-write.* file). An ignored signal stays ignored in `rm`.
+  return sh`${mkdir}umask 077; t=; trap 'trap "" HUP INT TERM PIPE; [ -z "$t" ] || rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; t=$(mktemp ${`${dir}/.kcluster-write.XXXXXX`}) || exit 1; cat > "$t" || exit 1; ${received}chmod ${mode} "$t"${chown} && { sync -- "$t" 2>/dev/null || true; } && echo written && mv -f -- "$t" ${path} && trap - EXIT`;
 }

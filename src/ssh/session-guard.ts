@@ -27,8 +27,11 @@ export function sessionGuardScript(token: string): ShellCommand {
   // `${kc_s##*) }`: the fields after the command name in /proc/PID/stat (the name may hold ") ");
   // $3 is then the process group. Never group 0 or 1, never the guard's own. `kill -KILL -PGID`
   // without `--`: dash's kill refuses both `--` and `-s KILL -PGID` (measured on Debian 12).
-  // SIGTERM first, SIGKILL 1 s later: an upload's shell traps TERM and removes its temp file
-  // (a SIGKILL at once left .kcluster-write.* files behind); then two passes to catch a fork.
+  // SIGTERM first; SIGKILL only for what is still there once every marked process is gone or
+  // 10 s have passed: an upload's shell traps TERM and removes its temp file once its current
+  // step ends, and that step can be a `sync` of a large file on a loaded disk (a fixed 1 s
+  // grace, and before it a SIGKILL at once, left .kcluster-write.* files behind in CI). Then
+  // two KILL passes to catch a fork.
   // Each group once per pass: a second TERM killed the trap's own `rm` (it carries the token).
   return sh`IFS= read -r kc_line; [ "$kc_line" = bye ] && exit 0; ${shellRaw(
     'read -r kc_s 2>/dev/null < /proc/$$/stat || exit 1; set -- ${kc_s##*) }; kc_own=$3; ',
@@ -36,5 +39,5 @@ export function sessionGuardScript(token: string): ShellCommand {
     'kc_p=${kc_f#/proc/}; kc_p=${kc_p%/environ}; read -r kc_s 2>/dev/null < /proc/$kc_p/stat || continue; set -- ${kc_s##*) }; ' +
       'if [ "$3" -gt 1 ] && [ "$3" != "$kc_own" ]; then case $kc_done in *" $3 "*) ;; *) kc_done="$kc_done$3 "; kill -"$kc_sig" "-$3" 2>/dev/null ;; esac; ' +
       'else kill -"$kc_sig" "$kc_p" 2>/dev/null; fi; ',
-  )}done; }; kc_hit TERM; sleep 1; kc_hit KILL; kc_hit KILL; exit 0`;
+  )}done; }; kc_left() { grep -q -s -F -x -z -- ${mark} /proc/[0-9]*/environ; }; kc_hit TERM; kc_i=0; while [ "$kc_i" -lt 50 ] && kc_left; do sleep 0.2; kc_i=$((kc_i + 1)); done; kc_hit KILL; kc_hit KILL; exit 0`;
 }

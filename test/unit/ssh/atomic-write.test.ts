@@ -113,6 +113,33 @@ describe('atomic write command (local sh)', () => {
     expect(readdirSync(dir)).toEqual(['managed']);
   });
 
+  it('a SIGTERM to its process group while it removes the temp file does not stop the removal (rm slowed down by a stand-in on PATH)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kc-aw-'));
+    const bin = mkdtempSync(join(tmpdir(), 'kc-aw-bin-'));
+    const path = join(dir, 'managed');
+    writeFileSync(path, 'old\n');
+    // The stand-in says it started, then takes 0.5 s before the real rm: the window in which the
+    // session guard's SIGTERM reached the cleanup of a cut-short upload.
+    const started = join(bin, 'rm-started');
+    writeFileSync(join(bin, 'rm'), `#!/bin/sh\n: > ${started}\nsleep 0.5\nexec /bin/rm "$@"\n`);
+    chmodSync(join(bin, 'rm'), 0o755);
+    const content = Buffer.alloc(10_000, 0x62);
+    const child = spawn('/bin/sh', ['-c', atomicWriteCommand(path, { mode: 0o644 }, expectedOf(content)).text], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH']}` },
+    });
+    child.stdin!.end(content.subarray(0, 4_000));
+    const deadline = Date.now() + 5_000;
+    while (!readdirSync(bin).includes('rm-started') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(bin)).toContain('rm-started');
+    process.kill(-child.pid!, 'SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('old\n');
+    expect(readdirSync(dir), 'the temp file was left behind').toEqual(['managed']);
+  });
+
   it('quotes hostile paths and owners into inert words', () => {
     const text = atomicWriteCommand("/etc/a b/c'$(touch pwned)", { mode: 0o640, owner: 'root', group: 'adm;id', mkdirParents: true }, ANY).text;
     expect(text).toContain("mkdir -p -- '/etc/a b'");

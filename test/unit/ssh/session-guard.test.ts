@@ -102,6 +102,50 @@ describe('session guard', () => {
     }
   });
 
+  it('waits for a cleanup slower than a second (a sync of a large file on a loaded disk) before it kills', async () => {
+    const token = newSessionToken();
+    const dir = mkdtempSync(join(tmpdir(), 'kc-guard-'));
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
+    const { guard, exited } = startGuard(token);
+    // The EXIT trap needs 2.5 s before it removes the temp file: a fixed 1 s grace killed it midway.
+    const marked = startMarked(token, `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'sleep 2.5; rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}7 > "$t"`);
+    try {
+      expect(await until(() => readdirSync(dir).length === 1 && pidsOf(`^sleep ${n}7$`).length === 1, 5_000)).toBe(true);
+      guard.stdin!.end();
+      expect(await exited).toBe(0);
+      expect(readdirSync(dir), 'the temp file was left behind').toEqual([]);
+    } finally {
+      try {
+        process.kill(-marked.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('kills with SIGKILL what ignores SIGTERM, after its 10 s grace', async () => {
+    const token = newSessionToken();
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
+    const { guard, exited } = startGuard(token);
+    // An ignored signal stays ignored across exec: the sleep ignores SIGTERM too.
+    const marked = startMarked(token, `trap '' TERM; sleep ${n}6`);
+    try {
+      expect(await until(() => pidsOf(`^sleep ${n}6$`).length === 1, 5_000)).toBe(true);
+      const started = Date.now();
+      guard.stdin!.end();
+      expect(await exited).toBe(0);
+      const took = Date.now() - started;
+      expect(pidsOf(`^sleep ${n}6$`)).toEqual([]);
+      expect(took).toBeGreaterThanOrEqual(9_000);
+    } finally {
+      try {
+        process.kill(-marked.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, 20_000);
+
   it('the goodbye leaves everything alone', async () => {
     const token = newSessionToken();
     const { guard, exited } = startGuard(token);
