@@ -1,7 +1,15 @@
-// Which version of each companion component kcluster installs with a Kubernetes minor release.
-// The versions for the default Kubernetes version are the ones our offline bundle builds
-// (test/e2e/artifacts/versions.json; a unit test keeps the two equal), so the default is what
-// the end-to-end tests prove.
+// The one version table: which Kubernetes releases kcluster knows, which version of each
+// companion component goes with each minor, and the toolchain `kcluster bundle build` builds
+// them with (recipes in bundle/recipes). The default Kubernetes version is the first release
+// (test/unit/artifacts/component-versions.test.ts keeps inventory/defaults.ts equal to it), so
+// the default is what the end-to-end tests prove.
+
+/** The newest patch kcluster knows of each minor, newest minor first. */
+export const KUBERNETES_RELEASES: readonly string[] = ['v1.35.8', 'v1.34.10'];
+
+/** How the bundle is built: the Go toolchain (from the module proxy), the architecture, and the
+ * repository name the bundle's images are imported under. */
+export const BUNDLE_BUILD = { goToolchain: 'go1.26.8', arch: 'amd64', imageRepository: 'kcluster.local' } as const;
 
 export interface ComponentVersions {
   readonly etcd: string;

@@ -44,6 +44,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['trust', async () => (await import('./commands/trust.js')).registerTrustCommand],
   ['lab', async () => (await import('./commands/lab.js')).registerLabCommand],
   ['artifacts', async () => (await import('./commands/artifacts.js')).registerArtifactsCommand],
+  ['bundle', async () => (await import('./commands/bundle.js')).registerBundleCommand],
   ['apply', async () => (await import('./commands/apply.js')).registerApplyCommand],
   ['kubeconfig', async () => (await import('./commands/kubeconfig.js')).registerKubeconfigCommand],
   ['upgrade', async () => (await import('./commands/upgrade.js')).registerUpgradeCommand],

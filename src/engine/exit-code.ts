@@ -14,6 +14,8 @@ export const ExitCode = {
   HostsFailed: 4,
   /** One or more hosts were unreachable (and none failed otherwise). */
   HostsUnreachable: 5,
+  /** `kcluster bundle build`: a recipe failed on this machine (the message names its log). */
+  BuildFailed: 6,
   /** Interrupted by SIGINT/SIGTERM. */
   Interrupted: 130,
 } as const;

@@ -1,5 +1,5 @@
 // End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts,
-// installed by `kcluster apply` from the bundle built from source (test/e2e/artifacts), then
+// installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
 // drift is shown and repaired; adding a control plane to the running cluster is refused before

@@ -1,5 +1,5 @@
 // Builds a small bundle for tests: a stand-in file per binary, a real (tiny) OCI image
-// archive per image, and the lock file, in the layout build-bundle.sh writes.
+// archive per image, and the lock file, in the layout `kcluster bundle build` writes.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';

@@ -15,7 +15,7 @@ SUBNET=${SUBNET:-10.231.9.0/24}
 WITH_VM=1 bash src/lab/scripts/install-host-deps.sh
 [ -d node_modules ] || npm ci
 npm run --silent build
-BUNDLE=$(bash test/e2e/artifacts/build-bundle.sh | tail -n 1)
+BUNDLE=$(node bin/kcluster.js bundle build --test-tools | tail -n 1)
 node bin/kcluster.js lab down --name "$LAB" >/dev/null 2>&1 || true
 started=$(date +%s)
 node bin/kcluster.js lab up --vm --suite "$SUITE" --name "$LAB" --hosts 1 --subnet "$SUBNET" --bundle "$BUNDLE"

@@ -11,7 +11,7 @@ export interface BundleEntry { name: string; component: string; version: string;
 export function bundleDir(): string {
   const dir = process.env['KCLUSTER_TEST_BUNDLE'];
   if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) {
-    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the directory test/e2e/artifacts/build-bundle.sh prints');
+    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the folder `kcluster bundle build --all-releases --test-tools` prints');
   }
   return dir;
 }

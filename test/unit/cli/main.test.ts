@@ -28,11 +28,21 @@ describe('kcluster CLI', () => {
     expect(r.out).toContain('Usage: kcluster');
     for (const name of commandsToLoad([])) expect(r.out).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
   });
+  it('bundle build refuses contradictory or unknown versions before it builds anything', async () => {
+    const both = await cli(['bundle', 'build', '-i', inventory, '--kubernetes-version', 'v1.35.8']);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('takes one of -i INVENTORY, --kubernetes-version or --all-releases');
+    const unknown = await cli(['bundle', 'build', '--kubernetes-version', 'v1.29.3']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^kcluster: --kubernetes-version v1\.29\.3: kcluster knows the component versions for Kubernetes .*not 1\.29: use one of those minors \(known releases: v1\.35\.8, /);
+    expect(unknown.out).toBe('');
+  });
+
   it('loads only the command being run, and every command for help or an unknown one', () => {
     expect(commandsToLoad(['run', 'x.mjs'])).toEqual(['run']);
     expect(commandsToLoad(['remove-node', 'w1'])).toEqual(['remove-node']);
     const all = commandsToLoad([]);
-    expect(all).toHaveLength(14);
+    expect(all).toHaveLength(15);
     expect(commandsToLoad(['--help'])).toEqual(all);
     expect(commandsToLoad(['aply'])).toEqual(all);
   });

@@ -1,0 +1,100 @@
+// `kcluster bundle build [-i INVENTORY | --kubernetes-version V ...] [--test-tools]`: builds the
+// offline bundle from source, through the Go module proxy and Debian's packages, with only what
+// the inventory (or the given Kubernetes versions) needs. Prints the bundle's folder as the last
+// line on stdout; progress goes to stderr (a live tree on a terminal).
+import type { Command } from 'commander';
+import { buildBundle, BundleBuildError } from '../../artifacts/build/build-bundle.js';
+import { everyComponentFor, type WantedComponent } from '../../artifacts/build/build-plan.js';
+import { StageFailedError } from '../../artifacts/build/run-stage.js';
+import { componentVersionsFor, KUBERNETES_RELEASES } from '../../artifacts/component-versions.js';
+import { requiredArtifacts } from '../../artifacts/required-artifacts.js';
+import { packageRoot } from '../../util/package-root.js';
+import { plainBuildView, treeBuildView } from '../bundle-build-view.js';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+
+export function defaultBuildCacheDir(env: NodeJS.ProcessEnv): string {
+  if (env['KCLUSTER_BUILD_CACHE']) return env['KCLUSTER_BUILD_CACHE'];
+  return process.getuid?.() === 0 ? '/var/cache/kcluster/build' : `${env['HOME'] ?? '.'}/.kcluster/cache/build`;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+interface BuildOptions {
+  inventory?: string;
+  kubernetesVersion: string[];
+  allReleases?: boolean;
+  testTools?: boolean;
+  cacheDir?: string;
+}
+
+async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<WantedComponent[] | undefined> {
+  const choices = [options.inventory !== undefined, options.kubernetesVersion.length > 0, options.allReleases === true].filter(Boolean).length;
+  if (choices > 1) {
+    cli.stderr.write('kcluster: bundle build takes one of -i INVENTORY, --kubernetes-version or --all-releases: the inventory names its own version (cluster.kubernetesVersion)\n');
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+  if (options.inventory !== undefined) {
+    const inventory = await loadInventoryOrReport(cli, options.inventory);
+    if (!inventory) return undefined;
+    return requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version }));
+  }
+  const versions = options.allReleases ? [...KUBERNETES_RELEASES] : options.kubernetesVersion.length > 0 ? options.kubernetesVersion : [KUBERNETES_RELEASES[0]!];
+  for (const version of versions) {
+    try {
+      componentVersionsFor(version);
+    } catch (error) {
+      cli.stderr.write(`kcluster: --kubernetes-version ${version}: ${(error as Error).message.replace('set cluster.kubernetesVersion to', 'use')} (known releases: ${KUBERNETES_RELEASES.join(', ')})\n`);
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
+  }
+  return everyComponentFor(versions);
+}
+
+export function registerBundleCommand(program: Command, cli: CliContext): void {
+  const bundle = program.command('bundle').description('the offline bundle: every binary and image a cluster needs, with its lock file');
+  bundle
+    .command('build')
+    .description('build the bundle from source (Go module proxy, Debian packages), cached per component')
+    .option('-i, --inventory <file>', 'build what this inventory needs (its version, runtime, CNI, HA)')
+    .option('--kubernetes-version <version>', `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}; every component for both runtimes)`, collect, [])
+    .option('--all-releases', `every Kubernetes release kcluster knows (${KUBERNETES_RELEASES.join(', ')}): what upgrades between them need`)
+    .option('--test-tools', "add the busybox image kcluster's own end-to-end tests use")
+    .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
+    .action(async (options: BuildOptions) => {
+      const wanted = await wantedFrom(cli, options);
+      if (!wanted) return;
+      const tree = Boolean(cli.stderr.isTTY) && !cli.env['CI'];
+      const view = tree ? treeBuildView(cli.stderr, cli.stderr) : plainBuildView(cli.stderr);
+      try {
+        const built = await buildBundle({
+          wanted,
+          testTools: options.testTools === true,
+          cacheDir: options.cacheDir ?? defaultBuildCacheDir(cli.env),
+          root: packageRoot(),
+          signal: cli.signal,
+          onEvent: (event) => view.emit(event),
+        });
+        await view.close();
+        cli.stdout.write(`${built.dir}\n`);
+      } catch (error) {
+        await view.close();
+        if (cli.signal.aborted) {
+          cli.stderr.write('kcluster: bundle build stopped; finished stages stay cached, the unfinished one was removed\n');
+          cli.setExitCode(ExitCode.Interrupted);
+          return;
+        }
+        if (error instanceof StageFailedError || error instanceof BundleBuildError) {
+          cli.stderr.write(`kcluster: bundle build: ${error.message}\n`);
+          cli.setExitCode(ExitCode.BuildFailed);
+          return;
+        }
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,64 @@
+// What `kcluster bundle build` plans: only the components asked for, each stage once, the pause
+// image after the kubernetes stage it takes its source from, the tools only when images are made.
+import { describe, expect, it } from 'vitest';
+import { everyComponentFor, planBundleBuild } from '../../../../src/artifacts/build/build-plan.js';
+import { requiredArtifacts } from '../../../../src/artifacts/required-artifacts.js';
+import { parseInventory } from '../../../../src/inventory/load-inventory.js';
+
+const ids = (stages: { id: string }[]): string[] => stages.map((s) => s.id);
+
+function inventory(text: string) {
+  const parsed = parseInventory(text, '/tmp/inventory.yaml', { env: {}, homeDir: '/tmp' });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.inventory;
+}
+
+describe('bundle build plan', () => {
+  it('one release: every component for both runtimes, the tools, each once', () => {
+    const stages = planBundleBuild(everyComponentFor(['v1.35.8']));
+    expect(ids(stages)).toEqual([
+      'mkimage@1',
+      'kubernetes@v1.35.8',
+      'etcd@v3.6.16',
+      'containerd@v2.2.9',
+      'runc@v1.4.3',
+      'cri-dockerd@v0.4.6',
+      'crictl@v1.36.0',
+      'cni-plugins@v1.9.1',
+      'coredns@v1.13.1',
+      'flannel@v0.28.10',
+      'pause@3.10.1',
+      'kcluster-apiproxy@1',
+      'netbase-rootfs@1',
+    ]);
+    expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
+    expect(stages.find((s) => s.name === 'kcluster-apiproxy')!.sources).toEqual(['src/apiproxy']);
+    expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'netbase-rootfs']);
+  });
+
+  it('two releases with the same companions: two kubernetes stages, companions once, pause from the newest', () => {
+    const stages = planBundleBuild(everyComponentFor(['v1.35.8', 'v1.34.10']), { testTools: true });
+    expect(ids(stages).filter((id) => id.startsWith('kubernetes@'))).toEqual(['kubernetes@v1.35.8', 'kubernetes@v1.34.10']);
+    expect(ids(stages).filter((id) => id.startsWith('etcd@'))).toEqual(['etcd@v3.6.16']);
+    expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
+    expect(ids(stages).at(-1)).toBe('test-tools@1');
+  });
+
+  it('an inventory gets only what it installs: containerd without cri-dockerd, no proxy with one control plane', () => {
+    const inv = inventory('hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\nssh:\n  user: root\n  agent: true\n');
+    const wanted = requiredArtifacts(inv).map((a) => ({ component: a.component, version: a.version }));
+    const names = planBundleBuild(wanted).map((s) => s.name);
+    expect(names).toContain('containerd');
+    expect(names).not.toContain('cri-dockerd');
+    expect(names).not.toContain('kcluster-apiproxy');
+    expect(names).not.toContain('test-tools');
+  });
+
+  it('binaries only: no image tool and no Debian root file system', () => {
+    expect(ids(planBundleBuild([{ component: 'runc', version: 'v1.4.3' }]))).toEqual(['runc@v1.4.3']);
+  });
+
+  it('the pause image without a Kubernetes version is an error that says why', () => {
+    expect(() => planBundleBuild([{ component: 'pause', version: '3.10.1' }])).toThrow(/C source in the kubernetes module/);
+  });
+});
