@@ -6,7 +6,7 @@ import type { PreparedArtifact } from '../../src/artifacts/artifact.js';
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import type { AnyTask, Role } from '../../src/engine/types.js';
 import { CLUSTER_MARKER } from '../../src/facts/preflight-facts.js';
-import { installBinary } from '../../src/tasks/install-binary.js';
+import { installBinary } from '../../src/artifacts/tasks/install-binary.js';
 import { managedFile } from '../../src/tasks/managed-file.js';
 import { onlyOnHosts } from '../../src/tasks/only-on-hosts.js';
 

@@ -4,7 +4,7 @@
 // runtime pulls images itself and this role has nothing to do. See README.md beside this file.
 import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
 import type { Role } from '../../src/engine/types.js';
-import { importImage } from '../../src/tasks/import-image.js';
+import { importImage } from '../../src/artifacts/tasks/import-image.js';
 import { onlyOnHosts } from '../../src/tasks/only-on-hosts.js';
 
 export function imagesRole(inputs: ClusterInputs): Role {

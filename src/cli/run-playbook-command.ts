@@ -142,6 +142,7 @@ async function runLocked(
       log: (line) => reporter.debug(line),
       debugLogPath: reporter.debugLogPath,
       ...(shared ? { shared } : {}),
+      transferConcurrency: inventory.cluster.artifacts.uploadConcurrency,
     });
     cli.setExitCode(summary.exitCode);
     return summary;

@@ -19,6 +19,9 @@ import { validatePlaybook } from './validate-playbook.js';
 
 export type { RunSummary, HostRecap };
 
+/** So that 50 hosts do not each pull 500 MB from the controller at the same moment. */
+export const DEFAULT_TRANSFER_CONCURRENCY = 8;
+
 export interface RunOptions {
   readonly inventory: Inventory;
   readonly playbook: Playbook;
@@ -38,6 +41,8 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   /** Initial run-scoped shared values; tasks add theirs with ctx.publish. */
   readonly shared?: Map<string, unknown>;
+  /** Large transfers in flight at once across the run (ApplyContext.transfers); default 8. */
+  readonly transferConcurrency?: number;
   /** Debug log: every command (label, text, exit code, duration, stderr tail), never stdin. */
   readonly log?: (line: string) => void;
   /** Shown to people when something fails. */
@@ -55,6 +60,7 @@ interface RunState {
   readonly dropped: Set<string>;
   readonly shared: Map<string, unknown>;
   readonly semaphore: Semaphore;
+  readonly transfers: Semaphore;
   readonly selectTask: ReturnType<typeof taskSelector>;
   readonly nonce: string;
   readonly log: (line: string) => void;
@@ -101,6 +107,7 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
       diff: options.diff,
       nonce: run.nonce,
       shared: run.shared,
+      transfers: run.transfers,
       signal: options.signal,
       stopReason: () => stop.reason,
       selectTask: run.selectTask,
@@ -193,6 +200,7 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
     dropped: new Set(),
     shared: options.shared ?? new Map<string, unknown>(),
     semaphore: new Semaphore(Math.max(1, options.concurrency)),
+    transfers: new Semaphore(Math.max(1, options.transferConcurrency ?? DEFAULT_TRANSFER_CONCURRENCY)),
     selectTask: taskSelector(options.tags, options.skipTags),
     nonce: newNonce(),
     log: options.log ?? (() => {}),

@@ -4,6 +4,7 @@
 import { UnreachableError, type Connection } from '../ssh/connection.js';
 import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import { deepMerge } from '../inventory/deep-merge.js';
+import type { Semaphore } from './semaphore.js';
 import { isPending, type Change } from './change.js';
 import type { FactMap } from './fact.js';
 import type { FactCache } from './fact-cache.js';
@@ -24,6 +25,8 @@ export interface HostRunContext {
   readonly nonce: string;
   /** Run-scoped: what tasks publish is visible to every host's later tasks. */
   readonly shared: Map<string, unknown>;
+  /** The run-wide bound on large transfers. */
+  readonly transfers: Semaphore;
   readonly signal: AbortSignal;
   /** Set when the play must stop (anyErrorsFatal, maxFailPercentage): no further task starts. */
   stopReason(): string | undefined;
@@ -164,6 +167,7 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
       ...ctx,
       connection: run.connection,
       signal: run.signal,
+      transfers: run.transfers,
       log: (message) => run.log(`${run.host.name}: ${role.name}: ${message}`),
       publish: (key, value) => void run.shared.set(key, value),
     };

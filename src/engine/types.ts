@@ -4,6 +4,7 @@ import type { Connection } from '../ssh/connection.js';
 import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import type { Change, PendingChange } from './change.js';
 import type { FactMap, FactValues } from './fact.js';
+import type { Semaphore } from './semaphore.js';
 
 /** What a task may read about the host it plans for. Pure data, no I/O. */
 export interface HostContext {
@@ -23,6 +24,11 @@ export interface HostContext {
 export interface ApplyContext extends HostContext {
   readonly connection: Connection;
   readonly signal: AbortSignal;
+  /**
+   * One bound on large transfers (binaries, image archives) for the whole run and every host
+   * (RunOptions.transferConcurrency): wrap such an upload in `transfers.run(() => ...)`.
+   */
+  readonly transfers: Semaphore;
   log(message: string): void;
   /** Publish a value for later tasks of this run (visible in HostContext.shared). */
   publish(key: string, value: unknown): void;

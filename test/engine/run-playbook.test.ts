@@ -208,6 +208,29 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     expect(summary.hosts.every((h) => h.changed === 3)).toBe(true);
   });
 
+  it('bounds large transfers across every host of the run by transferConcurrency, default 8', async () => {
+    const hosts = Array.from({ length: 12 }, (_, i) => `h${i + 1}`);
+    const peakWith = async (extra: { transferConcurrency?: number }): Promise<number> => {
+      let inFlight = 0;
+      let peak = 0;
+      const upload: AnyTask = {
+        ...runTask('upload', async () => undefined),
+        apply: async (_change, ctx) =>
+          ctx.transfers.run(async () => {
+            inFlight += 1;
+            peak = Math.max(peak, inFlight);
+            await sleep(20);
+            inFlight -= 1;
+          }),
+      };
+      const summary = await runPlaybook(harness(inventory(hosts), oneRole({ name: 'r', tasks: [upload, upload] }), extra).options);
+      expect(summary.exitCode).toBe(0);
+      return peak;
+    };
+    expect(await peakWith({ transferConcurrency: 2 })).toBe(2);
+    expect(await peakWith({})).toBe(8);
+  });
+
   it('fails a task whose apply does not converge, naming what is still planned', async () => {
     const file = join(hostDir('converge-fail', 'h1'), 'a');
     const liar: AnyTask = { ...fileTask('liar', () => file, 'A'), apply: async () => {} };

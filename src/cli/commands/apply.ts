@@ -9,7 +9,6 @@ import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { ArtifactError } from '../../artifacts/artifact.js';
 import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
-import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import type { ClusterInputs } from '../../cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../../cluster/pki-spec.js';
 import { readRunningCluster, type RunningCluster } from '../../cluster/running-cluster.js';
@@ -97,7 +96,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
       async (inventory) => {
         const running = await refuseUnsupportedChanges(inventory);
         const inputs = await clusterInputsFor(inventory, cli, ignore);
-        return { playbook: clusterPlaybook(inputs, { running: running !== undefined }), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+        return { playbook: clusterPlaybook(inputs, { running: running !== undefined }) };
       },
       options,
     );

@@ -13,7 +13,6 @@ import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from './apply.js';
-import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import { topologyOf, type Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
 import { limitHosts } from '../../engine/play-hosts.js';
@@ -69,7 +68,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
       }
       await refuseUnsupported(inventory);
       const inputs = await clusterInputsFor(inventory, cli, new Set(), options.check ? {} : { renewLeaves: true });
-      return { playbook: certsRenewPlaybook(inputs), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+      return { playbook: certsRenewPlaybook(inputs) };
     },
     options,
   );

@@ -7,7 +7,6 @@ import type { CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { clusterInputsFor } from './apply.js';
-import { withUploadSlots } from '../../artifacts/upload-slots.js';
 import { adminApi } from '../../cluster/admin-api.js';
 import { InputError } from '../../engine/input-error.js';
 import { nodesCordonedByKcluster } from '../../kube/drain.js';
@@ -71,7 +70,7 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
           `  then the other nodes, ${maxUnavailable} at a time, each cordoned and drained first: ${inputs.topology.workers.map((h) => `${h.name} (${current.kubelets[h.name] ?? 'not registered'})`).join(', ') || 'none'}`,
         ];
         cli.stderr.write(`kcluster: ${lines.join('\nkcluster: ')}\n`);
-        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000 }), shared: withUploadSlots(new Map(), inventory.cluster.artifacts.uploadConcurrency) };
+        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000 }) };
       },
       options,
     );

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { PreparedArtifact } from '../../../src/artifacts/artifact.js';
 import { parseInstalledBinary, recordPathFor } from '../../../src/facts/installed-binary.js';
 import { parseRuntimeImage } from '../../../src/facts/runtime-image.js';
-import { planInstallBinary } from '../../../src/tasks/install-binary.js';
-import { planImportImage } from '../../../src/tasks/import-image.js';
+import { planInstallBinary } from '../../../src/artifacts/tasks/install-binary.js';
+import { planImportImage } from '../../../src/artifacts/tasks/import-image.js';
 
 const sha = 'a'.repeat(64);
 const kubelet: PreparedArtifact = { component: 'kubernetes', name: 'kubelet', version: 'v1.35.8', arch: 'amd64', type: 'binary', hosts: ['n1'], installPath: '/usr/local/bin/kubelet', origin: { kind: 'bundle', bundle: '/b', path: 'k/kubelet' }, localPath: '/b/k/kubelet', sha256: sha };

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ApplyContext } from '../../../src/engine/types.js';
 import { isPending } from '../../../src/engine/change.js';
+import { Semaphore } from '../../../src/engine/semaphore.js';
 import { templateFile } from '../../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../../src/templates/render.js';
 import { LocalShellConnection } from '../../engine/support/local-shell-connection.js';
@@ -23,7 +24,7 @@ describe('templateFile converges (fake connection)', () => {
     const task = templateFile({ path, content: '{{> managed-header comment="#"}}\nhost={{host}}\n', data: (c) => ({ host: c.host.name }), mode: 0o640, owner, group, renderer: createTemplateRenderer() });
     const ctx = hostContext('node-1');
     const connection = new LocalShellConnection('node-1');
-    const applyCtx: ApplyContext = { ...ctx, connection, signal: new AbortController().signal, log: () => undefined, publish: () => undefined };
+    const applyCtx: ApplyContext = { ...ctx, connection, signal: new AbortController().signal, log: () => undefined, publish: () => undefined, transfers: new Semaphore(1) };
     const plan = () => task.plan({ file: readFactLocally(task.facts(ctx).file) }, ctx);
 
     const first = plan();

@@ -3,13 +3,12 @@
 // host checks (size and sha256) before renaming it into place (a half-sent binary never
 // replaces a working one), then records size, mtime and sum. Uploads across the run share one
 // bound.
-import { noChange, type Change } from '../engine/change.js';
-import type { Task } from '../engine/types.js';
-import { execChecked } from '../ssh/connection.js';
-import { sh } from '../ssh/quote.js';
-import type { PreparedArtifact } from '../artifacts/artifact.js';
-import { installedBinary, recordPathFor, type InstalledBinary } from '../facts/installed-binary.js';
-import { uploadSlots } from '../artifacts/upload-slots.js';
+import { noChange, type Change } from '../../engine/change.js';
+import type { Task } from '../../engine/types.js';
+import { execChecked } from '../../ssh/connection.js';
+import { sh } from '../../ssh/quote.js';
+import type { PreparedArtifact } from '../artifact.js';
+import { installedBinary, recordPathFor, type InstalledBinary } from '../../facts/installed-binary.js';
 
 export interface InstallBinaryPayload {
   readonly localPath: string;
@@ -48,7 +47,7 @@ export function installBinary(artifact: PreparedArtifact, notify?: readonly stri
     apply: async (change, ctx) => {
       const record = recordPathFor(path);
       if (!change.payload.attributesOnly) {
-        await uploadSlots(ctx.shared).run(() =>
+        await ctx.transfers.run(() =>
           ctx.connection.uploadFile(change.payload.localPath, path, { mode: 0o755, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256: change.payload.sha256, label: `upload ${artifact.name}` }),
         );
       }

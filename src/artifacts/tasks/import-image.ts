@@ -2,13 +2,12 @@
 // or is another image under the same name (compared by image ID, the config digest). The
 // archive is streamed to the host, imported, pinned against the kubelet's image garbage
 // collection (there is no registry to pull it back from), and deleted.
-import { noChange, type Change } from '../engine/change.js';
-import type { Task } from '../engine/types.js';
-import { execChecked } from '../ssh/connection.js';
-import { sh } from '../ssh/quote.js';
-import type { PreparedArtifact } from '../artifacts/artifact.js';
-import { uploadSlots } from '../artifacts/upload-slots.js';
-import { runtimeImage, type ContainerRuntime, type RuntimeImage } from '../facts/runtime-image.js';
+import { noChange, type Change } from '../../engine/change.js';
+import type { Task } from '../../engine/types.js';
+import { execChecked } from '../../ssh/connection.js';
+import { sh } from '../../ssh/quote.js';
+import type { PreparedArtifact } from '../artifact.js';
+import { runtimeImage, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
 
 export const IMAGE_STAGING_DIR = '/var/lib/kcluster/images';
 
@@ -54,7 +53,7 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
         await execChecked(ctx.connection, pin, { become: true, label: `pin ${artifact.name}` });
         return;
       }
-      await uploadSlots(ctx.shared).run(() =>
+      await ctx.transfers.run(() =>
         ctx.connection.uploadFile(change.payload.localPath, staged, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256, label: `upload image ${artifact.name}` }),
       );
       const load =
