@@ -11,6 +11,16 @@ export const KUBERNETES_RELEASES: readonly string[] = ['v1.35.8', 'v1.34.10'];
  * repository name the bundle's images are imported under. */
 export const BUNDLE_BUILD = { goToolchain: 'go1.26.8', arch: 'amd64', imageRepository: 'kcluster.local' } as const;
 
+import { ArtifactError } from './artifact.js';
+
+/** A Kubernetes version whose minor kcluster has no companion versions for. */
+export class UnknownReleaseError extends ArtifactError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownReleaseError';
+  }
+}
+
 export interface ComponentVersions {
   readonly etcd: string;
   readonly containerd: string;
@@ -47,7 +57,7 @@ export const COMPONENT_VERSIONS: Readonly<Record<string, ComponentVersions>> = {
 
 export function minorOf(kubernetesVersion: string): string {
   const match = /^v(\d+)\.(\d+)\.\d+$/.exec(kubernetesVersion);
-  if (!match) throw new Error(`"${kubernetesVersion}" is not a Kubernetes version such as v1.35.8`);
+  if (!match) throw new UnknownReleaseError(`"${kubernetesVersion}" is not a Kubernetes version such as v1.35.8`);
   return `${match[1]}.${match[2]}`;
 }
 
@@ -57,7 +67,7 @@ export function componentVersionsFor(kubernetesVersion: string): ComponentVersio
   const versions = COMPONENT_VERSIONS[minor];
   if (!versions) {
     const known = Object.keys(COMPONENT_VERSIONS).sort().join(', ');
-    throw new Error(`kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`);
+    throw new UnknownReleaseError(`kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`);
   }
   return versions;
 }

@@ -14,3 +14,8 @@ export interface CliContext {
   /** Set the process exit code; the highest-priority (largest) code set wins. */
   setExitCode(code: number): void;
 }
+
+/** How work on the controller before a run reports (`kcluster: ` lines on stderr) and stops (Ctrl-C). */
+export function preparationIo(cli: CliContext): { log: (line: string) => void; signal: AbortSignal } {
+  return { log: (line) => void cli.stderr.write(`kcluster: ${line}\n`), signal: cli.signal };
+}

@@ -64,7 +64,7 @@ export function registerArtifactsCommand(program: Command, cli: CliContext): voi
         }
         cli.stdout.write(table(rows));
       } catch (error) {
-        if (!(error instanceof ArtifactError) && !(error instanceof Error && /knows the component versions/.test(error.message))) throw error;
+        if (!(error instanceof ArtifactError)) throw error;
         cli.stderr.write(`kcluster: ${options.inventory}: ${error.message}\n`);
         cli.setExitCode(ExitCode.InvalidInput);
       }

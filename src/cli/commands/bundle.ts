@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../artifacts/build/build-bundle.js';
 import { everyComponentFor, type WantedComponent } from '../../artifacts/build/build-plan.js';
 import { StageFailedError } from '../../artifacts/build/run-stage.js';
-import { componentVersionsFor, KUBERNETES_RELEASES } from '../../artifacts/component-versions.js';
+import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../artifacts/component-versions.js';
 import { requiredArtifacts } from '../../artifacts/required-artifacts.js';
 import { packageRoot } from '../../util/package-root.js';
 import { plainBuildView, treeBuildView } from '../bundle-build-view.js';
@@ -48,7 +48,8 @@ async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<Wante
     try {
       componentVersionsFor(version);
     } catch (error) {
-      cli.stderr.write(`kcluster: --kubernetes-version ${version}: ${(error as Error).message.replace('set cluster.kubernetesVersion to', 'use')} (known releases: ${KUBERNETES_RELEASES.join(', ')})\n`);
+      if (!(error instanceof UnknownReleaseError)) throw error;
+      cli.stderr.write(`kcluster: --kubernetes-version ${version}: ${error.message.replace('set cluster.kubernetesVersion to', 'use')} (known releases: ${KUBERNETES_RELEASES.join(', ')})\n`);
       cli.setExitCode(ExitCode.InvalidInput);
       return undefined;
     }

@@ -7,12 +7,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { preparationIo, type CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
-import { clusterInputsFor, refuseUnsupportedChanges } from './apply.js';
+import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { topologyOf, type Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
 import { limitHosts } from '../../engine/play-hosts.js';
@@ -67,7 +67,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         if (refusal) throw new InputError(refusal);
       }
       await refuseUnsupported(inventory);
-      const inputs = await clusterInputsFor(inventory, cli, new Set(), options.check ? {} : { renewLeaves: true });
+      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), options.check ? {} : { renewLeaves: true });
       return { playbook: certsRenewPlaybook(inputs) };
     },
     options,

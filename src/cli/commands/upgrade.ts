@@ -3,10 +3,10 @@
 // current versions are read through the API and the skew rules checked (one minor at a time,
 // no downgrade, kubelets never newer than API servers), and the plan is printed.
 import { Option, type Command } from 'commander';
-import type { CliContext } from '../context.js';
+import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
-import { clusterInputsFor } from './apply.js';
+import { clusterInputsFor } from '../../../playbooks/cluster-inputs.js';
 import { adminApi } from '../../cluster/admin-api.js';
 import { InputError } from '../../engine/input-error.js';
 import { nodesCordonedByKcluster } from '../../kube/drain.js';
@@ -58,7 +58,7 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const maxUnavailable = parseMaxUnavailable(options.maxUnavailable);
         const drainSeconds = Number(options.drainTimeout);
         if (!Number.isInteger(drainSeconds) || drainSeconds < 10) throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
-        const inputs = await clusterInputsFor(inventory, cli, ignore);
+        const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
         api = adminApi(inputs);
         const current = await currentVersions(api, inputs.topology.adminServerUrl);
         const problem = skewProblem(current, target);

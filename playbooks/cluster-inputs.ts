@@ -1,0 +1,83 @@
+// What the cluster playbooks are built from, prepared on the controller before any host is
+// touched: the topology, every artifact fetched and verified, the cluster PKI created or reused
+// (with a warning for each certificate near its end that it does not renew: the CAs), and the
+// refusals of what `apply` does not do to a running cluster. Used by apply, upgrade and certs.
+import { ArtifactError } from '../src/artifacts/artifact.js';
+import { prepareArtifacts } from '../src/artifacts/prepare-artifacts.js';
+import { changedStems, expiryLine, stateExpiryWarnings } from '../src/certs/expiry-warnings.js';
+import { readStateCertificates } from '../src/certs/state-certificates.js';
+import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
+import { pkiSpecOf } from '../src/cluster/pki-spec.js';
+import { readRunningCluster, type RunningCluster } from '../src/cluster/running-cluster.js';
+import { newControlPlaneRefusal, versionChangeRefusal } from '../src/cluster/running-cluster-refusals.js';
+import { topologyOf, type Topology } from '../src/cluster/topology.js';
+import { InputError } from '../src/engine/input-error.js';
+import type { Inventory } from '../src/inventory/model.js';
+import { RENEW_BEFORE_DAYS } from '../src/pki/certificate-request.js';
+import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/pki/cluster-pki.js';
+
+/** Where the preparation reports (one line each) and what stops it (Ctrl-C). */
+export interface PreparationIo {
+  readonly log: (line: string) => void;
+  readonly signal: AbortSignal;
+}
+
+export interface ClusterInputsOptions {
+  /** Replace every leaf certificate of the PKI now (kcluster certs renew); CAs and sa.key never. */
+  readonly renewLeaves?: boolean;
+}
+
+/** Warn on stderr about state-folder certificates within 30 days of expiry this run did not renew (the CAs, in practice). */
+async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec, pki: ClusterPki, log: (line: string) => void): Promise<void> {
+  const state = await readStateCertificates(inventory.stateDir);
+  const warnings = stateExpiryWarnings(state.rows, {
+    pkiDir: state.pkiDir,
+    inventoryFile: inventory.file,
+    withinDays: RENEW_BEFORE_DAYS,
+    renewed: changedStems(pki.changes),
+    managedLeaves: new Set(leafRequests(spec).map((r) => r.file)),
+  });
+  for (const { row, advice } of warnings) log(expiryLine(row, advice));
+}
+
+function topologyOrInputError(inventory: Inventory): Topology {
+  try {
+    return topologyOf(inventory);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+}
+
+export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
+  const topology = topologyOrInputError(inventory);
+  const { log } = io;
+  const started = Date.now();
+  let artifacts;
+  try {
+    artifacts = await prepareArtifacts(inventory, { signal: io.signal, log });
+  } catch (error) {
+    if (error instanceof ArtifactError) throw new InputError(`${inventory.file}: ${error.message}`);
+    throw error;
+  }
+  log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
+  const spec = pkiSpecOf(inventory, topology);
+  const pki = await ensureClusterPki(inventory.stateDir, spec, options.renewLeaves ? { renewLeaves: true } : {});
+  for (const change of pki.changes) log(`pki: ${change}`);
+  await warnAboutExpiringCertificates(inventory, spec, pki, log);
+  return { inventory, topology, artifacts, pki, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+}
+
+/**
+ * Before anything is generated or changed: what `apply` refuses to do to a running cluster
+ * (change its version: `kcluster upgrade` does that, in order; add a control plane).
+ */
+export async function refuseUnsupportedChanges(inventory: Inventory): Promise<RunningCluster | undefined> {
+  const topology = topologyOrInputError(inventory);
+  const running = await readRunningCluster(inventory.stateDir, topology);
+  if (running === undefined) return undefined; // no cluster answers yet: a fresh install
+  const refusal =
+    versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??
+    newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file);
+  if (refusal !== undefined) throw new InputError(refusal);
+  return running;
+}
