@@ -1,4 +1,7 @@
-// kcluster as a library: everything the CLI does can be done from TypeScript.
+// kcluster as a library: everything the CLI does can be done from TypeScript. The engine and the
+// generic tasks are here; the shipped roles and playbooks are subpaths, loaded only when imported:
+// `kcluster/roles/<name>` (e.g. kcluster/roles/demo) and `kcluster/playbooks/<name>` (cluster,
+// upgrade, reset, certs-renew, cluster-inputs, ...).
 // A playbook module imports this file, and a run loads it: the CLI entry and the lab, which a
 // playbook does not need, are loaded only when called (they measured about 100 ms of start-up).
 import type { main as mainFunction } from './cli/main.js';
@@ -34,6 +37,10 @@ export { sh, shellRaw, shellJoin, ShellCommand } from './ssh/quote.js';
 export * from './ssh/connection.js';
 export { managedFile, templateFile } from './tasks/template-file.js';
 export { systemdService } from './tasks/systemd-service.js';
+export { kernelModule, type KernelModuleOptions } from './tasks/kernel-module.js';
+export { factDerivedFile, type FactDerivedFileOptions } from './tasks/fact-derived-file.js';
+export { onlyOnHosts } from './tasks/only-on-hosts.js';
+export { Semaphore } from './engine/semaphore.js';
 export { sysctl } from './tasks/sysctl.js';
 export { packagePresent, packagesPresent } from './tasks/package-present.js';
 export { fileState } from './facts/file-state.js';

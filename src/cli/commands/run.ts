@@ -1,5 +1,6 @@
 // `kcluster run -i FILE PLAYBOOK`: run a playbook shipped with kcluster (by name), or one of
-// your own: a path to an ES module whose default export (or `playbook` export) is a Playbook.
+// your own: a path to an ES module whose default export (or `playbook` export) is a Playbook,
+// in JavaScript or in TypeScript (.ts/.mts, transpiled on load with the project's typescript).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -8,6 +9,7 @@ import { ExitCode } from '../exit-codes.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import type { Playbook } from '../../engine/types.js';
+import { enableTypeScriptPlaybooks, TYPESCRIPT_PLAYBOOK } from '../typescript-playbooks/register.js';
 import { findPlaybook, playbookNames } from '../../../playbooks/index.js';
 
 function isPlaybook(value: unknown): value is Playbook {
@@ -16,10 +18,14 @@ function isPlaybook(value: unknown): value is Playbook {
 }
 
 async function playbookFrom(reference: string, cli: CliContext): Promise<Playbook | string> {
-  if (!/[/\\]|\.m?js$/.test(reference)) {
+  if (!/[/\\]|\.m?[jt]s$/.test(reference)) {
     return (await findPlaybook(reference)) ?? `unknown playbook "${reference}"; known: ${playbookNames().join(', ')} (or a path to a module)`;
   }
   const file = resolve(cli.cwd, reference);
+  if (TYPESCRIPT_PLAYBOOK.test(file)) {
+    const problem = enableTypeScriptPlaybooks(file);
+    if (problem !== undefined) return problem;
+  }
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
