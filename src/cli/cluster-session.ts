@@ -1,5 +1,5 @@
-// What commands that act on a running cluster from the controller share (etcd snapshot,
-// remove-node): the inventory's topology, the cluster PKI from the state folder, an API
+// What `kcluster etcd snapshot save|restore` share (the last day-2 commands that are not yet
+// playbooks): the inventory's topology, the cluster PKI from the state folder, an API
 // client with the admin certificate, and SSH connections opened on demand and closed at the
 // end. Needs a cluster that `kcluster apply` installed (the PKI must exist).
 import { existsSync } from 'node:fs';

@@ -3,6 +3,7 @@
 // evict every pod through the Eviction API, which respects PodDisruptionBudgets (429: retry
 // until the timeout). DaemonSet pods and static (mirror) pods stay; pods with emptyDir data are
 // evicted too (their data is scratch by definition).
+import { evictablePod } from '../facts/node-drain-state.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
 export const CORDONED_BY_KCLUSTER = 'kcluster.io/cordoned';
@@ -30,16 +31,10 @@ export async function nodesCordonedByKcluster(api: ApiClient): Promise<string[]>
   return nodes.items.filter((n) => n.metadata.annotations?.[CORDONED_BY_KCLUSTER] === 'true').map((n) => n.metadata.name);
 }
 
-function evictable(pod: PodList['items'][number]): boolean {
-  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return false;
-  if (pod.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return false;
-  return !(pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet');
-}
-
 /** Evict every evictable pod of the node and wait until they are gone. */
 export async function drain(api: ApiClient, node: string, timeoutMs: number, log: (line: string) => void = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const podsOn = async () => (await api.get<PodList>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`)).items.filter(evictable);
+  const podsOn = async () => (await api.get<PodList>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`)).items.filter(evictablePod);
   for (;;) {
     const pods = await podsOn();
     if (pods.length === 0) return;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { kcluster } from '../integration/support/test-lab.js';
+import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 
 const run = promisify(execFile);
@@ -166,6 +166,17 @@ spec:
     const onlyCp = await kcluster(['remove-node', '-i', inventory, cp, '--yes']);
     expect(onlyCp.code).toBe(2);
     expect(onlyCp.stderr).toContain('only control plane');
+
+    // --check: every step it would take, as events, and nothing changes.
+    const preview = await kcluster(['remove-node', '-i', inventory, added, '--check', '--output', 'json']);
+    expect(preview.code, preview.stderr).toBe(3);
+    const planned = parseEvents(preview.stdout)
+      .filter((e) => e['type'] === 'task-result' && e['status'] === 'changed')
+      .map((e) => `${String(e['host'])}: ${String(e['task'])}`);
+    expect(planned).toContain(`${cp}: cordon and drain ${added}`);
+    expect(planned).toContain(`${cp}: delete the Node ${added}`);
+    expect(planned.some((p) => p.startsWith(`${added}: `)), planned.join('\n')).toBe(true);
+    expect((await kubectl('get', 'node', added, '-o', 'jsonpath={.spec.unschedulable}')).trim()).toBe('');
 
     const remove = await kcluster(['remove-node', '-i', inventory, added, '--yes']);
     expect(remove.code, remove.stderr + remove.stdout.slice(-3000)).toBe(0);

@@ -1,0 +1,61 @@
+// remove-node: what `kcluster remove-node NAME` runs. On a control plane that stays (the first
+// other one in the inventory): the quorum check and the drain, then the etcd member's removal
+// for a control plane; on the node itself: the reset; on the control plane again: the Node
+// object deleted. The API is reached through that control plane, so removing the control plane
+// the admin endpoint points at works too.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pkiSpecOf } from '../src/cluster/pki-spec.js';
+import { nodeAddress, topologyOf } from '../src/cluster/topology.js';
+import { InputError } from '../src/engine/input-error.js';
+import type { Playbook } from '../src/engine/types.js';
+import type { HostSettings, Inventory } from '../src/inventory/model.js';
+import { apiClient } from '../src/kube/api-client.js';
+import { ensureClusterPki } from '../src/pki/cluster-pki.js';
+import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../roles/remove-node/index.js';
+import { resetRole } from '../roles/reset/index.js';
+
+export interface RemoveNodePlan {
+  readonly playbook: Playbook;
+  readonly node: HostSettings;
+  readonly operator: HostSettings;
+}
+
+/** Refuses (InputError, nothing touched) what cannot be removed; otherwise the playbook. */
+export async function removeNodePlaybook(inventory: Inventory, name: string, drainTimeoutMs: number): Promise<RemoveNodePlan> {
+  if (!existsSync(join(inventory.stateDir, 'pki', 'ca.crt'))) {
+    throw new InputError(`${inventory.file}: no cluster PKI in ${inventory.stateDir}: remove-node acts on a cluster that kcluster apply installed`);
+  }
+  const node = inventory.hosts.find((h) => h.name === name);
+  if (!node) throw new InputError(`${inventory.file}: no host named "${name}" (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
+  let topology;
+  try {
+    topology = topologyOf(inventory);
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  const controlPlane = node.roles.includes('control-plane');
+  const operator = topology.controlPlanes.find((h) => h.name !== name);
+  if (!operator) throw new InputError(`${name} is the only control plane: removing it destroys the cluster; use kcluster reset for that`);
+  const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+  const server = `https://${nodeAddress(operator)}:${topology.apiPort}`;
+  const target: RemoveNodeTarget = {
+    node: name,
+    controlPlane,
+    drainTimeoutMs,
+    api: () => apiClient({ server, caCert: pki.ca.cert, clientCert: pki.admin.cert, clientKey: pki.admin.key }),
+  };
+  return {
+    node,
+    operator,
+    playbook: {
+      name: 'remove-node',
+      description: `take ${name} out of the cluster, reset it, delete its Node`,
+      plays: [
+        { name: `take ${name} out (from ${operator.name})`, hosts: [operator.name], roles: [takeOutRole(target)], anyErrorsFatal: true },
+        { name: `reset ${name}`, hosts: [name], roles: [resetRole()], anyErrorsFatal: true },
+        { name: `delete the Node ${name}`, hosts: [operator.name], roles: [deleteNodeRole(target)] },
+      ],
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// The remove-node roles, run on a control plane that stays (the "operator") by
+// `kcluster remove-node`, around the reset role on the node itself:
+// - takeOutRole: for a control plane, check that the etcd members left keep a healthy majority
+//   (the plan fails otherwise, before anything changes); cordon and drain the node through the
+//   API (PodDisruptionBudgets respected); for a control plane, remove its etcd member;
+// - deleteNodeRole (after the reset): delete the Node object.
+// Every step is a task: --check shows what would happen, -o json streams it, a rerun after an
+// interruption goes on where it stopped. See README.md beside this file.
+import { etcdMembership } from '../../src/cluster/etcd-membership.js';
+import { quorumProblem, removeEtcdMember } from '../../src/cluster/etcd-members.js';
+import { noChange } from '../../src/engine/change.js';
+import type { Role, Task } from '../../src/engine/types.js';
+import { nodeDrainState } from '../../src/facts/node-drain-state.js';
+import { ApiError, type ApiClient } from '../../src/kube/api-client.js';
+import { cordon, drain } from '../../src/kube/drain.js';
+
+export interface RemoveNodeTarget {
+  /** The node (inventory host name) being removed. */
+  readonly node: string;
+  readonly controlPlane: boolean;
+  readonly drainTimeoutMs: number;
+  /** The API through a control plane that stays. */
+  readonly api: () => ApiClient;
+}
+
+function quorumCheck(node: string): Task<{ members: ReturnType<typeof etcdMembership> }, null> {
+  return {
+    name: `etcd keeps its quorum without ${node}`,
+    tags: ['remove-node', 'etcd'],
+    facts: () => ({ members: etcdMembership() }),
+    plan: ({ members }) => {
+      const problem = quorumProblem(members, node);
+      if (problem) throw new Error(`remove-node ${node} refused: ${problem}; nothing was changed`);
+      const left = members.filter((m) => m.name !== node);
+      return noChange(members.length === left.length ? `${node} is not an etcd member` : `${left.filter((m) => m.healthy).length} of ${left.length} remaining members healthy`);
+    },
+    apply: async () => undefined,
+  };
+}
+
+function drainTask(target: RemoveNodeTarget): Task<{ state: ReturnType<typeof nodeDrainState> }, null> {
+  return {
+    name: `cordon and drain ${target.node}`,
+    tags: ['remove-node', 'drain'],
+    facts: () => ({ state: nodeDrainState(target.node) }),
+    plan: ({ state }) => {
+      if (!state.exists) return noChange(`no Node ${target.node} in the cluster: nothing to drain`);
+      if (state.unschedulable && state.evictable.length === 0) return noChange(`${target.node} is cordoned and has no pod to evict`);
+      const pods = state.evictable.length === 0 ? 'no pod to evict' : `${state.evictable.length} pods to evict: ${state.evictable.slice(0, 5).join(', ')}${state.evictable.length > 5 ? ', ...' : ''}`;
+      return { kind: 'run', summary: `cordon and drain ${target.node} (${pods}; PodDisruptionBudgets respected, ${target.drainTimeoutMs / 1000} s at most)`, payload: null };
+    },
+    apply: async (_change, ctx) => {
+      const api = target.api();
+      await cordon(api, target.node);
+      await drain(api, target.node, target.drainTimeoutMs, (line) => ctx.log(line));
+    },
+  };
+}
+
+function removeMember(node: string): Task<{ members: ReturnType<typeof etcdMembership> }, string> {
+  return {
+    name: `remove the etcd member of ${node}`,
+    tags: ['remove-node', 'etcd'],
+    facts: () => ({ members: etcdMembership() }),
+    plan: ({ members }) => {
+      const member = members.find((m) => m.name === node);
+      if (!member) return noChange(`${node} is not an etcd member`);
+      return { kind: 'delete', summary: `remove etcd member ${member.id} (${node}); ${members.length - 1} members left`, payload: member.id };
+    },
+    apply: async (change, ctx) => removeEtcdMember(ctx.connection, change.payload),
+  };
+}
+
+export function takeOutRole(target: RemoveNodeTarget): Role {
+  const tasks = target.controlPlane ? [quorumCheck(target.node), drainTask(target), removeMember(target.node)] : [drainTask(target)];
+  return { name: 'remove-node', tags: ['remove-node'], tasks };
+}
+
+export function deleteNodeRole(target: RemoveNodeTarget): Role {
+  const task: Task<{ state: ReturnType<typeof nodeDrainState> }, null> = {
+    name: `delete the Node ${target.node}`,
+    tags: ['remove-node'],
+    facts: () => ({ state: nodeDrainState(target.node) }),
+    plan: ({ state }) => (state.exists ? { kind: 'delete', summary: `delete the Node ${target.node}`, payload: null } : noChange(`no Node ${target.node} in the cluster`)),
+    apply: async () => {
+      await target
+        .api()
+        .delete(`/api/v1/nodes/${encodeURIComponent(target.node)}`)
+        .catch((e: unknown) => (e instanceof ApiError && e.status === 404 ? undefined : Promise.reject(e)));
+    },
+  };
+  return { name: 'delete-node', tags: ['remove-node'], tasks: [task] };
+}

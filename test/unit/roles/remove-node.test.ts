@@ -1,0 +1,92 @@
+// The remove-node roles as tables: recorded etcd and Node facts (parsed from what etcdctl and
+// kubectl print) in, each step's Change out. No host: the real path is test/e2e/day2.test.ts.
+import { describe, expect, it } from 'vitest';
+import { parseEtcdMembership } from '../../../src/cluster/etcd-membership.js';
+import type { EtcdMember } from '../../../src/cluster/etcd-members.js';
+import { parseNodeDrainState, type NodeDrainState } from '../../../src/facts/node-drain-state.js';
+import type { ApiClient } from '../../../src/kube/api-client.js';
+import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../../../roles/remove-node/index.js';
+import { hostContext } from '../tasks/support/host-context.js';
+
+const ctx = hostContext('node-1');
+const noApi = (): ApiClient => {
+  throw new Error('plans never call the API');
+};
+const target = (node: string, controlPlane: boolean): RemoveNodeTarget => ({ node, controlPlane, drainTimeoutMs: 300_000, api: noApi });
+
+const memberList = `8e9e05c52164694d, started, cp1, https://10.0.0.1:2380, https://10.0.0.1:2379, false
+91bc3c398fb3c146, started, cp2, https://10.0.0.2:2380, https://10.0.0.2:2379, false
+fd422379fda50e48, started, cp3, https://10.0.0.3:2380, https://10.0.0.3:2379, false
+`;
+const health = (down: string[] = []) =>
+  JSON.stringify(['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((a) => ({ endpoint: `https://${a}:2379`, health: !down.includes(a) })));
+const membership = (down: string[] = []): EtcdMember[] => parseEtcdMembership(`${memberList}--- kcluster etcd health ---\n${health(down)}\n`, 0);
+
+const pods = (items: object[]) => JSON.stringify({ items });
+const pod = (name: string, extra: object = {}) => ({ metadata: { name, namespace: 'default', ...extra }, status: { phase: 'Running' } });
+const nodeState = (head: string, items: object[] = []): NodeDrainState => parseNodeDrainState(head === 'node absent' ? 'node absent\n' : `${head}\n${pods(items)}\n`);
+
+function plan(role: ReturnType<typeof takeOutRole>, index: number, facts: Record<string, unknown>) {
+  const task = role.tasks[index]!;
+  return task.plan(facts as never, ctx);
+}
+
+describe('remove-node facts', () => {
+  it('etcd membership: members with their health; a failed member list is an error', () => {
+    expect(membership(['10.0.0.3']).map((m) => [m.id, m.name, m.healthy])).toEqual([
+      ['8e9e05c52164694d', 'cp1', true],
+      ['91bc3c398fb3c146', 'cp2', true],
+      ['fd422379fda50e48', 'cp3', false],
+    ]);
+    expect(() => parseEtcdMembership('Error: context deadline exceeded\n', 1)).toThrow('etcdctl member list failed on this control plane: Error: context deadline exceeded');
+  });
+
+  it('Node state: absent, cordoned, and only the pods a drain evicts (not DaemonSet, mirror or finished pods)', () => {
+    expect(nodeState('node absent')).toEqual({ exists: false });
+    const state = nodeState('node true', [
+      pod('web'),
+      pod('agent', { ownerReferences: [{ kind: 'DaemonSet' }] }),
+      pod('kube-apiserver-cp1', { annotations: { 'kubernetes.io/config.mirror': 'x' } }),
+      { ...pod('job'), status: { phase: 'Succeeded' } },
+    ]);
+    expect(state).toEqual({ exists: true, unschedulable: true, evictable: ['default/web'] });
+    expect(nodeState('node false')).toEqual({ exists: true, unschedulable: false, evictable: [] });
+    expect(() => parseNodeDrainState('error: You must be logged in to the server (Unauthorized)\n')).toThrow('could not read the Node: error: You must be logged in');
+  });
+});
+
+describe('remove-node roles (recorded facts -> changes)', () => {
+  const cp = takeOutRole(target('cp3', true));
+  const worker = takeOutRole(target('w1', false));
+
+  it('a worker: only the drain; a control plane: quorum check, drain, member removal', () => {
+    expect(worker.tasks.map((t) => t.name)).toEqual(['cordon and drain w1']);
+    expect(cp.tasks.map((t) => t.name)).toEqual(['etcd keeps its quorum without cp3', 'cordon and drain cp3', 'remove the etcd member of cp3']);
+  });
+
+  it('the quorum check passes with a healthy majority left, and refuses (before any change) without one', () => {
+    expect(plan(cp, 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+    expect(() => plan(cp, 0, { members: membership(['10.0.0.2']) })).toThrow(
+      'remove-node cp3 refused: after removing cp3, 1 of 2 remaining etcd members would be healthy, and quorum needs 2 (unhealthy: cp2): repair them first; nothing was changed',
+    );
+  });
+
+  it('drains a schedulable node or one with pods left; nothing to do once cordoned and empty, or without a Node', () => {
+    expect(plan(worker, 0, { state: nodeState('node false', [pod('web')]) })).toMatchObject({ kind: 'run', summary: 'cordon and drain w1 (1 pods to evict: default/web; PodDisruptionBudgets respected, 300 s at most)' });
+    expect(plan(worker, 0, { state: nodeState('node false') })).toMatchObject({ kind: 'run', summary: expect.stringContaining('no pod to evict') });
+    expect(plan(worker, 0, { state: nodeState('node true') })).toEqual({ kind: 'none', reason: 'w1 is cordoned and has no pod to evict' });
+    expect(plan(worker, 0, { state: nodeState('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster: nothing to drain' });
+  });
+
+  it('removes the member by its hex id while it is listed, nothing once it is gone', () => {
+    expect(plan(cp, 2, { members: membership() })).toEqual({ kind: 'delete', summary: 'remove etcd member fd422379fda50e48 (cp3); 2 members left', payload: 'fd422379fda50e48' });
+    const without = parseEtcdMembership(`${memberList.split('\n').slice(0, 2).join('\n')}\n--- kcluster etcd health ---\n${health()}\n`, 0);
+    expect(plan(cp, 2, { members: without })).toEqual({ kind: 'none', reason: 'cp3 is not an etcd member' });
+  });
+
+  it('deletes the Node while it exists', () => {
+    const del = deleteNodeRole(target('w1', false));
+    expect(plan(del, 0, { state: nodeState('node true') })).toEqual({ kind: 'delete', summary: 'delete the Node w1', payload: null });
+    expect(plan(del, 0, { state: nodeState('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster' });
+  });
+});
