@@ -18,7 +18,7 @@ import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 import { runtimeRole } from './runtime-role.js';
-import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
+import { identityRole, preflightRole } from '../roles/preflight/index.js';
 
 export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubelet, PKI, control plane, addons, pod network';
 
@@ -28,13 +28,12 @@ export interface ClusterPlaybookOptions {
 }
 
 export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
-  const book: IdentityBook = new Map();
   return {
     name: 'cluster',
     description: CLUSTER_PLAYBOOK_DESCRIPTION,
     plays: [
-      { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
-      { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
+      { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
+      { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
       { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
       { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs, { staticPodsCurrent: options.running })], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },

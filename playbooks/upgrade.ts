@@ -15,7 +15,7 @@ import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 import { runtimeRole } from './runtime-role.js';
-import { identityRole, preflightRole, type IdentityBook } from '../roles/preflight/index.js';
+import { identityRole, preflightRole } from '../roles/preflight/index.js';
 import { drainRole, etcdBackupRole, nodeReadyRole } from '../roles/upgrade/index.js';
 
 export interface UpgradeOptions {
@@ -25,14 +25,13 @@ export interface UpgradeOptions {
 }
 
 export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions): Playbook {
-  const book: IdentityBook = new Map();
   const nodeRoles = [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)];
   return {
     name: 'upgrade',
     description: 'etcd snapshot, control planes one at a time, addons, then the other nodes in batches with drain and uncordon',
     plays: [
-      { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs, book)], anyErrorsFatal: true },
-      { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs, book)], anyErrorsFatal: true },
+      { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
+      { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
       { name: 'etcd snapshot', hosts: inputs.topology.firstControlPlane.name, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
       { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs, { staticPodsCurrent: true }), nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)], anyErrorsFatal: true },

@@ -21,8 +21,11 @@ function outcome(name: string, result: CheckResult, ignored: ReadonlySet<string>
   throw new Error(`preflight ${name}: ${result.problem} (to go on knowingly: --ignore-preflight ${name})`);
 }
 
-/** Identities seen by the first preflight play, compared by the second. Controller memory only. */
-export type IdentityBook = Map<string, HostIdentity>;
+/** A host's identity from the facts the first preflight play gathered on it. */
+export function identityOf(host: string, facts: { host: FactValues<PreflightFactMap>['host']; preflight: FactValues<PreflightFactMap>['preflight'] }): HostIdentity {
+  const macs = Object.entries(facts.preflight.macs).filter(([iface]) => !VIRTUAL_INTERFACES.test(iface)).map(([, mac]) => mac);
+  return { host, hostname: facts.host.hostname, machineId: facts.host.machineId, macs };
+}
 
 const preflightFactMap = (serviceIp: string) => ({ host: hostFacts, preflight: preflightFacts, serviceRoute: routeTo(serviceIp) });
 type PreflightFactMap = ReturnType<typeof preflightFactMap>;
@@ -32,7 +35,7 @@ function checkTask(name: string, facts: PreflightFactMap, plan: (facts: FactValu
   return { name, tags: ['preflight'], facts: () => facts, plan, apply: async () => {} };
 }
 
-export function preflightRole(inputs: ClusterInputs, book: IdentityBook): Role {
+export function preflightRole(inputs: ClusterInputs): Role {
   const serviceIp = inputs.topology.kubernetesServiceIp;
   const factMap = preflightFactMap(serviceIp);
   const tasks: AnyTask[] = PREFLIGHT_CHECKS.map((check) =>
@@ -44,18 +47,13 @@ export function preflightRole(inputs: ClusterInputs, book: IdentityBook): Role {
       ),
     ),
   );
-  tasks.push(
-    checkTask('preflight identity', factMap, (facts, ctx) => {
-      // Recorded for the comparison in the next play (plays run one after the other).
-      const macs = Object.entries(facts.preflight.macs).filter(([iface]) => !VIRTUAL_INTERFACES.test(iface)).map(([, mac]) => mac);
-      book.set(ctx.host.name, { host: ctx.host.name, hostname: facts.host.hostname, machineId: facts.host.machineId, macs });
-      return noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`);
-    }),
-  );
+  // Gathered here, compared across hosts by identityRole in the next play (ctx.factOf).
+  tasks.push(checkTask('preflight identity', factMap, (facts) => noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`)));
   return { name: 'preflight', tags: ['preflight'], tasks };
 }
 
-export function identityRole(inputs: ClusterInputs, book: IdentityBook): Role {
+/** Runs in a play after preflightRole's: reads what every host gathered there, changes nothing. */
+export function identityRole(inputs: ClusterInputs): Role {
   return {
     name: 'preflight-identity',
     tags: ['preflight'],
@@ -65,8 +63,13 @@ export function identityRole(inputs: ClusterInputs, book: IdentityBook): Role {
         tags: ['preflight'],
         facts: () => ({}),
         plan: (_facts, ctx) => {
-          const problems = duplicateIdentities([...book.values()], ctx.host.name);
-          return outcome('unique-identity', problems.length === 0 ? { ok: true, note: `hostname, machine-id and MACs unique across ${book.size} hosts` } : { ok: false, problem: problems.join('; ') }, inputs.ignorePreflight);
+          const identities = ctx.inventory.hosts.flatMap((h) => {
+            const host = ctx.factOf(h.name, hostFacts);
+            const preflight = ctx.factOf(h.name, preflightFacts);
+            return host && preflight ? [identityOf(h.name, { host, preflight })] : [];
+          });
+          const problems = duplicateIdentities(identities, ctx.host.name);
+          return outcome('unique-identity', problems.length === 0 ? { ok: true, note: `hostname, machine-id and MACs unique across ${identities.length} hosts` } : { ok: false, problem: problems.join('; ') }, inputs.ignorePreflight);
         },
         apply: async () => {},
       },

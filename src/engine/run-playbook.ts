@@ -107,6 +107,7 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
       diff: options.diff,
       nonce: run.nonce,
       shared: run.shared,
+      factOf: (host, key) => run.caches.get(host)?.get(key),
       transfers: run.transfers,
       signal: options.signal,
       stopReason: () => stop.reason,

@@ -6,7 +6,7 @@ import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import { deepMerge } from '../inventory/deep-merge.js';
 import type { Semaphore } from './semaphore.js';
 import { isPending, type Change } from './change.js';
-import type { FactMap } from './fact.js';
+import type { Fact, FactMap } from './fact.js';
 import type { FactCache } from './fact-cache.js';
 import type { RunEventInput } from './events.js';
 import { factValues, gatherFacts, type GatherContext } from './gather-facts.js';
@@ -25,6 +25,8 @@ export interface HostRunContext {
   readonly nonce: string;
   /** Run-scoped: what tasks publish is visible to every host's later tasks. */
   readonly shared: Map<string, unknown>;
+  /** What the other hosts of the run gathered (their fact caches), by host and fact key. */
+  readonly factOf: (host: string, key: string) => unknown;
   /** The run-wide bound on large transfers. */
   readonly transfers: Semaphore;
   readonly signal: AbortSignal;
@@ -162,7 +164,7 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
     checkStop(run, `role ${role.name}`);
     run.emit({ type: 'role-start', play: run.play.name, host: run.host.name, role: role.name });
     const vars: Vars = deepMerge(role.defaults ?? {}, run.host.vars);
-    const ctx: HostContext = { host: run.host, inventory: run.inventory, vars, shared: run.shared };
+    const ctx: HostContext = { host: run.host, inventory: run.inventory, vars, shared: run.shared, factOf: <T>(host: string, fact: Fact<T>) => run.factOf(host, fact.key) as T | undefined };
     const applyCtx: ApplyContext = {
       ...ctx,
       connection: run.connection,

@@ -3,7 +3,7 @@
 import type { Connection } from '../ssh/connection.js';
 import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import type { Change, PendingChange } from './change.js';
-import type { FactMap, FactValues } from './fact.js';
+import type { Fact, FactMap, FactValues } from './fact.js';
 import type { Semaphore } from './semaphore.js';
 
 /** What a task may read about the host it plans for. Pure data, no I/O. */
@@ -18,6 +18,12 @@ export interface HostContext {
    * play what another host publishes; publishing in an earlier role of the same host is safe.
    */
   readonly shared: ReadonlyMap<string, unknown>;
+  /**
+   * The value of a fact another host of the run gathered earlier (Ansible's hostvars), or
+   * undefined when it has not: hosts of one play run in parallel, so read in a later play what
+   * the others gathered in an earlier one. Reading it keeps a plan pure.
+   */
+  factOf<T>(host: string, fact: Fact<T>): T | undefined;
 }
 
 /** What apply gets besides the change: the one door to the host, and a way to log. */

@@ -9,7 +9,7 @@ import { runPlaybook } from '../../src/engine/run-playbook.js';
 import type { AnyTask, Play, Role } from '../../src/engine/types.js';
 import { UnreachableError } from '../../src/ssh/connection.js';
 import { sh } from '../../src/ssh/quote.js';
-import { eventsOf, fileTask, harness, hostDir, inventory, runTask, sleep } from './support/harness.js';
+import { eventsOf, fileFact, fileTask, harness, hostDir, inventory, runTask, sleep } from './support/harness.js';
 
 const oneRole = (role: Role): Play[] => [{ name: 'p', hosts: 'all', roles: [role] }];
 
@@ -206,6 +206,31 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     const summary = await runPlaybook(harness(inventory(hosts), plays, { concurrency: 3 }).options);
     expect(peak).toBe(3);
     expect(summary.hosts.every((h) => h.changed === 3)).toBe(true);
+  });
+
+  it("a plan reads what other hosts gathered in an earlier play (factOf), and undefined for what they did not", async () => {
+    const hosts = ['h1', 'h2', 'h3'];
+    const marker = (h: string) => join(hostDir('fact-of', h), 'id');
+    for (const h of hosts) writeFileSync(marker(h), `id-${h}`);
+    const idFact = (h: string) => fileFact(marker(h));
+    const gather: AnyTask = { name: 'read id', facts: (ctx) => ({ id: idFact(ctx.host.name) }), plan: (facts: { id: string }) => ({ kind: 'none', reason: facts.id }), apply: async () => {} };
+    const seen: Record<string, (string | undefined)[]> = {};
+    const compare: AnyTask = {
+      name: 'compare',
+      facts: () => ({}),
+      plan: (_facts, ctx) => {
+        seen[ctx.host.name] = hosts.map((h) => ctx.factOf(h, idFact(h)));
+        return { kind: 'none', reason: 'compared' };
+      },
+      apply: async () => {},
+    };
+    const plays: Play[] = [
+      { name: 'gather', hosts: ['h1', 'h2'], roles: [{ name: 'g', tasks: [gather] }] },
+      { name: 'compare', hosts: 'all', roles: [{ name: 'c', tasks: [compare] }] },
+    ];
+    const summary = await runPlaybook(harness(inventory(hosts), plays).options);
+    expect(summary.exitCode).toBe(0);
+    for (const h of hosts) expect(seen[h]).toEqual(['id-h1', 'id-h2', undefined]);
   });
 
   it('bounds large transfers across every host of the run by transferConcurrency, default 8', async () => {

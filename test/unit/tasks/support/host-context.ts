@@ -25,5 +25,5 @@ export function hostContext(hostName: string, defaults: Vars = {}): HostContext 
   if (!result.ok) throw new Error(`test inventory does not load: ${JSON.stringify(result.errors)}`);
   const host = result.inventory.hosts.find((h) => h.name === hostName);
   if (!host) throw new Error(`no host ${hostName} in the test inventory`);
-  return { host, inventory: result.inventory, vars: { ...defaults, ...host.vars }, shared: new Map() };
+  return { host, inventory: result.inventory, vars: { ...defaults, ...host.vars }, shared: new Map(), factOf: () => undefined };
 }
