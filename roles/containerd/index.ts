@@ -14,16 +14,11 @@ import { templateFile } from '../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/templates/render.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
+import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
 import { containerdDefaults } from './defaults.js';
 
 export const RESTART_CONTAINERD = 'restart containerd';
 const templateDir = join(packageRoot(), 'roles', 'containerd', 'templates');
-
-export function cgroupDriverOf(ctx: HostContext): 'systemd' | 'cgroupfs' {
-  const driver = String(ctx.vars['cgroupDriver'] ?? 'systemd');
-  if (driver !== 'systemd' && driver !== 'cgroupfs') throw new Error(`${ctx.host.name}: var cgroupDriver must be systemd or cgroupfs (got "${driver}")`);
-  return driver;
-}
 
 export function containerdRole(inputs: ClusterInputs): Role {
   const renderer = createTemplateRenderer();

@@ -17,7 +17,7 @@ import { templateFile } from '../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/templates/render.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../containerd/index.js';
+import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
 import { dockerDefaults } from './defaults.js';
 
 const RESTART_DOCKER = 'restart docker';

@@ -1,8 +1,10 @@
 // Defaults of the kubelet role's vars; cluster, group and host vars override them.
+import { DEFAULT_CGROUP_DRIVER } from '../../src/cluster/cgroup-driver.js';
 import type { Vars } from '../../src/inventory/model.js';
 
 export const kubeletDefaults: Vars = {
-  cgroupDriver: 'systemd',
+  /** Must match the runtime's: the same var and default as the containerd and docker roles. */
+  cgroupDriver: DEFAULT_CGROUP_DRIVER,
   /** The kubelet refuses to start with swap on, unless told otherwise (preflight checks swap). */
   failSwapOn: true,
 };

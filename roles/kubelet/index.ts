@@ -21,7 +21,7 @@ import { templateFile } from '../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/templates/render.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../containerd/index.js';
+import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
 import { kubeletDefaults } from './defaults.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
