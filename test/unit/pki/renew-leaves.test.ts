@@ -1,23 +1,17 @@
 // Forced renewal (`kcluster certs renew`): ensureClusterPki with renewLeaves replaces every
 // leaf certificate and key, keeps the three CAs and the service-account key pair byte for
-// byte, and a later call without the option changes nothing.
+// byte, and a later call without the option changes nothing. Starts from a copy of the shared
+// test PKI (test/support/shared-pki.ts).
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClusterPki, leafRequests, type PkiSpec } from '../../../src/pki/cluster-pki.js';
+import { SHARED_PKI_SPEC, sharedPkiStateDir } from '../../support/shared-pki.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kc-pki-renew-'));
-const pkiDir = join(dir, 'pki');
-const spec: PkiSpec = {
-  clusterName: 'lab',
-  controlPlanes: [{ name: 'cp1', address: '10.0.0.11' }],
-  nodes: [{ name: 'cp1', address: '10.0.0.11' }, { name: 'w1', address: '10.0.0.12' }],
-  apiEndpoint: { host: '10.0.0.11', port: 6443 },
-  serviceCIDR: '10.96.0.0/12',
-  clusterDomain: 'cluster.local',
-};
+const spec: PkiSpec = SHARED_PKI_SPEC;
+let dir: string;
+let pkiDir: string;
 const KEPT = ['ca.crt', 'ca.key', 'etcd/ca.crt', 'etcd/ca.key', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'sa.key', 'sa.pub'];
 
 /** Every file under the PKI folder, by path relative to it. */
@@ -34,7 +28,9 @@ let afterRenewal: Map<string, string>;
 let renewalChanges: readonly string[];
 
 beforeAll(async () => {
-  await ensureClusterPki(dir, spec);
+  dir = await sharedPkiStateDir(spec);
+  pkiDir = join(dir, 'pki');
+  expect((await ensureClusterPki(dir, spec)).changes).toEqual([]);
   before = snapshot();
   renewalChanges = (await ensureClusterPki(dir, spec, { renewLeaves: true })).changes;
   afterRenewal = snapshot();
