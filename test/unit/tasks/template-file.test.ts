@@ -66,6 +66,24 @@ describe('planManagedFile', () => {
     expect(planManagedFile(motd, replacement, Buffer.from('\uFFFD', 'utf8')).kind).toBe('none');
   });
 
+  it('never shows a secret in a diff: marked secret, a PEM private key, a kubeconfig client key or token, old or new', () => {
+    const key = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\n';
+    const kubeconfig = 'users:\n- name: admin\n  user:\n    client-certificate-data: QUJD\n    client-key-data: c2VjcmV0\n';
+    const created = planManagedFile({ path: '/etc/k.key', mode: 0o600 }, { exists: false }, Buffer.from(key));
+    expect(created).toMatchObject({ kind: 'create', summary: `create /etc/k.key (mode 0600, root:root; ${key.length} bytes, secret: content not shown)` });
+    expect(created).not.toHaveProperty('diff');
+    const rotated = planManagedFile({ path: '/etc/admin.conf', mode: 0o600 }, existing(kubeconfig, { mode: '0600' }), Buffer.from(kubeconfig.replace('c2VjcmV0', 'bmV3')));
+    expect(rotated).toMatchObject({ kind: 'update', summary: 'update /etc/admin.conf (content (secret: not shown))' });
+    expect(rotated).not.toHaveProperty('diff');
+    // The old content gives it away even when the new one does not.
+    expect(planManagedFile(motd, existing(key), Buffer.from('plain\n'))).not.toHaveProperty('diff');
+    expect(planManagedFile(motd, existing('user:\n  token: abc.def\n'), Buffer.from('plain\n'))).not.toHaveProperty('diff');
+    const marked = planManagedFile({ ...motd, secret: true }, existing('a\n'), Buffer.from('b\n'));
+    expect(marked).not.toHaveProperty('diff');
+    expect(JSON.stringify([created, rotated, marked])).not.toMatch(/PRIVATE KEY|c2VjcmV0|bmV3/);
+    expect(planManagedFile(motd, existing('a\n'), Buffer.from('b\n'))).toHaveProperty('diff');
+  });
+
   it('replaces a directory in the way', () => {
     expect(planManagedFile(motd, { exists: true, type: 'directory', mode: '0755', owner: 'root', group: 'root', size: 4096 }, Buffer.from('x'))).toMatchObject({
       kind: 'update',
