@@ -1,0 +1,222 @@
+// Every cluster role planned in check mode against fresh lab hosts over real SSH: the facts are
+// a real Debian host's, with systemd and nothing of Kubernetes; the inputs are real (the parsed
+// inventory, a generated PKI, artifacts prepared from a stand-in bundle). Per role, which tasks
+// would change on a control plane and on a worker, and what the rendered files say: a template,
+// flag or task change shows here in seconds, without a cluster. Nothing changes on the hosts.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { prepareArtifacts } from '../../src/artifacts/prepare-artifacts.js';
+import { requiredArtifacts } from '../../src/artifacts/required-artifacts.js';
+import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
+import { pkiSpecOf } from '../../src/cluster/pki-spec.js';
+import { topologyOf } from '../../src/cluster/topology.js';
+import type { RunEvent } from '../../src/engine/events.js';
+import { runPlaybook } from '../../src/engine/run-playbook.js';
+import { loadInventory } from '../../src/inventory/load-inventory.js';
+import type { Inventory } from '../../src/inventory/model.js';
+import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
+import { createSshConnector } from '../../src/ssh/connector.js';
+import { hostKeyPolicyFor } from '../../src/ssh/host-key-policy-for.js';
+import { clusterPlaybook } from '../../playbooks/cluster.js';
+import { writeStandInBundle } from '../support/stand-in-bundle.js';
+import { sharedPkiStateDir } from '../support/shared-pki.js';
+import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
+
+interface Planned {
+  readonly host: string;
+  readonly role: string;
+  readonly task: string;
+  readonly summary: string;
+  readonly diff?: string;
+}
+
+interface Scenario {
+  readonly planned: Planned[];
+  readonly failures: string[];
+  readonly exitCode: number;
+  readonly log: string[];
+  tasks(host: string, role: string): string[];
+  diff(host: string, task: string): string;
+}
+
+async function load(file: string): Promise<Inventory> {
+  const result = await loadInventory(file, { env: process.env });
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.inventory;
+}
+
+/** Plans the cluster playbook (without preflight: lab hosts share this machine's cgroup v1 kernel) in check mode. */
+async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) => void): Promise<Scenario> {
+  const work = mkdtempSync(join(tmpdir(), 'kc-roles-plan-'));
+  const bundle = join(work, 'bundle');
+  const variant = (stateDir: string) =>
+    inventoryVariant(lab, (doc) => {
+      edit(doc);
+      doc['stateDir'] = stateDir;
+      doc['cluster'] = { ...(doc['cluster'] as object), artifacts: { source: 'bundle', bundle, cacheDir: join(work, 'cache') } };
+    });
+  const first = await load(variant(join(work, 'state')));
+  writeStandInBundle(bundle, requiredArtifacts(first));
+  const stateDir = await sharedPkiStateDir(pkiSpecOf(first, topologyOf(first)));
+  const inventory = await load(variant(stateDir));
+  const topology = topologyOf(inventory);
+  const pki = await ensureClusterPki(stateDir, pkiSpecOf(inventory, topology));
+  const artifacts = await prepareArtifacts(inventory, {});
+  const inputs: ClusterInputs = { inventory, topology, artifacts, pki, ignorePreflight: new Set(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+  const playbook = clusterPlaybook(inputs, { running: false });
+  const log: string[] = [];
+  const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env), log: (line) => log.push(line) });
+  const events: RunEvent[] = [];
+  const summary = await runPlaybook({
+    inventory,
+    playbook: { ...playbook, plays: playbook.plays.filter((p) => !p.name.startsWith('preflight')) },
+    connect: (host, signal) => connector.connect(host, signal),
+    concurrency: 8,
+    check: true,
+    diff: true,
+    events: { emit: (e) => events.push(e) },
+    signal: new AbortController().signal,
+    log: (line) => log.push(line),
+  });
+  const planned = events.flatMap((e) => (e.type === 'task-result' && e.status === 'changed' ? [{ host: e.host, role: e.role, task: e.task, summary: e.summary ?? '', ...(e.diff ? { diff: e.diff } : {}) }] : []));
+  const failures = events.flatMap((e) => (e.type === 'task-result' && e.status === 'failed' ? [`${e.host}: ${e.task}: ${e.error ?? ''}`] : e.type === 'host-failed' ? [`${e.host}: ${e.error}`] : []));
+  return {
+    planned,
+    failures,
+    exitCode: summary.exitCode,
+    log,
+    tasks: (host, role) => planned.filter((p) => p.host === host && p.role === role).map((p) => p.task),
+    diff: (host, task) => planned.find((p) => p.host === host && p.task === task)?.diff ?? '',
+  };
+}
+
+const binaries = (...paths: string[]): string[] => paths.map((p) => `binary ${p}`);
+const files = (...paths: string[]): string[] => paths.map((p) => `file ${p}`);
+
+describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () => {
+  let lab: TestLab;
+  let one: Scenario;
+  beforeAll(async () => {
+    lab = testLab();
+    one = await planScenario(lab, () => undefined);
+  }, 180_000);
+
+  it('plans every role without a failure, and would change something', () => {
+    expect(one.failures).toEqual([]);
+    expect(one.exitCode).toBe(3);
+  });
+
+  it('artifacts: the node binaries everywhere, etcdctl and etcdutl on the control plane', () => {
+    const node = [...files('/var/lib/kcluster/cluster'), ...binaries('/usr/local/bin/kubectl', '/usr/local/bin/crictl', '/opt/cni/bin/bridge', '/opt/cni/bin/host-local', '/opt/cni/bin/loopback', '/opt/cni/bin/portmap')];
+    expect(one.tasks('kctest2', 'artifacts')).toEqual(node);
+    expect(one.tasks('kctest1', 'artifacts')).toEqual([...node, ...binaries('/usr/local/bin/etcdctl', '/usr/local/bin/etcdutl')]);
+  });
+
+  it('containerd: modules, binaries, config with the systemd cgroup driver and the pause image, unit, service', () => {
+    expect(one.tasks('kctest2', 'containerd')).toEqual([
+      'kernel module overlay',
+      'kernel module br_netfilter',
+      ...binaries('/usr/local/bin/containerd', '/usr/local/bin/ctr', '/usr/local/bin/containerd-shim-runc-v2', '/usr/local/sbin/runc'),
+      ...files('/etc/containerd/config.toml', '/etc/systemd/system/containerd.service', '/etc/crictl.yaml'),
+      'service containerd.service enabled, started',
+    ]);
+    const config = one.diff('kctest2', 'file /etc/containerd/config.toml');
+    expect(config).toContain('+        SystemdCgroup = true');
+    expect(config).toContain('+    sandbox = "kcluster.local/pause:3.10.1"');
+    expect(config).toContain('+        BinaryName = "/usr/local/sbin/runc"');
+  });
+
+  it('images: the node images everywhere, the control-plane images on the control plane only', () => {
+    const image = (n: string) => `image kcluster.local/${n}`;
+    const node = ['pause:3.10.1', 'kube-proxy:v1.35.8', 'coredns:v1.13.1', 'flannel:v0.28.10'].map(image);
+    expect(one.tasks('kctest2', 'images')).toEqual(node);
+    expect([...one.tasks('kctest1', 'images')].sort()).toEqual([...node, ...['kube-apiserver:v1.35.8', 'kube-controller-manager:v1.35.8', 'kube-scheduler:v1.35.8', 'etcd:v3.6.16'].map(image)].sort());
+  });
+
+  it('kubelet: sysctls, binary, credentials, configuration and unit; the control plane registers with its taint', () => {
+    expect(one.tasks('kctest2', 'kubelet')).toEqual([
+      'sysctl net.ipv4.ip_forward = 1',
+      'sysctl net.bridge.bridge-nf-call-iptables = 1',
+      ...binaries('/usr/local/bin/kubelet'),
+      ...files('/etc/kubernetes/pki/ca.crt', '/etc/kubernetes/kubelet.conf', '/var/lib/kubelet/pki/kubelet.crt', '/var/lib/kubelet/pki/kubelet.key', '/var/lib/kubelet/config.yaml', '/etc/systemd/system/kubelet.service'),
+      'service kubelet.service enabled, started',
+    ]);
+    const config = one.diff('kctest2', 'file /var/lib/kubelet/config.yaml');
+    for (const line of ['+cgroupDriver: systemd', '+  - 10.96.0.10', '+clusterDomain: cluster.local', '+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock', '+failSwapOn: true']) expect(config).toContain(line);
+    expect(config).toContain('+  anonymous:\n+    enabled: false');
+    expect(one.diff('kctest1', 'file /etc/systemd/system/kubelet.service')).toContain('--node-ip=10.231.0.11 --register-with-taints=node-role.kubernetes.io/control-plane:NoSchedule');
+    expect(one.diff('kctest2', 'file /etc/systemd/system/kubelet.service')).not.toContain('--register-with-taints');
+  });
+
+  it('control-plane: PKI, kubeconfigs and the four static pods on the control plane only', () => {
+    expect(one.tasks('kctest2', 'control-plane')).toEqual([]);
+    const cp = one.tasks('kctest1', 'control-plane');
+    expect(cp).toEqual(expect.arrayContaining(files('/etc/kubernetes/pki/ca.key', '/etc/kubernetes/pki/sa.key', '/etc/kubernetes/admin.conf', ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((p) => `/etc/kubernetes/manifests/${p}.yaml`))));
+    const apiserver = one.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
+    for (const flag of ['--advertise-address=10.231.0.11', '--service-cluster-ip-range=10.96.0.0/12', '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--etcd-servers=https://10.231.0.11:2379']) expect(apiserver).toContain(`+        - ${flag}\n`);
+    expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
+  });
+
+  it('addons from the first control plane only: RBAC, kube-proxy, flannel, CoreDNS', () => {
+    expect(one.tasks('kctest1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'addon coredns']);
+    expect(one.planned.filter((p) => p.role === 'addons' && p.host !== 'kctest1')).toEqual([]);
+  });
+
+  it('shows no secret in any diff, summary or debug log line (keys and kubeconfigs planned, content hidden)', () => {
+    const everything = JSON.stringify(one.planned) + one.log.join('\n');
+    expect(everything).not.toMatch(/PRIVATE KEY|client-key-data/);
+    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'file /etc/kubernetes/pki/ca.key')?.summary).toMatch(/secret: content not shown/);
+    expect(one.planned.find((p) => p.host === 'kctest2' && p.task === 'file /etc/kubernetes/kubelet.conf')?.summary).toMatch(/secret: content not shown/);
+  });
+
+  describe('two control planes without a load balancer, on Docker', () => {
+    let ha: Scenario;
+    beforeAll(async () => {
+      ha = await planScenario(lab, (doc) => {
+        const hosts = doc['hosts'] as { name: string; roles: string[] }[];
+        hosts[1]!.roles = ['control-plane'];
+        doc['cluster'] = { ...(doc['cluster'] as object), containerRuntime: 'docker' };
+      });
+    }, 180_000);
+
+    it('plans without a failure', () => {
+      expect(ha.failures).toEqual([]);
+      expect(ha.exitCode).toBe(3);
+    });
+
+    it('api-proxy: every node balances across both API servers, through a local port the kubelet uses', () => {
+      for (const host of ['kctest1', 'kctest2', 'kctest3']) {
+        expect(ha.tasks(host, 'api-proxy')).toEqual(['binary /usr/local/bin/kcluster-apiproxy', 'file /etc/systemd/system/kcluster-apiproxy.service', 'service kcluster-apiproxy.service enabled, started']);
+      }
+      const unit = ha.diff('kctest3', 'file /etc/systemd/system/kcluster-apiproxy.service');
+      expect(unit).toContain('10.231.0.11:6443');
+      expect(unit).toContain('10.231.0.12:6443');
+      expect(one.tasks('kctest2', 'api-proxy')).toEqual([]);
+    });
+
+    it('docker: Docker Engine from the OS packages, cri-dockerd, the kubelet on cri-dockerd; no containerd role', () => {
+      expect(ha.tasks('kctest3', 'docker')).toEqual([
+        'kernel module overlay',
+        'kernel module br_netfilter',
+        'file /etc/docker/daemon.json',
+        'Docker Engine packages present',
+        'binary /usr/local/bin/cri-dockerd',
+        'file /etc/systemd/system/cri-docker.service',
+        'file /etc/crictl.yaml',
+        'service docker.service enabled, started',
+        'service cri-docker.service enabled, started',
+      ]);
+      expect(ha.tasks('kctest3', 'containerd')).toEqual([]);
+      expect(ha.diff('kctest3', 'file /etc/docker/daemon.json')).toContain('native.cgroupdriver=systemd');
+      expect(ha.diff('kctest3', 'file /var/lib/kubelet/config.yaml')).toContain('+containerRuntimeEndpoint: unix:///run/cri-dockerd.sock');
+    });
+
+    it('control-plane on both control planes, each with its own address', () => {
+      expect(ha.diff('kctest2', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain('+        - --advertise-address=10.231.0.12\n');
+      expect(ha.diff('kctest2', 'file /etc/kubernetes/manifests/etcd.yaml')).toContain('10.231.0.11');
+      expect(ha.tasks('kctest3', 'control-plane')).toEqual([]);
+    });
+  });
+});
