@@ -4,7 +4,7 @@
 // "hash again".
 import { readFile, rename, stat, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { sha256File } from './sha256-file.js';
+import { sha256File } from '../util/sha256-file.js';
 
 interface Record {
   readonly size: number;

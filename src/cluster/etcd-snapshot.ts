@@ -1,8 +1,7 @@
 // etcd snapshots: saved on a control plane with etcdctl (TLS, the healthcheck client), checked
-// with etcdutl, copied to the controller (<stateDir>/backups/) and checked again there by
-// sha256. Restoring is in etcd-restore.ts.
-import { createHash } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+// with etcdutl, copied to the controller (<stateDir>/backups/) over SFTP, streamed to disk, and
+// checked again there by sha256. Restoring is in etcd-restore.ts.
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execChecked, type Connection } from '../ssh/connection.js';
 import { sh } from '../ssh/quote.js';
@@ -29,15 +28,16 @@ export async function saveEtcdSnapshot(connection: Connection, stateDir: string,
   const parsed = JSON.parse(status.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as { revision?: number; totalKey?: number };
   const sum = await execChecked(connection, sh`sha256sum < ${remote}`, { become: true, label: 'etcd snapshot sha256' });
   const expected = sum.stdout.trim().split(/\s+/)[0] ?? '';
-  // Binary-safe over the exec channel: base64 on the host, decoded here.
-  const data = await execChecked(connection, sh`base64 -w0 < ${remote}`, { become: true, label: 'etcd snapshot copy', timeoutMs: 300_000 });
-  const bytes = Buffer.from(data.stdout.trim(), 'base64');
-  const actual = createHash('sha256').update(bytes).digest('hex');
-  if (actual !== expected) throw new Error(`the etcd snapshot copied from ${connection.host} has sha256 ${actual}, the host's has ${expected}: the copy is corrupt; retry`);
+  // Streamed to disk over SFTP (a snapshot can be gigabytes), then checked against the host's sum.
   const dir = join(stateDir, 'backups');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, name);
-  await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
+  const copied = await connection.downloadFile(remote, `${file}.tmp`, { become: true, label: 'etcd snapshot copy' });
+  if (copied.sha256 !== expected) {
+    await rm(`${file}.tmp`, { force: true });
+    throw new Error(`the etcd snapshot copied from ${connection.host} has sha256 ${copied.sha256}, the host's has ${expected}: the copy is corrupt; retry`);
+  }
+  await chmod(`${file}.tmp`, 0o600);
   await rename(`${file}.tmp`, file);
-  return { file, bytes: bytes.length, sha256: actual, revision: parsed.revision ?? -1, keys: parsed.totalKey ?? -1 };
+  return { file, bytes: copied.bytes, sha256: copied.sha256, revision: parsed.revision ?? -1, keys: parsed.totalKey ?? -1 };
 }

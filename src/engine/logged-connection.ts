@@ -1,6 +1,6 @@
 // A Connection that writes every command to the debug log: label, command text, exit code,
 // duration and the end of stderr. Stdin is never logged: it may carry secrets.
-import type { Connection, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../ssh/connection.js';
+import type { Connection, DownloadedFile, DownloadOptions, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../ssh/connection.js';
 import type { ShellCommand } from '../ssh/quote.js';
 
 /**
@@ -42,6 +42,18 @@ export function loggedConnection(inner: Connection, log: (line: string) => void,
         await inner.uploadFile(localPath, path, withSignal(options));
       } catch (error) {
         log(`${inner.host}: error uploading ${path}: ${(error as Error).message}`);
+        throw error;
+      }
+    },
+    async downloadFile(path: string, localPath: string, options?: DownloadOptions): Promise<DownloadedFile> {
+      log(`${inner.host}: download ${path} -> ${localPath}`);
+      const started = Date.now();
+      try {
+        const done = await inner.downloadFile(path, localPath, options);
+        log(`${inner.host}: downloaded ${path}: ${done.bytes} bytes, sha256 ${done.sha256}, ${Date.now() - started} ms`);
+        return done;
+      } catch (error) {
+        log(`${inner.host}: error downloading ${path}: ${(error as Error).message}`);
         throw error;
       }
     },

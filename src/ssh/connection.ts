@@ -42,6 +42,18 @@ export interface UploadOptions extends WriteFileOptions {
   readonly sha256: string;
 }
 
+export interface DownloadOptions {
+  /** Read the remote file as root (it is staged for the login user first when that is not root). */
+  readonly become?: boolean;
+  readonly label?: string;
+}
+
+/** What arrived on the controller: its size and sha256, for the caller to compare with the host's. */
+export interface DownloadedFile {
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 export interface ConnectionStats {
   /** Commands and transfers started on this host (each costs one network round trip or more). */
   roundTrips: number;
@@ -62,6 +74,11 @@ export interface Connection {
   writeFile(path: string, content: string | Buffer, options: WriteFileOptions): Promise<void>;
   /** Like writeFile, with the content streamed from a local file (binaries, image archives). */
   uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void>;
+  /**
+   * Copy a remote file to a local path, streamed to disk (never whole in memory): written next
+   * to the target and renamed into place once complete. Large files (etcd snapshots) go this way.
+   */
+  downloadFile(path: string, localPath: string, options?: DownloadOptions): Promise<DownloadedFile>;
   /** Ends the connection; calling it again waits for the same end. */
   close(): Promise<void>;
 }

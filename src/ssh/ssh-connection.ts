@@ -4,10 +4,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
-import type { Connection, ConnectionStats, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from './connection.js';
+import type { Connection, ConnectionStats, DownloadedFile, DownloadOptions, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from './connection.js';
 import { abbreviate, RemoteCommandError, UnreachableError } from './connection.js';
 import { wrapBecome, type BecomeMode } from './become.js';
-import type { ShellCommand } from './quote.js';
+import { sh, type ShellCommand } from './quote.js';
+import { sftpDownload } from './sftp-download.js';
 import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
 import { CommandStoppedError } from './command-stopped-error.js';
@@ -239,6 +240,32 @@ export class SshConnection implements Connection {
     const label = options.label ?? `upload ${path}`;
     const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label, ...(options.signal ? { signal: options.signal } : {}) });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
+  }
+
+  async downloadFile(path: string, localPath: string, options: DownloadOptions = {}): Promise<DownloadedFile> {
+    const label = options.label ?? `download ${path}`;
+    if (this.closed) throw new UnreachableError(this.host, this.dropReason ?? 'the SSH connection is closed');
+    // SFTP runs as the login user: a root-only file is staged as a private copy it owns.
+    const staging = options.become === true && this.becomeMode.kind !== 'none';
+    let source = path;
+    if (staging) {
+      const staged = await this.exec(sh`umask 077; t=$(mktemp /var/tmp/kcluster-download.XXXXXX) && cat -- ${path} > "$t" && chown -- "$SUDO_USER" "$t" && echo "$t"`, { become: true, label: `${label}: stage for SFTP` });
+      if (staged.code !== 0) throw new RemoteCommandError(this.host, `stage ${path}`, staged, label);
+      source = staged.stdout.trim();
+    }
+    const release = await this.slots.acquire();
+    this.stats.roundTrips += 1;
+    try {
+      const downloaded = await sftpDownload({ client: this.client, remotePath: source, localPath });
+      this.stats.bytesReceived += downloaded.bytes;
+      return downloaded;
+    } catch (error) {
+      if (this.closed) throw new UnreachableError(this.host, this.dropReason ?? (error as Error).message);
+      throw new Error(`${this.host}: ${label} over SFTP failed: ${(error as Error).message}`);
+    } finally {
+      release();
+      if (staging) await this.exec(sh`rm -f -- ${source}`, { label: `${label}: remove the staged copy` }).catch(() => undefined);
+    }
   }
 
   /** Ends the session and waits (bounded) until the server closed it. */

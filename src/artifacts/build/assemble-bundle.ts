@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, 
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { LOCK_FILE, type BundleEntry, type BundleLock } from '../bundle-lock.js';
-import { sha256File } from '../sha256-file.js';
+import { sha256File } from '../../util/sha256-file.js';
 import { writeBaseLayer } from './base-layer.js';
 import type { WantedComponent } from './build-plan.js';
 import { COMPONENT_CONTENTS, type Layer } from './bundle-contents.js';

@@ -2,8 +2,8 @@
 // trips like the real connection, and records every command. Named "fake" in test titles.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import type { Connection, ConnectionStats, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/ssh/connection.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Connection, ConnectionStats, DownloadedFile, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/ssh/connection.js';
 import type { ShellCommand } from '../../../src/ssh/quote.js';
 import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
 import { UnreachableError } from '../../../src/ssh/connection.js';
@@ -54,6 +54,13 @@ export class LocalShellConnection implements Connection {
 
   async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
     await this.writeBytes(path, readFileSync(localPath), options, options.sha256);
+  }
+
+  async downloadFile(path: string, localPath: string): Promise<DownloadedFile> {
+    this.stats.roundTrips += 1;
+    const bytes = readFileSync(path);
+    writeFileSync(localPath, bytes);
+    return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
 
   async close(): Promise<void> {
