@@ -23,5 +23,7 @@ export const SSH_DEFAULTS = {
   /** With keepaliveCountMax: a dead link is noticed after 5 s x 3 = 15 s without an answer. */
   keepaliveIntervalMs: 5_000,
   keepaliveCountMax: 3,
+  /** A remote command with no output (and no input sent) for this long is stopped: a hang, on a live link. */
+  commandIdleTimeoutMs: 30 * 60_000,
   connectRetries: 3,
 } as const;

@@ -77,6 +77,8 @@ export interface SshDefaults {
   readonly keepaliveIntervalMs: number;
   /** Unanswered keepalives after which the connection is declared lost (OpenSSH's ServerAliveCountMax). */
   readonly keepaliveCountMax: number;
+  /** A command that neither prints nor reads for this long is stopped and its task fails. */
+  readonly commandIdleTimeoutMs: number;
   readonly connectRetries: number;
   /** Extra known_hosts file named in the inventory (checked besides ~/.ssh/known_hosts). */
   readonly knownHostsFile?: string;

@@ -19,6 +19,7 @@ export interface RawSshDefaults extends RawSshSettings {
   readonly knownHostsFile?: string;
   readonly connectTimeout?: number | string;
   readonly keepaliveInterval?: number | string;
+  readonly commandIdleTimeout?: number | string;
   readonly keepaliveCountMax?: number;
   readonly connectRetries?: number;
 }

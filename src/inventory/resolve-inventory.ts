@@ -154,6 +154,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       connectTimeoutMs: parseDuration(sshDefaults.connectTimeout, SSH_DEFAULTS.connectTimeoutMs),
       keepaliveIntervalMs: parseDuration(sshDefaults.keepaliveInterval, SSH_DEFAULTS.keepaliveIntervalMs),
       keepaliveCountMax: sshDefaults.keepaliveCountMax ?? SSH_DEFAULTS.keepaliveCountMax,
+      commandIdleTimeoutMs: parseDuration(sshDefaults.commandIdleTimeout, SSH_DEFAULTS.commandIdleTimeoutMs),
       connectRetries: sshDefaults.connectRetries ?? SSH_DEFAULTS.connectRetries,
       ...(sshDefaults.knownHostsFile !== undefined ? { knownHostsFile: expandPath(sshDefaults.knownHostsFile, ctx) } : {}),
     },

@@ -54,6 +54,7 @@ function checkAuth(inventory: Inventory, raw: RawInventory, report: Report): voi
 export const DURATION_BOUNDS: Readonly<Record<string, { readonly min: number; readonly max: number }>> = {
   connectTimeout: { min: 100, max: 600_000 },
   keepaliveInterval: { min: 100, max: 600_000 },
+  commandIdleTimeout: { min: 1_000, max: 86_400_000 },
 };
 
 function checkDurations(raw: RawInventory, report: Report): void {

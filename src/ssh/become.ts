@@ -37,12 +37,14 @@ function marked(command: ShellCommand, session: string | undefined): ShellComman
  */
 function sessionMark(session: string | undefined): ShellCommand {
   if (session === undefined) return shellRaw('');
-  if (!SESSION_TOKEN.test(session)) throw new Error(`a session token is 16-64 hex digits (got "${session}")`);
+  if (!SESSION_MARK.test(session)) throw new Error(`a session token is 16-64 hex digits, with .N for one command (got "${session}")`);
   return shellRaw(`${SESSION_VARIABLE}=${session} `);
 }
 
 export const SESSION_VARIABLE = 'KCLUSTER_SESSION';
 export const SESSION_TOKEN = /^[0-9a-f]{16,64}$/;
+/** What a command carries: the connection's token, then `.N`, its number on the connection. */
+export const SESSION_MARK = /^[0-9a-f]{16,64}(\.[0-9]{1,15})?$/;
 
 export function wrapBecome(mode: BecomeMode, command: ShellCommand, session?: string): WrappedCommand {
   switch (mode.kind) {

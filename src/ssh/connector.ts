@@ -202,6 +202,7 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
       const connection: SshConnection = new SshConnection(host.name, client, {
         onClose: () => open.delete(connection),
         keepalive: { intervalMs: settings.keepaliveIntervalMs, countMax: settings.keepaliveCountMax },
+        commandIdleTimeoutMs: settings.commandIdleTimeoutMs,
       });
       open.add(connection);
       try {

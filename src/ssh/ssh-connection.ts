@@ -13,7 +13,7 @@ import { atomicWriteCommand } from './atomic-write.js';
 import { ChannelSlots, DEFAULT_CHANNEL_SLOTS } from './channel-slots.js';
 import { CommandStoppedError } from './command-stopped-error.js';
 import { endClient, untilClosed } from './end-client.js';
-import { GUARD_GOODBYE, newSessionToken, sessionGuardScript } from './session-guard.js';
+import { GUARD_GOODBYE, newSessionToken, sessionGuardScript, stopCommandScript } from './session-guard.js';
 
 /** How long a stopped command may keep its channel slot before we stop waiting for it. */
 const STOPPED_CHANNEL_GRACE_MS = 10_000;
@@ -54,6 +54,8 @@ function localUploadSize(localPath: string): number {
 }
 
 export interface SshConnectionOptions {
+  /** A command that neither prints nor reads for this long is stopped (ssh.commandIdleTimeout). */
+  readonly commandIdleTimeoutMs?: number;
   /** Channels open at once; keep below the server's MaxSessions. */
   readonly channelSlots?: number;
   /** Called once when the connection is closed (the connector forgets it). */
@@ -84,6 +86,7 @@ export class SshConnection implements Connection {
   private readonly slots: ChannelSlots;
   /** Marks every command of this connection for the session guard (session-guard.ts). */
   readonly sessionToken = newSessionToken();
+  private commandCount = 0;
   private guard: ClientChannel | undefined;
 
   constructor(
@@ -135,7 +138,9 @@ export class SshConnection implements Connection {
   }
 
   async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
-    const wrapped = wrapBecome(options.become ? this.becomeMode : { kind: 'none' }, command, this.sessionToken);
+    // Each command carries `<token>.<N>`: the guard finds every one, stop() this one alone.
+    const mark = `${this.sessionToken}.${++this.commandCount}`;
+    const wrapped = wrapBecome(options.become ? this.becomeMode : { kind: 'none' }, command, mark);
     const stdinParts: Buffer[] = [];
     if (wrapped.stdinPrefix !== undefined) stdinParts.push(Buffer.from(wrapped.stdinPrefix));
     if (options.stdin !== undefined) stdinParts.push(Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin));
@@ -144,11 +149,20 @@ export class SshConnection implements Connection {
     this.stats.roundTrips += 1;
     this.stats.bytesSent += Buffer.byteLength(wrapped.command.text) + stdin.length + (options.stdinFile !== undefined ? statSync(options.stdinFile).size : 0);
     const release = await this.slots.acquire();
-    return this.run(wrapped.command.text, command.text, stdin, options, release);
+    return this.run(wrapped.command.text, command.text, stdin, options, release, mark);
+  }
+
+  /**
+   * Ends a command kcluster stopped while the connection lives: OpenSSH delivers no signal to
+   * a command without a terminal, so it would run on. Best effort, in the background.
+   */
+  private endStoppedCommand(mark: string, become: boolean): void {
+    if (this.closed) return; // the guard ends it once sshd sees the session gone
+    void this.exec(stopCommandScript(mark), { become, label: 'end the stopped command' }).catch(() => undefined);
   }
 
   /** `release` frees the channel slot once the channel is really closed, not when we give up on it. */
-  private run(text: string, callerText: string, stdin: Buffer, options: ExecOptions, release: () => void): Promise<ExecResult> {
+  private run(text: string, callerText: string, stdin: Buffer, options: ExecOptions, release: () => void, mark: string): Promise<ExecResult> {
     const started = Date.now();
     // What the host was doing, for a person: the label, else the caller's command (short).
     const doing = options.label ?? `\`${abbreviate(callerText, 80)}\``;
@@ -176,25 +190,40 @@ export class SshConnection implements Connection {
         const stop = (reason: string, timedOut = false): void => {
           if (stopped !== undefined) return;
           stopped = reason;
+          clearTimeout(timer);
+          clearTimeout(idle);
           options.signal?.removeEventListener('abort', onAbort);
           // Best effort: OpenSSH delivers the signal to the command's shell; closing the channel
           // hangs up its pipes. The slot stays taken until the server confirms the close.
           killRemote(channel);
           channel.close();
+          this.endStoppedCommand(mark, options.become === true);
           // A process that ignores both must not hold a slot forever: give it back after a grace.
           setTimeout(release, STOPPED_CHANNEL_GRACE_MS).unref();
           const stderr = Buffer.concat(err).toString('utf8');
           reject(new CommandStoppedError(this.host, callerText, reason, options.label, { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started }, timedOut));
         };
         const timer = options.timeoutMs !== undefined ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`, true), options.timeoutMs) : undefined;
+        // Idle: nothing printed and nothing sent for that long. A hang on a live link, which the
+        // keepalive cannot see; every chunk in either direction starts the wait again.
+        const idleMs = this.options.commandIdleTimeoutMs;
+        const idle = idleMs !== undefined ? setTimeout(() => stop(`printed nothing and read nothing for ${formatSeconds(idleMs)} and was stopped (ssh.commandIdleTimeout)`, true), idleMs) : undefined;
+        const active = (): void => void idle?.refresh();
         const onAbort = (): void => stop('was cancelled');
         options.signal?.addEventListener('abort', onAbort, { once: true });
-        channel.on('data', (chunk: Buffer) => out.push(chunk));
-        channel.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+        channel.on('data', (chunk: Buffer) => {
+          out.push(chunk);
+          active();
+        });
+        channel.stderr.on('data', (chunk: Buffer) => {
+          err.push(chunk);
+          active();
+        });
         channel.on('error', (e: Error) => err.push(Buffer.from(`\n${e.message}`)));
         channel.on('close', (code: number | null | undefined, signal?: string) => {
           release();
           if (timer) clearTimeout(timer);
+          if (idle) clearTimeout(idle);
           options.signal?.removeEventListener('abort', onAbort);
           const stdoutBytes = Buffer.concat(out);
           const stderrBytes = Buffer.concat(err);
@@ -214,6 +243,7 @@ export class SshConnection implements Connection {
         } else {
           if (stdin.length > 0) channel.write(stdin);
           const file = createReadStream(options.stdinFile);
+          file.on('data', active);
           file.on('error', (e: Error) => stop(`could not read ${options.stdinFile ?? 'the local file'}: ${e.message}`));
           file.pipe(channel);
         }

@@ -10,11 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { kcluster, parseEvents, repoRoot, sshHost, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, kcluster, parseEvents, repoRoot, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
 /** Unique enough to find with ps on a host. */
 const SLOW = 'sleep 1309';
 const DONE = '/var/tmp/kc-fault-done';
+/** A command that prints nothing, for the idle timeout. */
+const IDLE = 'sleep 1511';
 
 /** A converging playbook: a file, then a slow step that runs once (until DONE exists). */
 function writePlaybook(dir: string): string {
@@ -38,6 +40,30 @@ export default {
   description: 'a file and a slow step on every host (host fault tests)',
   plays: [{ name: 'faults', hosts: 'all', roles: [{ name: 'faults', tasks: [managedFile({ path: '/var/tmp/kc-fault-file', mode: 0o644, content: () => 'fault test\\n' }), slow] }] }],
 };
+`,
+  );
+  return file;
+}
+
+/** One host runs a silent command, another one that prints every second: for ssh.commandIdleTimeout. */
+function writeIdlePlaybook(dir: string): string {
+  const file = join(dir, 'idle.mjs');
+  const library = pathToFileURL(join(repoRoot, 'dist/src/index.js')).href;
+  writeFileSync(
+    file,
+    `import { sh } from ${JSON.stringify(library)};
+const quiet = {
+  name: 'quiet or chatty',
+  facts: () => ({}),
+  plan: () => ({ kind: 'run', summary: 'a long command', payload: undefined }),
+  verify: false,
+  async apply(_change, ctx) {
+    const command = ctx.host.name === process.env.KC_QUIET_HOST ? sh\`${IDLE}\` : sh\`for i in 1 2 3 4 5; do echo $i; sleep 1; done\`;
+    const r = await ctx.connection.exec(command);
+    if (r.code !== 0) throw new Error('exit ' + r.code);
+  },
+};
+export default { name: 'idle', description: 'ssh.commandIdleTimeout test', plays: [{ name: 'idle', hosts: 'all', roles: [{ name: 'idle', tasks: [quiet] }] }] };
 `,
   );
   return file;
@@ -183,4 +209,30 @@ describe('host faults over real SSH', () => {
       20_000,
     );
   }, 180_000);
+
+  it('a command silent for ssh.commandIdleTimeout is stopped: its host fails with the reason, a chatty one goes on, nothing is left', async () => {
+    const victim = lab.hosts[0]!.name;
+    const inventory = inventoryVariant(lab, (doc) => {
+      doc['ssh'] = { ...(doc['ssh'] as object), commandIdleTimeout: '2s' };
+    });
+    const playbookFile = writeIdlePlaybook(mkdtempSync(join(tmpdir(), 'kc-idle-')));
+    const started = Date.now();
+    const run = await kcluster(['run', playbookFile, '-i', inventory, '--output', 'json'], { KC_QUIET_HOST: victim });
+    const took = Date.now() - started;
+    console.log(`idle timeout: run ended after ${took} ms`);
+    expect(run.code).toBe(4);
+    const failed = parseEvents(run.stdout).find((e) => e['type'] === 'host-failed' && e['host'] === victim) as { error: string } | undefined;
+    expect(failed?.error).toContain('printed nothing and read nothing for 2 s and was stopped (ssh.commandIdleTimeout)');
+    const end = parseEvents(run.stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; failed: number; changed: number }[] } };
+    for (const other of lab.hosts.filter((h) => h.name !== victim)) expect(end.summary.hosts.find((h) => h.host === other.name), other.name).toMatchObject({ failed: 0, changed: 1 });
+    let left: string[] = ['?'];
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const r = await sshHost(lab, victim, 'ps -eo pid,args');
+      left = r.stdout.split('\n').filter((l) => l.includes(IDLE) && !l.includes('ps -eo'));
+      if (left.length === 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(left, `left running on ${victim}`).toEqual([]);
+  }, 60_000);
 });

@@ -142,6 +142,8 @@ describe('inventory limits (hostile input)', () => {
       'inv.yaml:3:22: ssh.keepaliveInterval: keepaliveInterval must be between 100 ms and 10 minutes (got 99999m)',
     ]);
     expect(errors(`ssh:\n  connectTimeout: 10m\n  keepaliveInterval: 100ms\nhosts:\n${cp}`)).toEqual([]);
+    expect(errors(`ssh:\n  commandIdleTimeout: 500ms\nhosts:\n${cp}`)).toEqual(['inv.yaml:2:23: ssh.commandIdleTimeout: commandIdleTimeout must be between 1000 ms and 1440 minutes (got 500ms)']);
+    expect(errors(`ssh:\n  commandIdleTimeout: 1440m\nhosts:\n${cp}`)).toEqual([]);
   });
   it('keepaliveCountMax is an integer 1-20', () => {
     for (const bad of ['0', '21', '2.5', 'three']) {

@@ -79,7 +79,7 @@ describe('inventory resolution from the HA fixture', async () => {
       cni: 'flannel',
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
-    expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, connectRetries: 3 });
+    expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });
     expect(json.stateDir).toBe(join(root, 'home', '.kcluster', 'ha'));
     expect(yaml).toContain('passwordEnv: KC_SUDO');
   });
@@ -120,7 +120,7 @@ describe('ssh settings and paths', () => {
   });
 
   it('reads durations in ms, s and m, or as a number of milliseconds', () => {
-    expect(load(`ssh: { connectTimeout: 500ms, keepaliveInterval: 2m, keepaliveCountMax: 5, connectRetries: 0 }\nhosts:\n${cp}`).ssh).toEqual({ connectTimeoutMs: 500, keepaliveIntervalMs: 120_000, keepaliveCountMax: 5, connectRetries: 0 });
+    expect(load(`ssh: { connectTimeout: 500ms, keepaliveInterval: 2m, keepaliveCountMax: 5, commandIdleTimeout: 45s, connectRetries: 0 }\nhosts:\n${cp}`).ssh).toEqual({ connectTimeoutMs: 500, keepaliveIntervalMs: 120_000, keepaliveCountMax: 5, commandIdleTimeoutMs: 45_000, connectRetries: 0 });
     expect(load(`ssh: { connectTimeout: 2500, keepaliveInterval: 30s }\nhosts:\n${cp}`).ssh).toMatchObject({ connectTimeoutMs: 2500, keepaliveIntervalMs: 30_000 });
   });
 

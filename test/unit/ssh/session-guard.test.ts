@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { underSh, wrapBecome } from '../../../src/ssh/become.js';
 import { keepaliveCountForSsh2 } from '../../../src/ssh/connector.js';
 import { sh, shellRaw } from '../../../src/ssh/quote.js';
-import { GUARD_GOODBYE, newSessionToken, sessionGuardScript } from '../../../src/ssh/session-guard.js';
+import { GUARD_GOODBYE, newSessionToken, sessionGuardScript, stopCommandScript } from '../../../src/ssh/session-guard.js';
 import { describeDrop } from '../../../src/ssh/ssh-connection.js';
 
 const alive = (pid: number): boolean => {
@@ -21,9 +21,10 @@ const alive = (pid: number): boolean => {
   }
 };
 
-/** A command as sshd starts it: its own session and process group (detached), under a login shell. */
-function startMarked(token: string, script: string): ChildProcess {
-  return spawn('/bin/bash', ['-c', underSh(shellRaw(script), token).text], { detached: true, stdio: 'ignore' });
+let commands = 0;
+/** A command as sshd starts it: its own session and process group (detached), under a login shell, marked `<token>.<N>`. */
+function startMarked(token: string, script: string, mark = `${token}.${++commands}`): ChildProcess {
+  return spawn('/bin/bash', ['-c', underSh(shellRaw(script), mark).text], { detached: true, stdio: 'ignore' });
 }
 
 function pidsOf(marker: string): number[] {
@@ -161,6 +162,34 @@ describe('session guard', () => {
     } finally {
       process.kill(-marked.pid!, 'SIGKILL');
     }
+  });
+
+  it('stopCommandScript ends one command of a live session, with what it started, and leaves its sibling alone', async () => {
+    const token = newSessionToken();
+    const n = 40_000 + Math.floor(Math.random() * 50_000);
+    const stopped = startMarked(token, `sleep ${n}1 & sleep ${n}2`, `${token}.7`);
+    const sibling = startMarked(token, `sleep ${n}3`, `${token}.8`);
+    try {
+      expect(await until(() => pidsOf(`^sleep ${n}[123]$`).length === 3, 5_000)).toBe(true);
+      const ender = spawn('/bin/sh', ['-c', underSh(stopCommandScript(`${token}.7`), `${token}.9`).text], { stdio: 'ignore' });
+      expect(await new Promise((r) => ender.on('exit', r))).toBe(0);
+      expect(await until(() => pidsOf(`^sleep ${n}[12]$`).length === 0, 5_000), 'the stopped command still runs').toBe(true);
+      expect(pidsOf(`^sleep ${n}3$`)).toHaveLength(1);
+    } finally {
+      for (const child of [stopped, sibling]) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
+  it('a command mark is the token and a number; anything else is refused', () => {
+    expect(() => stopCommandScript('0123456789abcdef')).toThrow(/<token>.<N>/);
+    expect(() => stopCommandScript("0123456789abcdef.1'; reboot")).toThrow(/<token>.<N>/);
+    expect(stopCommandScript('0123456789abcdef.12').text).toContain('grep -l -s -z -F -x -e KCLUSTER_SESSION=0123456789abcdef.12 /proc');
   });
 
   it('refuses a token that is not hex, so nothing else can reach the script', () => {

@@ -38,7 +38,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       cni: 'none',
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
-    ssh: { connectTimeoutMs: 5_000, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, connectRetries: 0, ...ssh },
+    ssh: { connectTimeoutMs: 5_000, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 0, ...ssh },
     stateDir,
     hosts,
     groups: { all: hosts.map((h) => h.name) },
