@@ -1,4 +1,5 @@
-// The inventories bench/validate/run.sh times: valid ones of 1,000 to 90,000 hosts, and shapes
+// The inventories bench/validate/run.sh times: valid ones of 1,000 to 90,000 hosts, the largest
+// kcluster reads (16 MiB, valid and every host invalid: the memory bound), and shapes
 // that used to be slow (unknown group members, long names, no credentials, many errors).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,3 +16,19 @@ write('3000-names-of-5000-chars', `ssh: { agent: true }\nhosts:\n${hosts(3000)}g
 write('5000-hosts-no-credentials', `hosts:\n${hosts(5000)}`);
 write('10000-unknown-bastions', `ssh: { agent: true }\nhosts:\n${hosts(10_000, (i) => (i > 0 ? `, bastion: gw-${i}` : ''))}`);
 write('50000-invalid-hosts', `ssh: { agent: true }\nhosts:\n${Array.from({ length: 50_000 }, (_, i) => `  - { name: "Bad_${i}", address: "not an address ${i}", port: -${i} }\n`).join('')}`);
+
+/** As many lines as fit in the largest inventory kcluster reads (16 MiB): the memory bound. */
+function upTo16MiB(head, line) {
+  const limit = 16 * 1024 * 1024 - 64;
+  const parts = [head];
+  let size = head.length;
+  for (let i = 0; ; i++) {
+    const next = line(i);
+    if (size + next.length > limit) break;
+    parts.push(next);
+    size += next.length;
+  }
+  return parts.join('');
+}
+write('max-size-valid', upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => host(i)));
+write('max-size-all-invalid', upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => `  - { name: "Bad_${i}", address: "not an address ${i}" }\n`));
