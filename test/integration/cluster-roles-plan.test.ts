@@ -2,7 +2,8 @@
 // a real Debian host's, with systemd and nothing of Kubernetes; the inputs are real (the parsed
 // inventory, a generated PKI, artifacts prepared from a stand-in bundle). Per role, which tasks
 // would change on a control plane and on a worker, and what the rendered files say: a template,
-// flag or task change shows here in seconds, without a cluster. Nothing changes on the hosts.
+// flag or task change shows here in seconds, without a cluster; the upgrade playbook's order
+// (snapshot, control plane, then each worker drained before its kubelet) too. Nothing changes.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,9 @@ import type { Inventory } from '../../src/inventory/model.js';
 import { ensureClusterPki } from '../../src/pki/cluster-pki.js';
 import { createSshConnector } from '../../src/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../src/ssh/host-key-policy-for.js';
+import type { Playbook } from '../../src/engine/types.js';
 import { clusterPlaybook } from '../../playbooks/cluster.js';
+import { upgradePlaybook } from '../../playbooks/upgrade.js';
 import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
 import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
@@ -48,7 +51,7 @@ async function load(file: string): Promise<Inventory> {
 }
 
 /** Plans the cluster playbook (without preflight: lab hosts share this machine's cgroup v1 kernel) in check mode. */
-async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) => void): Promise<Scenario> {
+async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) => void, build: (inputs: ClusterInputs) => Playbook = (inputs) => clusterPlaybook(inputs, { running: false })): Promise<Scenario> {
   const work = mkdtempSync(join(tmpdir(), 'kc-roles-plan-'));
   const bundle = join(work, 'bundle');
   const variant = (stateDir: string) =>
@@ -65,7 +68,7 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
   const pki = await ensureClusterPki(stateDir, pkiSpecOf(inventory, topology));
   const artifacts = await prepareArtifacts(inventory, {});
   const inputs: ClusterInputs = { inventory, topology, artifacts, pki, ignorePreflight: new Set(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
-  const playbook = clusterPlaybook(inputs, { running: false });
+  const playbook = build(inputs);
   const log: string[] = [];
   const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env), log: (line) => log.push(line) });
   const events: RunEvent[] = [];
@@ -217,6 +220,29 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(ha.diff('kctest2', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain('+        - --advertise-address=10.231.0.12\n');
       expect(ha.diff('kctest2', 'file /etc/kubernetes/manifests/etcd.yaml')).toContain('10.231.0.11');
       expect(ha.tasks('kctest3', 'control-plane')).toEqual([]);
+    });
+  });
+
+  describe('the upgrade playbook', () => {
+    let up: Scenario;
+    beforeAll(async () => {
+      up = await planScenario(lab, () => undefined, (inputs) => upgradePlaybook(inputs, { maxUnavailable: 1, drainTimeoutMs: 60_000 }));
+    }, 180_000);
+
+    it('plans the etcd snapshot first on the first control plane, then the control plane, then each worker drained before its kubelet changes', () => {
+      expect(up.failures).toEqual([]);
+      expect(up.exitCode).toBe(3);
+      expect(up.tasks('kctest1', 'etcd-backup')).toEqual(['etcd snapshot before the upgrade']);
+      const index = (host: string, role: string) => up.planned.findIndex((p) => p.host === host && p.role === role);
+      expect(index('kctest1', 'etcd-backup')).toBe(0);
+      expect(index('kctest1', 'control-plane')).toBeGreaterThan(0);
+      expect(up.tasks('kctest1', 'drain')).toEqual([]);
+      for (const worker of ['kctest2', 'kctest3']) {
+        expect(up.tasks(worker, 'drain')).toEqual(['cordon and drain']);
+        expect(index(worker, 'drain')).toBeGreaterThan(index('kctest1', 'control-plane'));
+        expect(index(worker, 'drain')).toBeLessThan(index(worker, 'kubelet'));
+      }
+      expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe('cordon and drain before the kubelet becomes v1.35.8 (PodDisruptionBudgets respected, 60 s at most)');
     });
   });
 });
