@@ -8,16 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ensureClusterPki, renderKubeconfig, certificateSubjectCn, type ClusterPki, type PkiSpec } from '../../../src/pki/cluster-pki.js';
+import { SHARED_PKI_SPEC } from '../../support/shared-pki.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-pki-'));
-const spec: PkiSpec = {
-  clusterName: 'lab',
-  controlPlanes: [{ name: 'cp1', address: '10.0.0.11' }, { name: 'cp2', address: '10.0.0.12' }, { name: 'cp3', address: '10.0.0.13' }],
-  nodes: ['cp1', 'cp2', 'cp3', 'w1', 'w2'].map((name, i) => ({ name, address: `10.0.0.${11 + i}` })),
-  apiEndpoint: { host: '10.0.0.100', port: 6443 },
-  serviceCIDR: '10.96.0.0/12',
-  clusterDomain: 'cluster.local',
-};
+// The shared test spec (3 control planes behind a load balancer, 2 workers), generated here from scratch.
+const spec: PkiSpec = SHARED_PKI_SPEC;
 let pki: ClusterPki;
 const pkiDir = join(dir, 'pki');
 const x509 = (pem: string): X509Certificate => new X509Certificate(pem);
