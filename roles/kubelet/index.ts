@@ -66,7 +66,8 @@ export function kubeletRole(inputs: ClusterInputs): Role {
       managedFile({ path: '/var/lib/kubelet/pki/kubelet.key', mode: 0o600, notify: restart, content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').key }),
       factDerivedFile({
         path: '/var/lib/kubelet/config.yaml',
-        mode: 0o644,
+        // CIS 4.1.9: the kubelet's configuration readable by root only.
+        mode: 0o600,
         notify: restart,
         facts: () => ({ cgroup: cgroupVersion, resolved: fileState(SYSTEMD_RESOLV) }),
         content: (facts, ctx: HostContext) =>
@@ -84,7 +85,8 @@ export function kubeletRole(inputs: ClusterInputs): Role {
       templateFile({
         path: '/etc/systemd/system/kubelet.service',
         template: join(templateDir, 'kubelet.service.hbs'),
-        mode: 0o644,
+        // CIS 4.1.1: the unit file readable by root only.
+        mode: 0o600,
         renderer,
         notify: restart,
         invalidates: ['systemd:*'],

@@ -151,6 +151,10 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     expect(config).toContain('+  anonymous:\n+    enabled: false');
     expect(one.diff('kctest1', 'file /etc/systemd/system/kubelet.service')).toContain('--node-ip=10.231.0.11 --register-with-taints=node-role.kubernetes.io/control-plane:NoSchedule');
     expect(one.diff('kctest2', 'file /etc/systemd/system/kubelet.service')).not.toContain('--register-with-taints');
+    // CIS 4.1.1 and 4.1.9: the unit and the configuration readable by root only.
+    const summary = (task: string) => one.planned.find((p) => p.host === 'kctest2' && p.task === task)?.summary;
+    expect(summary('file /etc/systemd/system/kubelet.service')).toBe('create /etc/systemd/system/kubelet.service (mode 0600, root:root)');
+    expect(summary('file /var/lib/kubelet/config.yaml')).toBe('create /var/lib/kubelet/config.yaml (mode 0600, root:root)');
   });
 
   it('control-plane: PKI, kubeconfigs and the four static pods on the control plane only', () => {
@@ -159,6 +163,9 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     expect(cp).toEqual(expect.arrayContaining(files('/etc/kubernetes/pki/ca.key', '/etc/kubernetes/pki/sa.key', '/etc/kubernetes/admin.conf', ...['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((p) => `/etc/kubernetes/manifests/${p}.yaml`))));
     const apiserver = one.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
     for (const flag of ['--advertise-address=10.231.0.11', '--service-cluster-ip-range=10.96.0.0/12', '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--etcd-servers=https://10.231.0.11:2379']) expect(apiserver).toContain(`+        - ${flag}\n`);
+    // CIS 1.2.15, 1.3.2, 1.4.1 (profiling off) and 1.2.30 (no extended service-account tokens).
+    expect(apiserver).toContain('+        - --profiling=false\n+        - --service-account-extend-token-expiration=false\n');
+    for (const component of ['kube-controller-manager', 'kube-scheduler']) expect(one.diff('kctest1', `file /etc/kubernetes/manifests/${component}.yaml`)).toContain('+        - --profiling=false\n');
     expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
   });
 
