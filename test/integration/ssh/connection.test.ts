@@ -115,9 +115,10 @@ describe('SSH connection over a real sshd', () => {
       const content = Buffer.from('file content\n');
       await c.writeFile(join(dir, 'f'), content, { mode: 0o644 });
       const written = atomicWriteCommand(join(dir, 'f'), { mode: 0o644 }, { size: content.length, sha256: createHash('sha256').update(content).digest('hex') });
-      // What goes on the wire: each command as the login shell gets it (under sh, marked for the session guard).
+      // What goes on the wire: each command as the login shell gets it (under sh, marked for the
+      // session guard with the connection's token and the command's number, from 1).
       const token = (c as unknown as { sessionToken: string }).sessionToken;
-      const textBytes = [...commands, written].reduce((n, cmd) => n + Buffer.byteLength(underSh(cmd, token).text), 0);
+      const textBytes = [...commands, written].reduce((n, cmd, i) => n + Buffer.byteLength(underSh(cmd, `${token}.${i + 1}`).text), 0);
       expect(c.stats.roundTrips).toBe(4);
       expect(c.stats.bytesSent).toBe(textBytes + Buffer.byteLength('piped ✓') + content.length);
       const received = results.reduce((n, r) => n + Buffer.byteLength(r.stdout) + Buffer.byteLength(r.stderr), 0);
