@@ -40,6 +40,7 @@ export { systemdService } from './tasks/systemd-service.js';
 export { kernelModule, type KernelModuleOptions } from './tasks/kernel-module.js';
 export { factDerivedFile, type FactDerivedFileOptions } from './tasks/fact-derived-file.js';
 export { onlyOnHosts } from './tasks/only-on-hosts.js';
+export { directory, type DirectoryOptions } from './tasks/directory.js';
 export { Semaphore } from './engine/semaphore.js';
 export { sysctl } from './tasks/sysctl.js';
 export { packagePresent, packagesPresent } from './tasks/package-present.js';

@@ -21,6 +21,7 @@ import { lagging, staticPods, type StaticPods } from '../../src/facts/static-pod
 import type { CertAndKey } from '../../src/pki/cluster-pki.js';
 import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
 import { sh } from '../../src/ssh/quote.js';
+import { directory } from '../../src/tasks/directory.js';
 import { managedFile } from '../../src/tasks/managed-file.js';
 import { templateFile } from '../../src/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/templates/render.js';
@@ -184,6 +185,8 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     tags: ['control-plane'],
     tasks: [
       ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content })),
+      // CIS 1.1.11: etcd's data readable by root only (the static pod would create it 0755).
+      directory({ path: '/var/lib/etcd', mode: 0o700 }),
       manifest('etcd', 'etcd'),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),

@@ -166,6 +166,9 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     // CIS 1.2.15, 1.3.2, 1.4.1 (profiling off) and 1.2.30 (no extended service-account tokens).
     expect(apiserver).toContain('+        - --profiling=false\n+        - --service-account-extend-token-expiration=false\n');
     for (const component of ['kube-controller-manager', 'kube-scheduler']) expect(one.diff('kctest1', `file /etc/kubernetes/manifests/${component}.yaml`)).toContain('+        - --profiling=false\n');
+    // CIS 1.1.11: etcd's data directory made 0700 before etcd starts.
+    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /var/lib/etcd')?.summary).toBe('create directory /var/lib/etcd (mode 0700, root:root)');
+    expect(cp.indexOf('directory /var/lib/etcd')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/etcd.yaml'));
     expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
   });
 
