@@ -39,8 +39,18 @@ type FilePlanOptions = Pick<ManagedFileOptions, 'path' | 'mode' | 'owner' | 'gro
 /** What gives a secret away even when no task said so: PEM private keys, kubeconfig client keys, bearer tokens. */
 const SECRET_MARKERS = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----|\bclient-key-data:|^\s*token:\s*\S/m;
 
-export function looksSecret(bytes: Buffer | undefined): boolean {
-  return bytes !== undefined && SECRET_MARKERS.test(bytes.toString('latin1'));
+export function looksSecret(content: Buffer | string | undefined): boolean {
+  if (content === undefined) return false;
+  return SECRET_MARKERS.test(typeof content === 'string' ? content : content.toString('latin1'));
+}
+
+/**
+ * Whether a planned content change must not be shown: asked only when there is a diff to show,
+ * so a converged file (every no-op rerun) pays nothing for it.
+ */
+function hidesContent(options: FilePlanOptions, current: FileState, desired: Buffer): boolean {
+  if (options.secret === true || looksSecret(desired)) return true;
+  return current.exists && current.type === 'file' && looksSecret(fetchedBytes(current) ?? current.content);
 }
 
 // The diff library is loaded on the first diff (a no-op run shows none: about 20 ms of start-up).
@@ -64,11 +74,8 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   const group = options.group ?? 'root';
   const label = options.path.replace(/^\/+/, '');
   const payload = { content: desired };
-  const currentBytes = current.exists && current.type === 'file' ? fetchedBytes(current) : undefined;
-  const currentText = current.exists && current.type === 'file' ? current.content : undefined;
-  const secret = options.secret === true || looksSecret(desired) || looksSecret(currentBytes) || (currentText !== undefined && SECRET_MARKERS.test(currentText));
   if (!current.exists) {
-    if (secret) return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group}; ${desired.length} bytes, secret: content not shown)`, payload };
+    if (hidesContent(options, current, desired)) return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group}; ${desired.length} bytes, secret: content not shown)`, payload };
     const desiredText = textForDiff(desired);
     const diff = desiredText !== undefined ? createTwoFilesPatch('/dev/null', `b/${label}`, '', desiredText) : undefined;
     return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group})`, ...(diff ? { diff } : {}), payload };
@@ -76,6 +83,7 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (current.type !== 'file') {
     return { kind: 'update', summary: `replace the ${current.type ?? 'thing'} at ${options.path} with a file (mode ${mode}, ${owner}:${group})`, payload };
   }
+  const currentBytes = fetchedBytes(current);
   const contentDiffers = currentBytes ? !currentBytes.equals(desired) : current.sha256 !== createHash('sha256').update(desired).digest('hex');
   const attributes: string[] = [];
   if (current.mode !== mode) attributes.push(`mode ${current.mode ?? '?'} -> ${mode}`);
@@ -84,7 +92,7 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (!contentDiffers) {
     return { kind: 'update', summary: `update ${options.path} (${attributes.join(', ')}; content unchanged)`, payload };
   }
-  if (secret) return { kind: 'update', summary: `update ${options.path} (${['content (secret: not shown)', ...attributes].join(', ')})`, payload };
+  if (hidesContent(options, current, desired)) return { kind: 'update', summary: `update ${options.path} (${['content (secret: not shown)', ...attributes].join(', ')})`, payload };
   // Decoded for the diff only: a converged file costs one comparison, not a UTF-8 round trip.
   const desiredText = current.content !== undefined ? textForDiff(desired) : undefined;
   const diff =
