@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { LOCK_FILE, type BundleEntry, type BundleLock } from '../bundle-lock.js';
 import { sha256File } from '../../util/sha256-file.js';
 import { writeBaseLayer } from './base-layer.js';
-import type { WantedComponent } from './build-plan.js';
+import { MKIMAGE_STAGE, NETBASE_STAGE, type WantedComponent } from './build-plan.js';
 import { COMPONENT_CONTENTS, type Layer } from './bundle-contents.js';
 import type { StageOutput } from './run-stage.js';
 
@@ -59,7 +59,7 @@ export function bundleDirFor(options: Pick<AssembleOptions, 'cacheDir' | 'wanted
   for (const w of [...options.wanted].sort((a, b) => `${a.component}@${a.version}`.localeCompare(`${b.component}@${b.version}`))) {
     hash.update(`${w.component}@${w.version} ${basename(output(options.outputs, `${w.component}@${w.version}`))}\n`);
   }
-  for (const tool of ['mkimage@1', 'netbase-rootfs@1']) {
+  for (const tool of [MKIMAGE_STAGE, NETBASE_STAGE]) {
     const found = options.outputs.get(tool);
     if (found) hash.update(`${tool} ${basename(found.dir)}\n`);
   }
@@ -91,8 +91,8 @@ export async function assembleBundle(options: AssembleOptions): Promise<Assemble
   const work = mkdtempSync(join(options.cacheDir, 'assemble-'));
   try {
     writeBaseLayer(join(work, 'base'));
-    const netbase = options.outputs.get('netbase-rootfs@1')?.dir;
-    const mkimage = options.outputs.get('mkimage@1')?.dir;
+    const netbase = options.outputs.get(NETBASE_STAGE)?.dir;
+    const mkimage = options.outputs.get(MKIMAGE_STAGE)?.dir;
     const images: BundleEntry[] = [];
     let layerCount = 0;
     const layerDir = (layer: Layer, stageDir: string): string => {

@@ -2,6 +2,7 @@
 // versions) needs, the stages in the order they run. Pure: versions in, stages out. A stage is
 // one recipe (bundle/recipes/NAME.sh) at one version; its output is cached on its own.
 import { componentVersionsFor } from '../component-versions.js';
+import { COMPONENT_CONTENTS } from './bundle-contents.js';
 
 /** A component of the bundle at one version: what the inventory needs. */
 export interface WantedComponent {
@@ -45,16 +46,18 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
   return out;
 }
 
-/** Components whose image holds Debian's iptables and conntrack. */
-const NEEDS_NETBASE = new Set(['kubernetes', 'flannel']);
-/** Components that ship only binaries (every other one has an image to assemble). */
-const BINARIES_ONLY = new Set(['containerd', 'runc', 'cri-dockerd', 'crictl', 'cni-plugins', 'kcluster-apiproxy']);
+/** Images to assemble (so the mkimage tool), read from what the component puts in a bundle. */
+const hasImages = (component: string): boolean => (COMPONENT_CONTENTS[component]?.images.length ?? 0) > 0;
+/** An image layer of Debian's iptables and conntrack (so the netbase-rootfs stage). */
+const needsNetbase = (component: string): boolean => COMPONENT_CONTENTS[component]?.images.some((i) => i.layers.some((l) => l.kind === 'netbase')) ?? false;
 /** Recipes that do not compile Go. */
 const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
 /** Recipes built from sources in this repository. */
 const SOURCES: Readonly<Record<string, readonly string[]>> = { 'kcluster-apiproxy': ['src/apiproxy'], mkimage: ['bundle/mkimage'] };
 /** The tools' own stages: their version is the recipe's, not a component's. */
 export const TOOL_VERSION = '1';
+export const MKIMAGE_STAGE = `mkimage@${TOOL_VERSION}`;
+export const NETBASE_STAGE = `netbase-rootfs@${TOOL_VERSION}`;
 
 const stage = (name: string, version: string, after: readonly string[] = []): BuildStage => ({
   id: `${name}@${version}`,
@@ -85,7 +88,7 @@ export function planBundleBuild(wanted: readonly WantedComponent[], options: { t
   const unique = uniqueComponents(wanted);
   const kubernetes = unique.filter((w) => w.component === 'kubernetes').map((w) => w.version);
   const stages: BuildStage[] = [];
-  const needsImages = options.testTools === true || unique.some((w) => !BINARIES_ONLY.has(w.component));
+  const needsImages = options.testTools === true || unique.some((w) => hasImages(w.component));
   if (needsImages) stages.push(stage('mkimage', TOOL_VERSION));
   for (const version of kubernetes) stages.push(stage('kubernetes', version));
   for (const w of unique) {
@@ -99,7 +102,7 @@ export function planBundleBuild(wanted: readonly WantedComponent[], options: { t
     }
     stages.push(stage(w.component, w.version));
   }
-  if (unique.some((w) => NEEDS_NETBASE.has(w.component))) stages.push(stage('netbase-rootfs', TOOL_VERSION));
+  if (unique.some((w) => needsNetbase(w.component))) stages.push(stage('netbase-rootfs', TOOL_VERSION));
   if (options.testTools) stages.push(stage('test-tools', TOOL_VERSION));
   return stages;
 }
