@@ -10,7 +10,7 @@ import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../src/cluster/pki-spec.js';
 import { readRunningCluster, type RunningCluster } from '../src/cluster/running-cluster.js';
 import { newControlPlaneRefusal, versionChangeRefusal } from '../src/cluster/running-cluster-refusals.js';
-import { topologyOf, type Topology } from '../src/cluster/topology.js';
+import { topologyOrInputError } from '../src/cluster/installed-cluster.js';
 import { InputError } from '../src/engine/input-error.js';
 import type { Inventory } from '../src/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/pki/certificate-request.js';
@@ -38,14 +38,6 @@ async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec
     managedLeaves: new Set(leafRequests(spec).map((r) => r.file)),
   });
   for (const { row, advice } of warnings) log(expiryLine(row, advice));
-}
-
-function topologyOrInputError(inventory: Inventory): Topology {
-  try {
-    return topologyOf(inventory);
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
 }
 
 export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {

@@ -3,10 +3,9 @@
 // for a control plane; on the node itself: the reset; on the control plane again: the Node
 // object deleted. The API is reached through that control plane, so removing the control plane
 // the admin endpoint points at works too.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { pkiSpecOf } from '../src/cluster/pki-spec.js';
-import { nodeAddress, topologyOf } from '../src/cluster/topology.js';
+import { requireInstalledPki, topologyOrInputError } from '../src/cluster/installed-cluster.js';
+import { nodeAddress } from '../src/cluster/topology.js';
 import { InputError } from '../src/engine/input-error.js';
 import type { Playbook } from '../src/engine/types.js';
 import type { HostSettings, Inventory } from '../src/inventory/model.js';
@@ -23,17 +22,10 @@ export interface RemoveNodePlan {
 
 /** Refuses (InputError, nothing touched) what cannot be removed; otherwise the playbook. */
 export async function removeNodePlaybook(inventory: Inventory, name: string, drainTimeoutMs: number): Promise<RemoveNodePlan> {
-  if (!existsSync(join(inventory.stateDir, 'pki', 'ca.crt'))) {
-    throw new InputError(`${inventory.file}: no cluster PKI in ${inventory.stateDir}: remove-node acts on a cluster that kcluster apply installed`);
-  }
+  requireInstalledPki(inventory, 'remove-node');
   const node = inventory.hosts.find((h) => h.name === name);
   if (!node) throw new InputError(`${inventory.file}: no host named "${name}" (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
-  let topology;
-  try {
-    topology = topologyOf(inventory);
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  const topology = topologyOrInputError(inventory);
   const controlPlane = node.roles.includes('control-plane');
   const operator = topology.controlPlanes.find((h) => h.name !== name);
   if (!operator) throw new InputError(`${name} is the only control plane: removing it destroys the cluster; use kcluster reset for that`);

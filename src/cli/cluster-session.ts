@@ -2,15 +2,14 @@
 // playbooks): the inventory's topology, the cluster PKI from the state folder, an API
 // client with the admin certificate, and SSH connections opened on demand and closed at the
 // end. Needs a cluster that `kcluster apply` installed (the PKI must exist).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import { promptHidden } from './prompt-hidden.js';
 import { lockOrReport } from './lock-or-report.js';
 import { pkiSpecOf } from '../cluster/pki-spec.js';
-import { topologyOf, type Topology } from '../cluster/topology.js';
+import { requireInstalledPki, topologyOrInputError } from '../cluster/installed-cluster.js';
+import type { Topology } from '../cluster/topology.js';
 import { InputError } from '../engine/input-error.js';
 import type { HostSettings, Inventory } from '../inventory/model.js';
 import { apiClient, type ApiClient } from '../kube/api-client.js';
@@ -31,15 +30,8 @@ export interface ClusterSession {
 }
 
 export async function openClusterSession(cli: CliContext, inventory: Inventory): Promise<ClusterSession> {
-  if (!existsSync(join(inventory.stateDir, 'pki', 'ca.crt'))) {
-    throw new InputError(`${inventory.file}: no cluster PKI in ${inventory.stateDir}: this command acts on a cluster that kcluster apply installed`);
-  }
-  let topology: Topology;
-  try {
-    topology = topologyOf(inventory);
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  requireInstalledPki(inventory, 'this command');
+  const topology = topologyOrInputError(inventory);
   const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
   const connector = createSshConnector({
     inventory,

@@ -13,7 +13,8 @@ import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
-import { topologyOf, type Topology } from '../../cluster/topology.js';
+import { topologyOrInputError } from '../../cluster/installed-cluster.js';
+import type { Topology } from '../../cluster/topology.js';
 import { InputError } from '../../engine/input-error.js';
 import { limitHosts } from '../../engine/play-hosts.js';
 import type { Inventory } from '../../inventory/model.js';
@@ -29,11 +30,7 @@ function renewableTopology(inventory: Inventory): Topology {
   if (!existsSync(join(pkiDir, 'ca.crt'))) {
     throw new InputError(`${inventory.file}: no cluster PKI in ${pkiDir}: certs renew renews the certificates of a cluster kcluster apply installed (run kcluster apply -i ${inventory.file} first)`);
   }
-  try {
-    return topologyOf(inventory);
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  return topologyOrInputError(inventory);
 }
 
 /** The kubelet and control-plane roles install the inventory's version and control planes: never a silent upgrade or member add. */
