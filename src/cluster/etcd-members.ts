@@ -1,5 +1,6 @@
-// etcd membership as seen from one control plane: the members (hex IDs, names, client URLs)
-// and which endpoints answer a health check; and the quorum rule remove-node applies.
+// etcd membership as seen from one control plane: parsers for the members (hex IDs, names,
+// client URLs) and the endpoints that answer a health check (read by the etcd:membership fact,
+// etcd-membership.ts); the quorum rule remove-node applies; removing a member.
 import { execChecked, type Connection } from '../ssh/connection.js';
 import { sh } from '../ssh/quote.js';
 import { ETCDCTL } from './etcdctl.js';
@@ -31,14 +32,6 @@ export function parseEndpointHealth(stdout: string): Map<string, boolean> {
   const start = stdout.indexOf('[');
   const list = JSON.parse(start >= 0 ? stdout.slice(start) : '[]') as { endpoint: string; health: boolean }[];
   return new Map(list.map((e) => [e.endpoint, e.health]));
-}
-
-export async function etcdMembers(connection: Connection): Promise<EtcdMember[]> {
-  const list = await execChecked(connection, sh`${ETCDCTL} member list -w simple`, { become: true, label: 'etcd member list' });
-  // Exit code 1 when some endpoint is unhealthy: the JSON still says which.
-  const health = await connection.exec(sh`${ETCDCTL} endpoint health --cluster -w json 2>/dev/null`, { become: true, label: 'etcd endpoint health', timeoutMs: 30_000 });
-  const healthy = parseEndpointHealth(health.stdout);
-  return parseMemberList(list.stdout).map((m) => ({ ...m, healthy: m.clientUrls.some((u) => healthy.get(u) === true) }));
 }
 
 /**

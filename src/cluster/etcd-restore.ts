@@ -9,12 +9,11 @@
 //      the manifests back.
 // A failure in phases 1-3 changes nothing that stays: the manifests go back, the old data is
 // untouched. The API servers start with the restored data (no stale watch cache).
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { execChecked, type Connection } from '../ssh/connection.js';
 import { sh } from '../ssh/quote.js';
 import { HOST_BACKUP_DIR } from './etcd-snapshot.js';
+import { sha256File } from '../util/sha256-file.js';
 
 export interface RestoreMember {
   readonly connection: Connection;
@@ -25,12 +24,6 @@ export interface RestoreMember {
 
 const MANIFESTS = ['etcd.yaml', 'kube-apiserver.yaml', 'kube-controller-manager.yaml', 'kube-scheduler.yaml'];
 const PARKED = '/etc/kubernetes/restoring';
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 const onAll = (members: readonly RestoreMember[], step: (m: RestoreMember) => Promise<unknown>): Promise<unknown[]> => Promise.all(members.map(step));
 
@@ -61,7 +54,7 @@ export interface RestoreReport {
 
 export async function restoreEtcdSnapshot(members: readonly RestoreMember[], localFile: string, log: (line: string) => void): Promise<RestoreReport> {
   const remote = `${HOST_BACKUP_DIR}/${basename(localFile)}`;
-  const expected = await sha256Of(localFile);
+  const expected = await sha256File(localFile);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const initialCluster = members.map((m) => `${m.name}=https://${m.address}:2380`).join(',');
   const token = `kcluster-restore-${stamp}`;
