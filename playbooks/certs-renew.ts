@@ -6,8 +6,8 @@
 // pods keep running). No addons: kube-proxy authenticates with its ServiceAccount token, not a
 // certificate from the PKI, and the cluster RBAC only names the kubelet-client CN, which a
 // renewal keeps. Any failure stops the run; `kcluster apply` finishes the distribution later.
-import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
-import type { Playbook } from '../src/engine/types.js';
+import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { staticPodsCurrentRole } from '../roles/static-pods/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { kubeletRole } from '../roles/kubelet/index.js';

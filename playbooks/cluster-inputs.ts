@@ -2,19 +2,19 @@
 // touched: the topology, every artifact fetched and verified, the cluster PKI created or reused
 // (with a warning for each certificate near its end that it does not renew: the CAs), and the
 // refusals of what `apply` does not do to a running cluster. Used by apply, upgrade and certs.
-import { ArtifactError } from '../src/artifacts/artifact.js';
-import { prepareArtifacts } from '../src/artifacts/prepare-artifacts.js';
-import { changedStems, expiryLine, stateExpiryWarnings } from '../src/certs/expiry-warnings.js';
-import { readStateCertificates } from '../src/certs/state-certificates.js';
-import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
-import { pkiSpecOf } from '../src/cluster/pki-spec.js';
-import { readRunningCluster, type RunningCluster } from '../src/cluster/running-cluster.js';
-import { newControlPlaneRefusal, versionChangeRefusal } from '../src/cluster/running-cluster-refusals.js';
-import { topologyOrInputError } from '../src/cluster/installed-cluster.js';
-import { InputError } from '../src/engine/input-error.js';
-import type { Inventory } from '../src/inventory/model.js';
-import { RENEW_BEFORE_DAYS } from '../src/pki/certificate-request.js';
-import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/pki/cluster-pki.js';
+import { ArtifactError } from '../src/kubernetes/artifacts/artifact.js';
+import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
+import { changedStems, expiryLine, stateExpiryWarnings } from '../src/kubernetes/pki/expiry-warnings.js';
+import { readStateCertificates } from '../src/kubernetes/pki/state-certificates.js';
+import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
+import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
+import { readRunningCluster, type RunningCluster } from '../src/kubernetes/cluster/running-cluster.js';
+import { newControlPlaneRefusal, versionChangeRefusal } from '../src/kubernetes/cluster/running-cluster-refusals.js';
+import { topologyOrInputError } from '../src/kubernetes/cluster/installed-cluster.js';
+import { InputError } from '../src/orchestrator/engine/input-error.js';
+import type { Inventory } from '../src/orchestrator/inventory/model.js';
+import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
+import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
 
 /** Where the preparation reports (one line each) and what stops it (Ctrl-C). */
 export interface PreparationIo {

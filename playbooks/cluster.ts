@@ -7,8 +7,8 @@
 // back (API ready, static pods current) before the next, so a change that restarts etcd or the
 // API server (a manifest, a certificate, the member list after remove-node) never restarts
 // them on every control plane at once.
-import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
-import type { Playbook } from '../src/engine/types.js';
+import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';

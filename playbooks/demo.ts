@@ -1,5 +1,5 @@
 // demo: one play on every host, running the demo role. Shows the engine before Kubernetes.
-import type { Playbook } from '../src/engine/types.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { demoRole } from '../roles/demo/index.js';
 
 export const demoPlaybook: Playbook = {

@@ -1,7 +1,7 @@
 // Every playbook kcluster ships that `kcluster run NAME` can run, by name: the table of
 // contents of what it does. Each is loaded only when it is asked for (building a playbook
 // compiles its templates, which a run of another playbook need not pay for).
-import type { Playbook } from '../src/engine/types.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
 
 const PLAYBOOKS: ReadonlyArray<readonly [string, () => Promise<Playbook>]> = [['demo', async () => (await import('./demo.js')).demoPlaybook]];
 

@@ -2,8 +2,8 @@
 // may carry other pod CIDRs than the nodes were running with (a Node registered again after
 // the snapshot, a fresh cluster whose nodes registered in another order): every node's CNI
 // config, bridge and pods follow its restored CIDR (roles/pod-network).
-import type { Playbook } from '../src/engine/types.js';
-import type { Inventory } from '../src/inventory/model.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
+import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 
 export function podNetworkPlaybook(inventory: Inventory): Playbook {

@@ -3,14 +3,14 @@
 // for a control plane; on the node itself: the reset; on the control plane again: the Node
 // object deleted. The API is reached through that control plane, so removing the control plane
 // the admin endpoint points at works too.
-import { pkiSpecOf } from '../src/cluster/pki-spec.js';
-import { requireInstalledPki, topologyOrInputError } from '../src/cluster/installed-cluster.js';
-import { nodeAddress } from '../src/cluster/topology.js';
-import { InputError } from '../src/engine/input-error.js';
-import type { Playbook } from '../src/engine/types.js';
-import type { HostSettings, Inventory } from '../src/inventory/model.js';
-import { apiClient } from '../src/kube/api-client.js';
-import { ensureClusterPki } from '../src/pki/cluster-pki.js';
+import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
+import { requireInstalledPki, topologyOrInputError } from '../src/kubernetes/cluster/installed-cluster.js';
+import { nodeAddress } from '../src/kubernetes/cluster/topology.js';
+import { InputError } from '../src/orchestrator/engine/input-error.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
+import type { HostSettings, Inventory } from '../src/orchestrator/inventory/model.js';
+import { apiClient } from '../src/kubernetes/kube/api-client.js';
+import { ensureClusterPki } from '../src/kubernetes/pki/cluster-pki.js';
 import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../roles/remove-node/index.js';
 import { resetRole } from '../roles/reset/index.js';
 

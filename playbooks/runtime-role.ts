@@ -1,7 +1,7 @@
 // The container runtime role the inventory chose: containerd (default) or Docker Engine with
 // cri-dockerd.
-import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
-import type { Role } from '../src/engine/types.js';
+import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
+import type { Role } from '../src/orchestrator/engine/types.js';
 import { containerdRole } from '../roles/containerd/index.js';
 import { dockerRole } from '../roles/docker/index.js';
 

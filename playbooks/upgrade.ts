@@ -5,8 +5,8 @@
 // (cordon and drain, the same roles, Ready, uncordon); the pod network. Any failure stops the
 // whole run where it is: the cluster keeps serving, and a rerun continues (done nodes plan
 // nothing).
-import type { ClusterInputs } from '../src/cluster/cluster-inputs.js';
-import type { Playbook } from '../src/engine/types.js';
+import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
+import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';

@@ -51,7 +51,7 @@ use_go() {
 verified_gomod() {
   local file
   file=$(go mod download -json "$1" 2>&1 | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p') || true
-  [ -n "$file" ] || die "$1: the module proxy does not serve a checksum-verified go.mod; pick another version in src/artifacts/component-versions.ts"
+  [ -n "$file" ] || die "$1: the module proxy does not serve a checksum-verified go.mod; pick another version in src/kubernetes/artifacts/component-versions.ts"
   echo "$file"
 }
 

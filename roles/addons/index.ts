@@ -5,17 +5,17 @@
 // kube-system/kcluster-addons). See README.md beside this file.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { imageReference } from '../../src/cluster/cluster-inputs.js';
-import { noChange } from '../../src/engine/change.js';
-import type { HostContext, Role, Task } from '../../src/engine/types.js';
-import { addonRecord } from '../../src/facts/addon-record.js';
-import { ADMIN_KUBECONFIG } from '../../src/facts/api-ready.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
-import { certificateSubjectCn } from '../../src/pki/cluster-pki.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import type { HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
+import { addonRecord } from '../../src/kubernetes/facts/addon-record.js';
+import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
+import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 

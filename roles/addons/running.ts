@@ -3,15 +3,15 @@
 // reports success (a flannel crash-looping on a host without a route to the Service range
 // once passed as done). On a converged cluster this is one read, no wait. When the deadline
 // passes, the run fails with the pods that are not Ready and their last log lines.
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { noChange } from '../../src/engine/change.js';
-import { pollUntil } from '../../src/engine/poll-until.js';
-import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/cluster/ready-timeout.js';
-import { readFacts } from '../../src/engine/read-facts.js';
-import type { Role, Task } from '../../src/engine/types.js';
-import { ADMIN_KUBECONFIG } from '../../src/facts/api-ready.js';
-import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/facts/workloads-ready.js';
-import { sh } from '../../src/ssh/quote.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
+import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
+import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
+import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/kubernetes/facts/workloads-ready.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 
 /** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;

@@ -3,15 +3,15 @@
 // control planes' API servers (TLS passes through untouched); the kubelet and kube-proxy talk
 // to it, so the node keeps working when a control plane is down. See README.md beside this file.
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { LOCAL_PROXY_PORT, nodeAddress } from '../../src/cluster/topology.js';
-import type { Role } from '../../src/engine/types.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { systemdService } from '../../src/tasks/systemd-service.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { LOCAL_PROXY_PORT, nodeAddress } from '../../src/kubernetes/cluster/topology.js';
+import type { Role } from '../../src/orchestrator/engine/types.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
 
 const RESTART = 'restart kcluster-apiproxy';

@@ -2,13 +2,13 @@
 // etcdctl, etcdutl), streamed from the controller's verified cache and installed atomically
 // with mode 0755. containerd, runc and kubelet are installed by their own roles, whose
 // handlers restart the service when its binary changes. See README.md beside this file.
-import type { PreparedArtifact } from '../../src/artifacts/artifact.js';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import type { AnyTask, Role } from '../../src/engine/types.js';
-import { CLUSTER_MARKER } from '../../src/facts/preflight-facts.js';
-import { installBinary } from '../../src/artifacts/tasks/install-binary.js';
-import { managedFile } from '../../src/tasks/managed-file.js';
-import { onlyOnHosts } from '../../src/tasks/only-on-hosts.js';
+import type { PreparedArtifact } from '../../src/kubernetes/artifacts/artifact.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import type { AnyTask, Role } from '../../src/orchestrator/engine/types.js';
+import { CLUSTER_MARKER } from '../../src/kubernetes/facts/preflight-facts.js';
+import { installBinary } from '../../src/kubernetes/artifacts/tasks/install-binary.js';
+import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
+import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 
 /** Binaries installed by a service role (component names). */
 const OWNED_BY_SERVICE_ROLES = new Set(['containerd', 'runc', 'cri-dockerd']);

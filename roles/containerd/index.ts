@@ -3,18 +3,18 @@
 // unit, crictl's config, and the service running. containerd restarts only when its binary,
 // unit or config changed. See README.md beside this file.
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { imageReference } from '../../src/cluster/cluster-inputs.js';
-import { kernelPrerequisiteTasks } from '../../src/cluster/kernel-prerequisites.js';
-import type { HostContext, Role } from '../../src/engine/types.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { systemdService } from '../../src/tasks/systemd-service.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { kernelPrerequisiteTasks } from '../../src/kubernetes/cluster/kernel-prerequisites.js';
+import type { HostContext, Role } from '../../src/orchestrator/engine/types.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
+import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
 import { containerdDefaults } from './defaults.js';
 
 export const RESTART_CONTAINERD = 'restart containerd';

@@ -7,25 +7,25 @@
 // See README.md beside this file.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { imageReference } from '../../src/cluster/cluster-inputs.js';
-import { nodeAddress } from '../../src/cluster/topology.js';
-import { noChange } from '../../src/engine/change.js';
-import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
-import type { Fact } from '../../src/engine/fact.js';
-import { pollUntil } from '../../src/engine/poll-until.js';
-import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/cluster/ready-timeout.js';
-import { readFacts } from '../../src/engine/read-facts.js';
-import { apiReady, type ApiReadiness } from '../../src/facts/api-ready.js';
-import { lagging, staticPods, type StaticPods } from '../../src/facts/static-pods.js';
-import type { CertAndKey } from '../../src/pki/cluster-pki.js';
-import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
-import { sh } from '../../src/ssh/quote.js';
-import { directory } from '../../src/tasks/directory.js';
-import { managedFile } from '../../src/tasks/managed-file.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import type { AnyTask, HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
+import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
+import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
+import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
+import type { CertAndKey } from '../../src/kubernetes/pki/cluster-pki.js';
+import { renderKubeconfig } from '../../src/kubernetes/pki/cluster-pki.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { directory } from '../../src/orchestrator/tasks/directory.js';
+import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 
 const templateDir = join(packageRoot(), 'roles', 'control-plane', 'templates');
 const PKI = '/etc/kubernetes/pki';
@@ -84,7 +84,7 @@ const READS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * The last task: the API server answers /readyz and, on a running cluster, every static pod
- * runs the manifest now on disk and is Ready (see src/facts/static-pods.ts: right after a
+ * runs the manifest now on disk and is Ready (see src/kubernetes/facts/static-pods.ts: right after a
  * manifest changes, the previous pod still answers /readyz until the kubelet replaces it).
  * Both are read in the role's one fact command, so a converged control plane costs no extra
  * round trip. A fresh install waits for /readyz only: there is no previous pod, and the

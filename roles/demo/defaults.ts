@@ -1,5 +1,5 @@
 // Defaults of the demo role's vars; cluster, group and host vars override them.
-import type { Vars } from '../../src/inventory/model.js';
+import type { Vars } from '../../src/orchestrator/inventory/model.js';
 
 export const demoDefaults: Vars = {
   motd: 'managed by kcluster',

@@ -2,15 +2,15 @@
 // service restarted by a handler only when its unit file or config changed, a sysctl, and a
 // package check. See README.md beside this file for what it guarantees.
 import { join } from 'node:path';
-import type { HostContext, Role } from '../../src/engine/types.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { packagePresent } from '../../src/tasks/package-present.js';
-import { systemdService } from '../../src/tasks/systemd-service.js';
-import { sysctl } from '../../src/tasks/sysctl.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { HostContext, Role } from '../../src/orchestrator/engine/types.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { packagePresent } from '../../src/orchestrator/tasks/package-present.js';
+import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
+import { sysctl } from '../../src/orchestrator/tasks/sysctl.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { DEMO_SERVICE, DEMO_SYSCTL, demoDefaults } from './defaults.js';
 
 const RESTART = `restart ${DEMO_SERVICE}`;

@@ -1,5 +1,5 @@
 // Defaults of the docker role's vars; cluster, group and host vars override them.
-import type { Vars } from '../../src/inventory/model.js';
+import type { Vars } from '../../src/orchestrator/inventory/model.js';
 
 export const dockerDefaults: Vars = {
   /** The OS packages that provide Docker Engine (Debian and Ubuntu: docker.io). */

@@ -5,19 +5,19 @@
 // daemon.json changed, cri-dockerd only when its binary or unit changed.
 // See README.md beside this file.
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { imageReference } from '../../src/cluster/cluster-inputs.js';
-import { kernelPrerequisiteTasks } from '../../src/cluster/kernel-prerequisites.js';
-import type { HostContext, Role } from '../../src/engine/types.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { packagePresent } from '../../src/tasks/package-present.js';
-import { systemdService } from '../../src/tasks/systemd-service.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { kernelPrerequisiteTasks } from '../../src/kubernetes/cluster/kernel-prerequisites.js';
+import type { HostContext, Role } from '../../src/orchestrator/engine/types.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { packagePresent } from '../../src/orchestrator/tasks/package-present.js';
+import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
+import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
 import { dockerDefaults } from './defaults.js';
 
 const RESTART_DOCKER = 'restart docker';

@@ -1,6 +1,6 @@
 // Defaults of the kubelet role's vars; cluster, group and host vars override them.
-import { DEFAULT_CGROUP_DRIVER } from '../../src/cluster/cgroup-driver.js';
-import type { Vars } from '../../src/inventory/model.js';
+import { DEFAULT_CGROUP_DRIVER } from '../../src/kubernetes/cluster/cgroup-driver.js';
+import type { Vars } from '../../src/orchestrator/inventory/model.js';
 
 export const kubeletDefaults: Vars = {
   /** Must match the runtime's: the same var and default as the containerd and docker roles. */

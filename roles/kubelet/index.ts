@@ -4,24 +4,24 @@
 // need, and the service running. Restarts only when something it reads changed.
 // See README.md beside this file.
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { runtimeEndpointOf } from '../../src/cluster/runtime-endpoint.js';
-import { nodeAddress } from '../../src/cluster/topology.js';
-import type { HostContext, Role } from '../../src/engine/types.js';
-import { cgroupVersion } from '../../src/facts/cgroup-version.js';
-import { fileState } from '../../src/facts/file-state.js';
-import { renderKubeconfig } from '../../src/pki/cluster-pki.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
-import { factDerivedFile } from '../../src/tasks/fact-derived-file.js';
-import { managedFile } from '../../src/tasks/managed-file.js';
-import { sysctl } from '../../src/tasks/sysctl.js';
-import { systemdService } from '../../src/tasks/systemd-service.js';
-import { templateFile } from '../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { runtimeEndpointOf } from '../../src/kubernetes/cluster/runtime-endpoint.js';
+import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
+import type { HostContext, Role } from '../../src/orchestrator/engine/types.js';
+import { cgroupVersion } from '../../src/orchestrator/facts/cgroup-version.js';
+import { fileState } from '../../src/orchestrator/facts/file-state.js';
+import { renderKubeconfig } from '../../src/kubernetes/pki/cluster-pki.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
+import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
+import { sysctl } from '../../src/orchestrator/tasks/sysctl.js';
+import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
+import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/cluster/cgroup-driver.js';
+import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
 import { kubeletDefaults } from './defaults.js';
 
 export const RESTART_KUBELET = 'restart kubelet';

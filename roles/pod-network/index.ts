@@ -5,15 +5,15 @@
 // and the pods are inside that CIDR, and moves them when the CIDR changed (renumber.ts).
 // Nothing when cluster.cni is none: bring your own CNI. See README.md beside this file.
 import { join } from 'node:path';
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { noChange } from '../../src/engine/change.js';
-import { pollUntil } from '../../src/engine/poll-until.js';
-import type { Role, Task } from '../../src/engine/types.js';
-import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/facts/node-pod-cidr.js';
-import { sh } from '../../src/ssh/quote.js';
-import { factDerivedFile } from '../../src/tasks/fact-derived-file.js';
-import { createTemplateRenderer } from '../../src/templates/render.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { podsInPodCidr } from './renumber.js';
 
 const templateDir = join(packageRoot(), 'roles', 'pod-network', 'templates');

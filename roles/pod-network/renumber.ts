@@ -10,14 +10,14 @@
 // It reads again until nothing is left: a sandbox the kubelet was creating from the old
 // config at the same moment is caught too. A task, not a handler: a run that stopped between
 // the config and the move still converges on the next one.
-import { noChange, skip } from '../../src/engine/change.js';
-import type { Fact } from '../../src/engine/fact.js';
-import { readFacts } from '../../src/engine/read-facts.js';
-import type { Task } from '../../src/engine/types.js';
-import { nodePodCidr } from '../../src/facts/node-pod-cidr.js';
-import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/inventory/cidr.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
+import { noChange, skip } from '../../src/orchestrator/engine/change.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
+import type { Task } from '../../src/orchestrator/engine/types.js';
+import { nodePodCidr } from '../../src/kubernetes/facts/node-pod-cidr.js';
+import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/orchestrator/inventory/cidr.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 
 const BRIDGE = 'cni0';
 const FLANNEL_SUBNET_FILE = '/run/flannel/subnet.env';

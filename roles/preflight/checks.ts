@@ -1,10 +1,10 @@
 // The preflight checks, as pure functions of one host's facts: each returns what it found
 // ("ok: ...") or a failure that says how to fix it. Names are what --ignore-preflight takes.
-import type { HostFacts } from '../../src/facts/host-facts.js';
-import type { PreflightFacts } from '../../src/facts/preflight-facts.js';
-import type { RouteState } from '../../src/facts/route-to.js';
-import type { HostSettings, Inventory } from '../../src/inventory/model.js';
-import { minorOf } from '../../src/artifacts/component-versions.js';
+import type { HostFacts } from '../../src/orchestrator/facts/host-facts.js';
+import type { PreflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
+import type { RouteState } from '../../src/orchestrator/facts/route-to.js';
+import type { HostSettings, Inventory } from '../../src/orchestrator/inventory/model.js';
+import { minorOf } from '../../src/kubernetes/artifacts/component-versions.js';
 
 export type CheckResult = { readonly ok: true; readonly note: string } | { readonly ok: false; readonly problem: string };
 

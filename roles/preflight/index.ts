@@ -3,14 +3,14 @@
 // fails with how to fix it; `--ignore-preflight NAME,...` turns a failing check into a skip.
 // Two roles: `preflightRole` checks each host; `identityRole` (a later play) compares the
 // hosts with each other. See README.md beside this file.
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { noChange, skip } from '../../src/engine/change.js';
-import type { Change } from '../../src/engine/change.js';
-import type { FactValues } from '../../src/engine/fact.js';
-import type { AnyTask, HostContext, Role, Task } from '../../src/engine/types.js';
-import { hostFacts } from '../../src/facts/host-facts.js';
-import { preflightFacts } from '../../src/facts/preflight-facts.js';
-import { routeTo } from '../../src/facts/route-to.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { noChange, skip } from '../../src/orchestrator/engine/change.js';
+import type { Change } from '../../src/orchestrator/engine/change.js';
+import type { FactValues } from '../../src/orchestrator/engine/fact.js';
+import type { AnyTask, HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
+import { hostFacts } from '../../src/orchestrator/facts/host-facts.js';
+import { preflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
+import { routeTo } from '../../src/orchestrator/facts/route-to.js';
 import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;

@@ -6,13 +6,13 @@
 // - deleteNodeRole (after the reset): delete the Node object.
 // Every step is a task: --check shows what would happen, -o json streams it, a rerun after an
 // interruption goes on where it stopped. See README.md beside this file.
-import { etcdMembership } from '../../src/cluster/etcd-membership.js';
-import { quorumProblem, removeEtcdMember } from '../../src/cluster/etcd-members.js';
-import { noChange } from '../../src/engine/change.js';
-import type { Role, Task } from '../../src/engine/types.js';
-import { nodeDrainState } from '../../src/facts/node-drain-state.js';
-import { ApiError, type ApiClient } from '../../src/kube/api-client.js';
-import { cordon, drain } from '../../src/kube/drain.js';
+import { etcdMembership } from '../../src/kubernetes/etcd/etcd-membership.js';
+import { quorumProblem, removeEtcdMember } from '../../src/kubernetes/etcd/etcd-members.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { nodeDrainState } from '../../src/kubernetes/facts/node-drain-state.js';
+import { ApiError, type ApiClient } from '../../src/kubernetes/kube/api-client.js';
+import { cordon, drain } from '../../src/kubernetes/kube/drain.js';
 
 export interface RemoveNodeTarget {
   /** The node (inventory host name) being removed. */

@@ -3,13 +3,13 @@
 // kubelet and every pod. One task: the fact lists what is left, the plan names it, apply runs
 // the removal script, and the verify step re-reads the fact (nothing may be left).
 // See README.md beside this file.
-import { noChange, type Change } from '../../src/engine/change.js';
-import type { Fact } from '../../src/engine/fact.js';
-import type { Role, Task } from '../../src/engine/types.js';
-import { ARTIFACT_RECORD_DIR } from '../../src/facts/installed-binary.js';
-import { INSTALL_DIRS } from '../../src/artifacts/required-artifacts.js';
-import { execChecked } from '../../src/ssh/connection.js';
-import { shellRaw, type ShellCommand } from '../../src/ssh/quote.js';
+import { noChange, type Change } from '../../src/orchestrator/engine/change.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { ARTIFACT_RECORD_DIR } from '../../src/orchestrator/facts/installed-binary.js';
+import { INSTALL_DIRS } from '../../src/kubernetes/artifacts/required-artifacts.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { shellRaw, type ShellCommand } from '../../src/orchestrator/ssh/quote.js';
 
 /** Files and directories kcluster (or what it runs) creates; removed whole. */
 export const RESET_PATHS = [

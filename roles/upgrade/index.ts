@@ -5,17 +5,17 @@
 // - nodeReadyRole (last): wait until the node is Ready at the target version, then uncordon it
 //   if kcluster cordoned it (also after an interrupted run).
 // See README.md beside this file.
-import type { ClusterInputs } from '../../src/cluster/cluster-inputs.js';
-import { adminApi } from '../../src/cluster/admin-api.js';
-import { saveEtcdSnapshot, snapshotName } from '../../src/cluster/etcd-snapshot.js';
-import { noChange } from '../../src/engine/change.js';
-import { pollUntil } from '../../src/engine/poll-until.js';
-import type { Role, Task } from '../../src/engine/types.js';
-import { installedBinary } from '../../src/facts/installed-binary.js';
-import { nodeStatus } from '../../src/facts/node-status.js';
-import { cordon, drain, uncordon } from '../../src/kube/drain.js';
-import { sh } from '../../src/ssh/quote.js';
-import { KUBELET_KUBECONFIG } from '../../src/facts/node-pod-cidr.js';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { adminApi } from '../../src/kubernetes/cluster/admin-api.js';
+import { saveEtcdSnapshot, snapshotName } from '../../src/kubernetes/etcd/etcd-snapshot.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { installedBinary } from '../../src/orchestrator/facts/installed-binary.js';
+import { nodeStatus } from '../../src/kubernetes/facts/node-status.js';
+import { cordon, drain, uncordon } from '../../src/kubernetes/kube/drain.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
 
 const READY_TIMEOUT_MS = 300_000;
 /** One status probe; a slower one counts as "not yet" (poll-until.ts). */

@@ -3,8 +3,8 @@
 // Elsewhere (CI, a pipe), one plain line per step on stderr. stdout keeps the bundle's path.
 import { Listr, ListrLogger, ProcessOutput, type ListrTaskWrapper } from 'listr2';
 import type { Writable } from 'node:stream';
-import type { BuildEvent } from '../artifacts/build/build-bundle.js';
-import type { BuildStage } from '../artifacts/build/build-plan.js';
+import type { BuildEvent } from '../kubernetes/artifacts/build/build-bundle.js';
+import type { BuildStage } from '../kubernetes/artifacts/build/build-plan.js';
 
 export interface BuildView {
   emit(event: BuildEvent): void;

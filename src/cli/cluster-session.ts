@@ -7,16 +7,16 @@ import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import { promptHidden } from './prompt-hidden.js';
 import { lockOrReport } from './lock-or-report.js';
-import { pkiSpecOf } from '../cluster/pki-spec.js';
-import { requireInstalledPki, topologyOrInputError } from '../cluster/installed-cluster.js';
-import type { Topology } from '../cluster/topology.js';
-import { InputError } from '../engine/input-error.js';
-import type { HostSettings, Inventory } from '../inventory/model.js';
-import { apiClient, type ApiClient } from '../kube/api-client.js';
-import { ensureClusterPki, type ClusterPki } from '../pki/cluster-pki.js';
-import type { Connection } from '../ssh/connection.js';
-import { createSshConnector } from '../ssh/connector.js';
-import { hostKeyPolicyFor } from '../ssh/host-key-policy-for.js';
+import { pkiSpecOf } from '../kubernetes/cluster/pki-spec.js';
+import { requireInstalledPki, topologyOrInputError } from '../kubernetes/cluster/installed-cluster.js';
+import type { Topology } from '../kubernetes/cluster/topology.js';
+import { InputError } from '../orchestrator/engine/input-error.js';
+import type { HostSettings, Inventory } from '../orchestrator/inventory/model.js';
+import { apiClient, type ApiClient } from '../kubernetes/kube/api-client.js';
+import { ensureClusterPki, type ClusterPki } from '../kubernetes/pki/cluster-pki.js';
+import type { Connection } from '../orchestrator/ssh/connection.js';
+import { createSshConnector } from '../orchestrator/ssh/connector.js';
+import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
 
 export interface ClusterSession {
   readonly inventory: Inventory;

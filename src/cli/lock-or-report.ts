@@ -2,9 +2,9 @@
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { acquireStateLock, type StateLock } from './state-lock.js';
-import { InputError } from '../engine/input-error.js';
-import type { Inventory } from '../inventory/model.js';
-import { abbreviate } from '../ssh/connection.js';
+import { InputError } from '../orchestrator/engine/input-error.js';
+import type { Inventory } from '../orchestrator/inventory/model.js';
+import { abbreviate } from '../orchestrator/ssh/connection.js';
 
 /** What the lock file says is running: the command line, without the program path. */
 function commandLine(): string {

@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
-import { packageVersion } from '../util/package-version.js';
+import { packageVersion } from '../orchestrator/util/package-version.js';
 
 /** Which exit code wins when several are set during one command: the most serious. */
 const EXIT_PRIORITY: readonly number[] = [

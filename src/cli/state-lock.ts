@@ -6,7 +6,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../engine/input-error.js';
+import { InputError } from '../orchestrator/engine/input-error.js';
 
 export interface LockHolder {
   readonly pid: number;

@@ -10,7 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from '../../src/kube/api-client.js';
+import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 

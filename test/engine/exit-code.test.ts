@@ -1,8 +1,8 @@
 // The exit code a run ends with, from its recap alone (pure).
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { exitCodeFor } from '../../src/engine/exit-code.js';
-import { emptyRecap, type HostRecap } from '../../src/engine/recap.js';
+import { exitCodeFor } from '../../src/orchestrator/engine/exit-code.js';
+import { emptyRecap, type HostRecap } from '../../src/orchestrator/engine/recap.js';
 
 const host = (name: string, extra: Partial<HostRecap> = {}): HostRecap => ({ ...emptyRecap(name), ...extra });
 const code = (hosts: HostRecap[], flags: { check?: boolean; interrupted?: boolean } = {}): number =>

@@ -2,10 +2,10 @@
 // handlers make facts stale, and facts may be named from values published earlier in the role.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noChange } from '../../src/engine/change.js';
-import { runPlaybook } from '../../src/engine/run-playbook.js';
-import type { AnyTask, Handler, Play } from '../../src/engine/types.js';
-import { sh } from '../../src/ssh/quote.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
+import type { AnyTask, Handler, Play } from '../../src/orchestrator/engine/types.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { eventsOf, fileFact, fileTask, harness, hostDir, inventory, runTask } from './support/harness.js';
 
 /** Reads a file and reports its content as the reason; never changes anything. */

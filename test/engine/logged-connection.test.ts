@@ -3,8 +3,8 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loggedConnection } from '../../src/engine/logged-connection.js';
-import { sh } from '../../src/ssh/quote.js';
+import { loggedConnection } from '../../src/orchestrator/engine/logged-connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { hostDir } from './support/harness.js';
 import { LocalShellConnection } from './support/local-shell-connection.js';
 

@@ -3,8 +3,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { runPlaybook } from '../../src/engine/run-playbook.js';
-import type { AnyTask, Play, Role } from '../../src/engine/types.js';
+import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
+import type { AnyTask, Play, Role } from '../../src/orchestrator/engine/types.js';
 import { eventsOf, fileFact, fileTask, harness, hostDir, inventory, runTask, sleep } from './support/harness.js';
 
 describe('plays (fake connection: local /bin/sh per host)', () => {

@@ -4,11 +4,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/engine/input-error.js';
-import { runPlaybook } from '../../src/engine/run-playbook.js';
-import type { AnyTask, Play, Role } from '../../src/engine/types.js';
-import { UnreachableError } from '../../src/ssh/connection.js';
-import { sh } from '../../src/ssh/quote.js';
+import { InputError } from '../../src/orchestrator/engine/input-error.js';
+import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
+import type { AnyTask, Play, Role } from '../../src/orchestrator/engine/types.js';
+import { UnreachableError } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { eventsOf, fileFact, fileTask, harness, hostDir, inventory, runTask, sleep } from './support/harness.js';
 
 const oneRole = (role: Role): Play[] => [{ name: 'p', hosts: 'all', roles: [role] }];

@@ -4,9 +4,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noChange } from '../../src/engine/change.js';
-import { runPlaybook } from '../../src/engine/run-playbook.js';
-import type { AnyTask, Play } from '../../src/engine/types.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
+import type { AnyTask, Play } from '../../src/orchestrator/engine/types.js';
 import { eventsOf, fileFact, harness, hostDir, inventory } from './support/harness.js';
 
 /** Waits until `flag` exists, which something else creates (here: a timer standing in for the host). */

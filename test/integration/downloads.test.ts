@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Connection } from '../../src/ssh/connection.js';
-import { createSshConnector } from '../../src/ssh/connector.js';
-import { hostKeyPolicyFor } from '../../src/ssh/host-key-policy-for.js';
-import { loadInventory } from '../../src/inventory/load-inventory.js';
+import type { Connection } from '../../src/orchestrator/ssh/connection.js';
+import { createSshConnector } from '../../src/orchestrator/ssh/connector.js';
+import { hostKeyPolicyFor } from '../../src/orchestrator/ssh/host-key-policy-for.js';
+import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
 import { sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 const REMOTE = '/var/lib/kcluster/test-download.bin';

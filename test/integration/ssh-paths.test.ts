@@ -23,10 +23,10 @@ describe('SSH paths over the lab', () => {
     const run = await kcluster(['facts', '-i', file, '--limit', target!.name, '--output', 'json']);
     expect(run.code, run.stderr).toBe(0);
     // Run a command over the jump: SSH_CONNECTION names the client address as seen by the target.
-    const { createSshConnector } = await import('../../src/ssh/connector.js');
-    const { hostKeyPolicyFor } = await import('../../src/ssh/host-key-policy-for.js');
-    const { loadInventory } = await import('../../src/inventory/load-inventory.js');
-    const { sh } = await import('../../src/ssh/quote.js');
+    const { createSshConnector } = await import('../../src/orchestrator/ssh/connector.js');
+    const { hostKeyPolicyFor } = await import('../../src/orchestrator/ssh/host-key-policy-for.js');
+    const { loadInventory } = await import('../../src/orchestrator/inventory/load-inventory.js');
+    const { sh } = await import('../../src/orchestrator/ssh/quote.js');
     const loaded = await loadInventory(file, { env: process.env });
     if (!loaded.ok) throw new Error('inventory');
     const connector = createSshConnector({ inventory: loaded.inventory, env: process.env, hostKeys: hostKeyPolicyFor(loaded.inventory, process.env) });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureClusterPki, type PkiSpec } from '../../src/pki/cluster-pki.js';
+import { ensureClusterPki, type PkiSpec } from '../../src/kubernetes/pki/cluster-pki.js';
 
 /** 3 control planes behind a load balancer, 2 workers. */
 export const SHARED_PKI_SPEC: PkiSpec = {
@@ -18,7 +18,7 @@ export const SHARED_PKI_SPEC: PkiSpec = {
   clusterDomain: 'cluster.local',
 };
 
-const PKI_CODE = resolve(import.meta.dirname, '../../src/pki');
+const PKI_CODE = resolve(import.meta.dirname, '../../src/kubernetes/pki');
 const DAY_MS = 86_400_000;
 
 function cacheKey(spec: PkiSpec): string {

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { RequiredArtifact } from '../../src/artifacts/artifact.js';
+import type { RequiredArtifact } from '../../src/kubernetes/artifacts/artifact.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { quoteWord, sh, shellRaw } from '../../src/ssh/quote.js';
+import { quoteWord, sh, shellRaw } from '../../src/orchestrator/ssh/quote.js';
 
 // Run the quoted text through a real /bin/sh and read back what it received.
 function echoThroughShell(value: string): string {

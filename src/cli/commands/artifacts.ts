@@ -5,14 +5,14 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { ArtifactError, type PreparedArtifact, type RequiredArtifact } from '../../artifacts/artifact.js';
-import { openBundle, verifyBundle } from '../../artifacts/bundle-source.js';
-import { prepareArtifacts } from '../../artifacts/prepare-artifacts.js';
-import { releaseLocation } from '../../artifacts/release-catalog.js';
-import { requiredArtifacts } from '../../artifacts/required-artifacts.js';
-import { VerifiedFiles } from '../../artifacts/verified-files.js';
-import { defaultArtifactCacheDir } from '../../artifacts/cache-dir.js';
-import type { Inventory } from '../../inventory/model.js';
+import { ArtifactError, type PreparedArtifact, type RequiredArtifact } from '../../kubernetes/artifacts/artifact.js';
+import { openBundle, verifyBundle } from '../../kubernetes/artifacts/bundle-source.js';
+import { prepareArtifacts } from '../../kubernetes/artifacts/prepare-artifacts.js';
+import { releaseLocation } from '../../kubernetes/artifacts/release-catalog.js';
+import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
+import { VerifiedFiles } from '../../kubernetes/artifacts/verified-files.js';
+import { defaultArtifactCacheDir } from '../../kubernetes/artifacts/cache-dir.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

@@ -3,12 +3,12 @@
 // the inventory (or the given Kubernetes versions) needs. Prints the bundle's folder as the last
 // line on stdout; progress goes to stderr (a live tree on a terminal).
 import type { Command } from 'commander';
-import { buildBundle, BundleBuildError } from '../../artifacts/build/build-bundle.js';
-import { everyComponentFor, type WantedComponent } from '../../artifacts/build/build-plan.js';
-import { StageFailedError } from '../../artifacts/build/run-stage.js';
-import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../artifacts/component-versions.js';
-import { requiredArtifacts } from '../../artifacts/required-artifacts.js';
-import { packageRoot } from '../../util/package-root.js';
+import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
+import { everyComponentFor, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
+import { StageFailedError } from '../../kubernetes/artifacts/build/run-stage.js';
+import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../kubernetes/artifacts/component-versions.js';
+import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { plainBuildView, treeBuildView } from '../bundle-build-view.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';

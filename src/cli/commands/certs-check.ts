@@ -7,17 +7,17 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { promptHidden } from '../prompt-hidden.js';
-import { certificateTable, compareWithState, expiringWithin, sortByExpiry, type CertificateProblem, type CertificateRow } from '../../certs/certificate-inventory.js';
-import { adviceFor, expiryLine } from '../../certs/expiry-warnings.js';
-import { readHostCertificates } from '../../certs/remote-certificates.js';
-import { readStateCertificates } from '../../certs/state-certificates.js';
-import { pkiSpecOf } from '../../cluster/pki-spec.js';
-import { topologyOf } from '../../cluster/topology.js';
-import type { Inventory } from '../../inventory/model.js';
-import { leafRequests } from '../../pki/cluster-pki.js';
-import { UnreachableError } from '../../ssh/connection.js';
-import { createSshConnector } from '../../ssh/connector.js';
-import { hostKeyPolicyFor } from '../../ssh/host-key-policy-for.js';
+import { certificateTable, compareWithState, expiringWithin, sortByExpiry, type CertificateProblem, type CertificateRow } from '../../kubernetes/pki/certificate-inventory.js';
+import { adviceFor, expiryLine } from '../../kubernetes/pki/expiry-warnings.js';
+import { readHostCertificates } from '../../kubernetes/pki/remote-certificates.js';
+import { readStateCertificates } from '../../kubernetes/pki/state-certificates.js';
+import { pkiSpecOf } from '../../kubernetes/cluster/pki-spec.js';
+import { topologyOf } from '../../kubernetes/cluster/topology.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { leafRequests } from '../../kubernetes/pki/cluster-pki.js';
+import { UnreachableError } from '../../orchestrator/ssh/connection.js';
+import { createSshConnector } from '../../orchestrator/ssh/connector.js';
+import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
 
 export interface CertsCheckOptions {
   readonly inventory: string;

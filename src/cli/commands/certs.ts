@@ -13,11 +13,11 @@ import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
-import { topologyOrInputError } from '../../cluster/installed-cluster.js';
-import type { Topology } from '../../cluster/topology.js';
-import { InputError } from '../../engine/input-error.js';
-import { limitHosts } from '../../engine/play-hosts.js';
-import type { Inventory } from '../../inventory/model.js';
+import { topologyOrInputError } from '../../kubernetes/cluster/installed-cluster.js';
+import type { Topology } from '../../kubernetes/cluster/topology.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { certsRenewPlaybook } from '../../../playbooks/certs-renew.js';
 
 interface RenewOptions extends PlaybookCommandOptions {

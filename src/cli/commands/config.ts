@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { renderEffectiveConfig } from '../../inventory/effective-config.js';
+import { renderEffectiveConfig } from '../../orchestrator/inventory/effective-config.js';
 
 export function registerConfigCommand(program: Command, cli: CliContext): void {
   program

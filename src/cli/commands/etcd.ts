@@ -1,7 +1,7 @@
 // `kcluster etcd snapshot save -i FILE [-o PATH]`: a snapshot taken on the first reachable
 // control plane, checked there, copied to the controller and checked again by sha256.
 // `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes]`: the cluster's state replaced by
-// the snapshot's on every control plane at once (see src/cluster/etcd-restore.ts); then the
+// the snapshot's on every control plane at once (see src/kubernetes/etcd/etcd-restore.ts); then the
 // API is waited for, and every node's pod network is brought in line with its restored Node
 // (playbooks/pod-network.ts).
 import { existsSync } from 'node:fs';
@@ -11,10 +11,10 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { withClusterSession, type ClusterSession } from '../cluster-session.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
-import { restoreEtcdSnapshot } from '../../cluster/etcd-restore.js';
-import { saveEtcdSnapshot, snapshotName, type SavedSnapshot } from '../../cluster/etcd-snapshot.js';
-import { nodeAddress } from '../../cluster/topology.js';
-import { InputError } from '../../engine/input-error.js';
+import { restoreEtcdSnapshot } from '../../kubernetes/etcd/etcd-restore.js';
+import { saveEtcdSnapshot, snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-snapshot.js';
+import { nodeAddress } from '../../kubernetes/cluster/topology.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
 import { runPlaybookCommand } from '../run-playbook-command.js';
 import { podNetworkPlaybook } from '../../../playbooks/pod-network.js';
 

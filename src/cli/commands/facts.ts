@@ -4,12 +4,12 @@ import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { selectHosts } from '../../inventory/select-hosts.js';
-import { createSshConnector } from '../../ssh/connector.js';
-import { hostKeyPolicyFor } from '../../ssh/host-key-policy-for.js';
-import { RemoteCommandError } from '../../ssh/connection.js';
-import { hostFacts, type HostFacts } from '../../facts/host-facts.js';
-import { factsTable } from '../../facts/facts-table.js';
+import { selectHosts } from '../../orchestrator/inventory/select-hosts.js';
+import { createSshConnector } from '../../orchestrator/ssh/connector.js';
+import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
+import { RemoteCommandError } from '../../orchestrator/ssh/connection.js';
+import { hostFacts, type HostFacts } from '../../orchestrator/facts/host-facts.js';
+import { factsTable } from '../../orchestrator/facts/facts-table.js';
 
 interface Row {
   readonly host: string;

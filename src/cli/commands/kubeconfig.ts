@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { pkiSpecOf } from '../../cluster/pki-spec.js';
-import { topologyOf } from '../../cluster/topology.js';
-import { ensureClusterPki, renderKubeconfig } from '../../pki/cluster-pki.js';
+import { pkiSpecOf } from '../../kubernetes/cluster/pki-spec.js';
+import { topologyOf } from '../../kubernetes/cluster/topology.js';
+import { ensureClusterPki, renderKubeconfig } from '../../kubernetes/pki/cluster-pki.js';
 
 export function registerKubeconfigCommand(program: Command, cli: CliContext): void {
   program

@@ -9,7 +9,7 @@ import { labDown } from '../../lab/lab-down.js';
 import { knownLabs, readLabInfo } from '../../lab/lab-state.js';
 import { labStatusOf } from '../../lab/lab-status.js';
 import type { VmSuite } from '../../lab/vm-lab.js';
-import { packageRoot } from '../../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 
 function fail(cli: CliContext, error: unknown): void {
   if (error instanceof LabError) {

@@ -8,7 +8,7 @@ import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
-import { InputError } from '../../engine/input-error.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
 import { removeNodePlaybook } from '../../../playbooks/remove-node.js';
 
 interface RemoveNodeOptions extends PlaybookCommandOptions {

@@ -7,8 +7,8 @@ import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
-import { InputError } from '../../engine/input-error.js';
-import { limitHosts } from '../../engine/play-hosts.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import { resetPlaybook } from '../../../playbooks/reset.js';
 
 interface ResetOptions extends PlaybookCommandOptions {

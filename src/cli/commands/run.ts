@@ -8,7 +8,7 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import type { Playbook } from '../../engine/types.js';
+import type { Playbook } from '../../orchestrator/engine/types.js';
 import { enableTypeScriptPlaybooks, TYPESCRIPT_PLAYBOOK } from '../typescript-playbooks/register.js';
 import { findPlaybook, playbookNames } from '../../../playbooks/index.js';
 

@@ -5,10 +5,10 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { selectHosts } from '../../inventory/select-hosts.js';
-import { createSshConnector } from '../../ssh/connector.js';
-import { hostKeyPolicyFor } from '../../ssh/host-key-policy-for.js';
-import { trustHostKey, type TrustOutcome } from '../../ssh/trust-host-key.js';
+import { selectHosts } from '../../orchestrator/inventory/select-hosts.js';
+import { createSshConnector } from '../../orchestrator/ssh/connector.js';
+import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
+import { trustHostKey, type TrustOutcome } from '../../orchestrator/ssh/trust-host-key.js';
 
 function describeOutcome(name: string, outcome: TrustOutcome): string {
   const key = `${outcome.fingerprint} (${outcome.keyType})`;

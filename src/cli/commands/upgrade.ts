@@ -7,12 +7,12 @@ import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { clusterInputsFor } from '../../../playbooks/cluster-inputs.js';
-import { adminApi } from '../../cluster/admin-api.js';
-import { InputError } from '../../engine/input-error.js';
-import { nodesCordonedByKcluster } from '../../kube/drain.js';
-import { kubeletVersionsOf, type NodeListWithVersions } from '../../kube/kubelet-versions.js';
-import { compareVersions, skewProblem, type ClusterVersions } from '../../kube/version-skew.js';
-import type { ApiClient } from '../../kube/api-client.js';
+import { adminApi } from '../../kubernetes/cluster/admin-api.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import { nodesCordonedByKcluster } from '../../kubernetes/kube/drain.js';
+import { kubeletVersionsOf, type NodeListWithVersions } from '../../kubernetes/kube/kubelet-versions.js';
+import { compareVersions, skewProblem, type ClusterVersions } from '../../kubernetes/kube/version-skew.js';
+import type { ApiClient } from '../../kubernetes/kube/api-client.js';
 import { upgradePlaybook } from '../../../playbooks/upgrade.js';
 
 interface UpgradeCommandOptions extends PlaybookCommandOptions {

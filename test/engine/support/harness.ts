@@ -4,14 +4,14 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noChange, type Change } from '../../../src/engine/change.js';
-import type { RunEvent } from '../../../src/engine/events.js';
-import type { Fact } from '../../../src/engine/fact.js';
-import type { RunOptions } from '../../../src/engine/run-playbook.js';
-import type { AnyTask, Play } from '../../../src/engine/types.js';
-import { parseInventory } from '../../../src/inventory/load-inventory.js';
-import type { Inventory } from '../../../src/inventory/model.js';
-import { sh } from '../../../src/ssh/quote.js';
+import { noChange, type Change } from '../../../src/orchestrator/engine/change.js';
+import type { RunEvent } from '../../../src/orchestrator/engine/events.js';
+import type { Fact } from '../../../src/orchestrator/engine/fact.js';
+import type { RunOptions } from '../../../src/orchestrator/engine/run-playbook.js';
+import type { AnyTask, Play } from '../../../src/orchestrator/engine/types.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
 import { LocalShellConnection } from './local-shell-connection.js';
 
 export const root = mkdtempSync(join(tmpdir(), 'kc-engine-'));

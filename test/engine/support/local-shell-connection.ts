@@ -3,10 +3,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Connection, ConnectionStats, DownloadedFile, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/ssh/connection.js';
-import type { ShellCommand } from '../../../src/ssh/quote.js';
-import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
-import { UnreachableError } from '../../../src/ssh/connection.js';
+import type { Connection, ConnectionStats, DownloadedFile, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/orchestrator/ssh/connection.js';
+import type { ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
+import { atomicWriteCommand } from '../../../src/orchestrator/ssh/atomic-write.js';
+import { UnreachableError } from '../../../src/orchestrator/ssh/connection.js';
 
 /** One order for every connection's commands and closes, to compare when things happened. */
 let sequence = 0;

@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSshConnector, type SshConnector } from '../../../src/ssh/connector.js';
-import { SshConnection } from '../../../src/ssh/ssh-connection.js';
-import { detectBecome } from '../../../src/ssh/detect-become.js';
-import { sh } from '../../../src/ssh/quote.js';
+import { createSshConnector, type SshConnector } from '../../../src/orchestrator/ssh/connector.js';
+import { SshConnection } from '../../../src/orchestrator/ssh/ssh-connection.js';
+import { detectBecome } from '../../../src/orchestrator/ssh/detect-become.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
 import { startSshd, type TestSshd } from './support/sshd.js';
 import { endpoint, host, setup } from './support/inventory.js';
 

@@ -6,12 +6,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSshConnector, type SshConnector } from '../../../src/ssh/connector.js';
-import { RemoteCommandError, type Connection, type ExecResult } from '../../../src/ssh/connection.js';
-import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
-import { pollUntil } from '../../../src/engine/poll-until.js';
-import { underSh } from '../../../src/ssh/become.js';
-import { sh } from '../../../src/ssh/quote.js';
+import { createSshConnector, type SshConnector } from '../../../src/orchestrator/ssh/connector.js';
+import { RemoteCommandError, type Connection, type ExecResult } from '../../../src/orchestrator/ssh/connection.js';
+import { atomicWriteCommand } from '../../../src/orchestrator/ssh/atomic-write.js';
+import { pollUntil } from '../../../src/orchestrator/engine/poll-until.js';
+import { underSh } from '../../../src/orchestrator/ssh/become.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
 import { count, startSshd, type TestSshd } from './support/sshd.js';
 import { endpoint, host, setup } from './support/inventory.js';
 

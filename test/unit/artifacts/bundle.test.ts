@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseBundleLock } from '../../../src/artifacts/bundle-lock.js';
-import { prepareArtifacts } from '../../../src/artifacts/prepare-artifacts.js';
-import { requiredArtifacts } from '../../../src/artifacts/required-artifacts.js';
+import { parseBundleLock } from '../../../src/kubernetes/artifacts/bundle-lock.js';
+import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
+import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
 import { main } from '../../../src/cli/main.js';
-import { parseInventory } from '../../../src/inventory/load-inventory.js';
-import type { Inventory } from '../../../src/inventory/model.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { writeStandInBundle } from '../../support/stand-in-bundle.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-bundle-'));

@@ -1,10 +1,10 @@
 // Pure plans of the host-side artifact tasks, and the parsers of their facts.
 import { describe, expect, it } from 'vitest';
-import type { PreparedArtifact } from '../../../src/artifacts/artifact.js';
-import { parseInstalledBinary, recordPathFor } from '../../../src/facts/installed-binary.js';
-import { parseRuntimeImage } from '../../../src/facts/runtime-image.js';
-import { planInstallBinary } from '../../../src/artifacts/tasks/install-binary.js';
-import { planImportImage } from '../../../src/artifacts/tasks/import-image.js';
+import type { PreparedArtifact } from '../../../src/kubernetes/artifacts/artifact.js';
+import { parseInstalledBinary, recordPathFor } from '../../../src/orchestrator/facts/installed-binary.js';
+import { parseRuntimeImage } from '../../../src/kubernetes/facts/runtime-image.js';
+import { planInstallBinary } from '../../../src/kubernetes/artifacts/tasks/install-binary.js';
+import { planImportImage } from '../../../src/kubernetes/artifacts/tasks/import-image.js';
 
 const sha = 'a'.repeat(64);
 const kubelet: PreparedArtifact = { component: 'kubernetes', name: 'kubelet', version: 'v1.35.8', arch: 'amd64', type: 'binary', hosts: ['n1'], installPath: '/usr/local/bin/kubelet', origin: { kind: 'bundle', bundle: '/b', path: 'k/kubelet' }, localPath: '/b/k/kubelet', sha256: sha };

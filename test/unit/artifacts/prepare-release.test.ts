@@ -9,11 +9,11 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareArtifacts } from '../../../src/artifacts/prepare-artifacts.js';
-import { releaseLocation } from '../../../src/artifacts/release-catalog.js';
-import { requiredArtifacts } from '../../../src/artifacts/required-artifacts.js';
-import { parseInventory } from '../../../src/inventory/load-inventory.js';
-import type { Inventory } from '../../../src/inventory/model.js';
+import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
+import { releaseLocation } from '../../../src/kubernetes/artifacts/release-catalog.js';
+import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { startReleaseServer, type ReleaseServer } from '../../support/release-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-release-'));

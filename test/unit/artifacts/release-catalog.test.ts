@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checksumFor, releaseLocation } from '../../../src/artifacts/release-catalog.js';
+import { checksumFor, releaseLocation } from '../../../src/kubernetes/artifacts/release-catalog.js';
 
 const id = { component: 'containerd', name: 'ctr', version: 'v2.2.9', arch: 'amd64', type: 'binary' } as const;
 const sha = 'a'.repeat(64);

@@ -13,7 +13,7 @@ import {
   sortByExpiry,
   stateCounterpart,
   type CertificateRow,
-} from '../../../src/certs/certificate-inventory.js';
+} from '../../../src/kubernetes/pki/certificate-inventory.js';
 import { DAY_MS, testCa, testLeaf, type TestPair } from './support/test-certificates.js';
 
 let ca: TestPair;

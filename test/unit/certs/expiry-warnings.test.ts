@@ -2,8 +2,8 @@
 // their end and not renewed by this run), with what to do; and the warning lines and advice
 // of `kcluster certs check`.
 import { describe, expect, it } from 'vitest';
-import { CONTROLLER, type CertificateRow } from '../../../src/certs/certificate-inventory.js';
-import { adviceFor, CA_ROTATION_HINT, changedStems, expiryLine, stateExpiryWarnings } from '../../../src/certs/expiry-warnings.js';
+import { CONTROLLER, type CertificateRow } from '../../../src/kubernetes/pki/certificate-inventory.js';
+import { adviceFor, CA_ROTATION_HINT, changedStems, expiryLine, stateExpiryWarnings } from '../../../src/kubernetes/pki/expiry-warnings.js';
 
 const PKI = '/home/me/.kcluster/lab/pki';
 const row = (path: string, daysLeft: number, more: Partial<CertificateRow> = {}): CertificateRow => ({

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRemoteCertificates, remoteCertificatesScript, type CertificateDirs } from '../../../src/certs/remote-certificates.js';
-import { renderKubeconfig } from '../../../src/pki/cluster-pki.js';
+import { parseRemoteCertificates, remoteCertificatesScript, type CertificateDirs } from '../../../src/kubernetes/pki/remote-certificates.js';
+import { renderKubeconfig } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { testCa, testLeaf, type TestPair } from './support/test-certificates.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-certs-'));

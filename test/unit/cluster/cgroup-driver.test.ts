@@ -1,6 +1,6 @@
 // One cgroup driver for the runtime and the kubelet: one default, one check.
 import { describe, expect, it } from 'vitest';
-import { cgroupDriverOf, DEFAULT_CGROUP_DRIVER } from '../../../src/cluster/cgroup-driver.js';
+import { cgroupDriverOf, DEFAULT_CGROUP_DRIVER } from '../../../src/kubernetes/cluster/cgroup-driver.js';
 import { containerdDefaults } from '../../../roles/containerd/defaults.js';
 import { kubeletDefaults } from '../../../roles/kubelet/defaults.js';
 import { hostContext } from '../tasks/support/host-context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEndpointHealth, parseMemberList, quorumProblem, type EtcdMember } from '../../../src/cluster/etcd-members.js';
+import { parseEndpointHealth, parseMemberList, quorumProblem, type EtcdMember } from '../../../src/kubernetes/etcd/etcd-members.js';
 
 const member = (name: string, healthy: boolean): EtcdMember => ({ id: `${name}1d`, name, clientUrls: [`https://${name}:2379`], healthy });
 

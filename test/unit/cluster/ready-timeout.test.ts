@@ -1,6 +1,6 @@
 // The ready-wait deadline a slow (emulated) node can lengthen through a var.
 import { describe, expect, it } from 'vitest';
-import { readyTimeoutMs } from '../../../src/cluster/ready-timeout.js';
+import { readyTimeoutMs } from '../../../src/kubernetes/cluster/ready-timeout.js';
 
 describe('readyTimeoutSeconds', () => {
   it('defaults, takes whole seconds within bounds, and refuses anything else with the host named', () => {

@@ -1,7 +1,7 @@
 // What apply refuses to do to a running cluster, from what the cluster says about itself.
 import { describe, expect, it } from 'vitest';
-import { apiServersToAsk, etcdMembersOf, type RunningCluster } from '../../../src/cluster/running-cluster.js';
-import { newControlPlaneRefusal, versionChangeRefusal } from '../../../src/cluster/running-cluster-refusals.js';
+import { apiServersToAsk, etcdMembersOf, type RunningCluster } from '../../../src/kubernetes/cluster/running-cluster.js';
+import { newControlPlaneRefusal, versionChangeRefusal } from '../../../src/kubernetes/cluster/running-cluster-refusals.js';
 
 const etcdPod = (flags: string[]) => ({ spec: { containers: [{ command: ['etcd', ...flags] }] } });
 const running = (over: Partial<RunningCluster> = {}): RunningCluster => ({

@@ -1,9 +1,9 @@
 // The fact batch through a real /bin/sh: markers, exit codes and exact bytes come back.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/engine/fact-batch.js';
-import type { Fact } from '../../../src/engine/fact.js';
-import { sh, shellRaw } from '../../../src/ssh/quote.js';
+import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/orchestrator/engine/fact-batch.js';
+import type { Fact } from '../../../src/orchestrator/engine/fact.js';
+import { sh, shellRaw } from '../../../src/orchestrator/ssh/quote.js';
 
 const raw = (key: string, script: string): Fact<string> => ({ key, script: shellRaw(script), parse: (s) => s });
 

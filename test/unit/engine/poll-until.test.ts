@@ -1,8 +1,8 @@
 // The waits' polling loop on a simulated clock: a probe stopped at its time limit is "not yet";
 // the wait's own deadline, an interruption or another error ends it.
 import { describe, expect, it } from 'vitest';
-import { pollUntil } from '../../../src/engine/poll-until.js';
-import { CommandStoppedError } from '../../../src/ssh/command-stopped-error.js';
+import { pollUntil } from '../../../src/orchestrator/engine/poll-until.js';
+import { CommandStoppedError } from '../../../src/orchestrator/ssh/command-stopped-error.js';
 
 function clock() {
   let t = 0;

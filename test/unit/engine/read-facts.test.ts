@@ -1,8 +1,8 @@
 // Several facts in one command (fake connection: the local /bin/sh stands in for SSH).
 import { describe, expect, it } from 'vitest';
-import type { Fact } from '../../../src/engine/fact.js';
-import { readFacts } from '../../../src/engine/read-facts.js';
-import { shellRaw } from '../../../src/ssh/quote.js';
+import type { Fact } from '../../../src/orchestrator/engine/fact.js';
+import { readFacts } from '../../../src/orchestrator/engine/read-facts.js';
+import { shellRaw } from '../../../src/orchestrator/ssh/quote.js';
 import { LocalShellConnection } from '../../engine/support/local-shell-connection.js';
 
 const lines: Fact<string[]> = { key: 'lines', script: shellRaw("printf 'a\\nb\\n'"), parse: (stdout) => stdout.trim().split('\n') };

@@ -6,11 +6,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, 
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileState, parseFileState } from '../../../src/facts/file-state.js';
-import { sysctlValue } from '../../../src/facts/sysctl-value.js';
-import { commandPath } from '../../../src/facts/command-path.js';
-import { osRelease, parseOsReleaseFacts } from '../../../src/facts/os-release.js';
-import { systemdUnit } from '../../../src/facts/systemd-unit.js';
+import { fileState, parseFileState } from '../../../src/orchestrator/facts/file-state.js';
+import { sysctlValue } from '../../../src/orchestrator/facts/sysctl-value.js';
+import { commandPath } from '../../../src/orchestrator/facts/command-path.js';
+import { osRelease, parseOsReleaseFacts } from '../../../src/orchestrator/facts/os-release.js';
+import { systemdUnit } from '../../../src/orchestrator/facts/systemd-unit.js';
 import { readFactLocally, runFactScript } from './support/read-fact-locally.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-facts-'));

@@ -5,16 +5,16 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Fact } from '../../../src/engine/fact.js';
-import { batchParts } from '../../../src/engine/gather-facts.js';
-import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/engine/fact-batch.js';
-import { sh } from '../../../src/ssh/quote.js';
-import { fileState, parseFileState } from '../../../src/facts/file-state.js';
-import { splitFileStates } from '../../../src/facts/file-state-group.js';
-import { splitUnitBlocks, systemdUnit } from '../../../src/facts/systemd-unit.js';
-import { sysctlValue } from '../../../src/facts/sysctl-value.js';
-import { packageState, splitPackageStates } from '../../../src/facts/package-state.js';
-import { rhelAdapter } from '../../../src/os/rhel.js';
+import type { Fact } from '../../../src/orchestrator/engine/fact.js';
+import { batchParts } from '../../../src/orchestrator/engine/gather-facts.js';
+import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/orchestrator/engine/fact-batch.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
+import { fileState, parseFileState } from '../../../src/orchestrator/facts/file-state.js';
+import { splitFileStates } from '../../../src/orchestrator/facts/file-state-group.js';
+import { splitUnitBlocks, systemdUnit } from '../../../src/orchestrator/facts/systemd-unit.js';
+import { sysctlValue } from '../../../src/orchestrator/facts/sysctl-value.js';
+import { packageState, splitPackageStates } from '../../../src/orchestrator/facts/package-state.js';
+import { rhelAdapter } from '../../../src/orchestrator/os/rhel.js';
 
 const shell = (text: string, program = 'sh'): { stdout: string; exitCode: number } => {
   try {

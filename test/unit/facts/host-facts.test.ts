@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hostFacts, parseAddresses, parseHostFacts, parsePorts } from '../../../src/facts/host-facts.js';
-import { factsTable } from '../../../src/facts/facts-table.js';
+import { hostFacts, parseAddresses, parseHostFacts, parsePorts } from '../../../src/orchestrator/facts/host-facts.js';
+import { factsTable } from '../../../src/orchestrator/facts/facts-table.js';
 import { readFactLocally } from './support/read-fact-locally.js';
 
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, '../../fixtures/facts', name), 'utf8');

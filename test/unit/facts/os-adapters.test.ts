@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { adapterFor, osFamilyOf, UnsupportedOsError } from '../../../src/os/choose-adapter.js';
-import { debianAdapter } from '../../../src/os/debian.js';
-import { rhelAdapter } from '../../../src/os/rhel.js';
-import { parseOsRelease } from '../../../src/os/os-release.js';
-import { parsePerFamilyOutput, perFamilyScript } from '../../../src/os/family-script.js';
-import { sh } from '../../../src/ssh/quote.js';
-import { packageState, parsePackageState } from '../../../src/facts/package-state.js';
+import { adapterFor, osFamilyOf, UnsupportedOsError } from '../../../src/orchestrator/os/choose-adapter.js';
+import { debianAdapter } from '../../../src/orchestrator/os/debian.js';
+import { rhelAdapter } from '../../../src/orchestrator/os/rhel.js';
+import { parseOsRelease } from '../../../src/orchestrator/os/os-release.js';
+import { parsePerFamilyOutput, perFamilyScript } from '../../../src/orchestrator/os/family-script.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
+import { packageState, parsePackageState } from '../../../src/orchestrator/facts/package-state.js';
 import { readFactLocally } from './support/read-fact-locally.js';
 
 const RELEASES: Record<string, string> = {

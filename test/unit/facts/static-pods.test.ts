@@ -1,7 +1,7 @@
 // The wait on each control plane (control-plane role, certs renew) before the next: every static pod
 // runs the manifest now on disk (same kcluster.io/inputs-sha256) and is Ready.
 import { describe, expect, it } from 'vitest';
-import { lagging, parseStaticPods, staticPods } from '../../../src/facts/static-pods.js';
+import { lagging, parseStaticPods, staticPods } from '../../../src/kubernetes/facts/static-pods.js';
 
 const manifests = 'manifest etcd e2\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\n';
 

@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compileAtRunTime, loadPrecompiled, writePrecompiled } from '../../../src/inventory/precompiled-validator.js';
+import { compileAtRunTime, loadPrecompiled, writePrecompiled } from '../../../src/orchestrator/inventory/precompiled-validator.js';
 
-const schemaText = readFileSync('src/inventory/inventory.schema.json', 'utf8');
+const schemaText = readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8');
 const fixtures = ['inventory.example.yaml', ...readdirSync('test/fixtures/inventory').filter((f) => f.endsWith('.yaml') && f !== 'yaml-syntax.yaml').map((f) => join('test/fixtures/inventory', f))];
 
 // Inside the package (.cache/ is ignored by git): the compiled code requires ajv's runtime helpers.

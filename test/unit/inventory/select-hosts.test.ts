@@ -2,8 +2,8 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, parseInventory } from '../../../src/inventory/load-inventory.js';
-import { selectHosts } from '../../../src/inventory/select-hosts.js';
+import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { selectHosts } from '../../../src/orchestrator/inventory/select-hosts.js';
 
 const text = `
 groups:

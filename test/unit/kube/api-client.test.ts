@@ -3,9 +3,9 @@
 import { createServer, type Server } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, ApiError } from '../../../src/kube/api-client.js';
-import { newRsaKeyPair } from '../../../src/pki/key-pair.js';
-import { signCertificate } from '../../../src/pki/sign-certificate.js';
+import { apiClient, ApiError } from '../../../src/kubernetes/kube/api-client.js';
+import { newRsaKeyPair } from '../../../src/kubernetes/pki/key-pair.js';
+import { signCertificate } from '../../../src/kubernetes/pki/sign-certificate.js';
 import { testCa, testLeaf, type TestPair } from '../certs/support/test-certificates.js';
 
 let ca: TestPair;

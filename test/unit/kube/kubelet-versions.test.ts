@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kubeletVersionsOf } from '../../../src/kube/kubelet-versions.js';
+import { kubeletVersionsOf } from '../../../src/kubernetes/kube/kubelet-versions.js';
 
 describe('kubelet versions of a NodeList', () => {
   it('lists the nodes a kubelet reported on, and leaves out a Node without a version', () => {

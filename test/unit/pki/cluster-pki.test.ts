@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ensureClusterPki, renderKubeconfig, certificateSubjectCn, type ClusterPki, type PkiSpec } from '../../../src/pki/cluster-pki.js';
+import { ensureClusterPki, renderKubeconfig, certificateSubjectCn, type ClusterPki, type PkiSpec } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { SHARED_PKI_SPEC } from '../../support/shared-pki.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-pki-'));

@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureClusterPki, leafRequests, type PkiSpec } from '../../../src/pki/cluster-pki.js';
+import { ensureClusterPki, leafRequests, type PkiSpec } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { SHARED_PKI_SPEC, sharedPkiStateDir } from '../../support/shared-pki.js';
 
 const spec: PkiSpec = SHARED_PKI_SPEC;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDebugLog } from '../../../src/report/debug-log.js';
+import { createDebugLog } from '../../../src/orchestrator/report/debug-log.js';
 
 describe('debug log', () => {
   it('buffers entries and writes them all, in order, by the flush interval and on close', async () => {

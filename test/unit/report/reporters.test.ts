@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../src/engine/events.js';
-import { emptyRecap, type RunSummary } from '../../../src/engine/recap.js';
-import { createReporter } from '../../../src/report/create-reporter.js';
-import { recapTable } from '../../../src/report/recap-table.js';
+import type { RunEvent } from '../../../src/orchestrator/engine/events.js';
+import { emptyRecap, type RunSummary } from '../../../src/orchestrator/engine/recap.js';
+import { createReporter } from '../../../src/orchestrator/report/create-reporter.js';
+import { recapTable } from '../../../src/orchestrator/report/recap-table.js';
 
 const summary: RunSummary = {
   playbook: 'demo',

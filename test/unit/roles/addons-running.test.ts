@@ -1,8 +1,8 @@
 // The "addons running" check: DaemonSet and Deployment status in, ready or what is missing out.
 import { describe, expect, it } from 'vitest';
-import { parseWorkloads, workloadState, type Workload } from '../../../src/facts/workloads-ready.js';
+import { parseWorkloads, workloadState, type Workload } from '../../../src/kubernetes/facts/workloads-ready.js';
 import { addonsRunningRole, clusterWorkloads } from '../../../roles/addons/running.js';
-import { parseInventory } from '../../../src/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
 const ds: Workload = { kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' };
 const deploy: Workload = { kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' };

@@ -1,9 +1,9 @@
 // Preflight checks as pure functions: each failure says how to fix it.
 import { describe, expect, it } from 'vitest';
 import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckInput } from '../../../roles/preflight/checks.js';
-import { parsePreflightFacts } from '../../../src/facts/preflight-facts.js';
-import { parseRoute } from '../../../src/facts/route-to.js';
-import { parseInventory } from '../../../src/inventory/load-inventory.js';
+import { parsePreflightFacts } from '../../../src/kubernetes/facts/preflight-facts.js';
+import { parseRoute } from '../../../src/orchestrator/facts/route-to.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
 const parsed = parseInventory('ssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n', '/x/i.yaml', { env: {}, homeDir: '/x' });
 if (!parsed.ok) throw new Error('bad inventory');

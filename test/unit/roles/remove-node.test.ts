@@ -1,10 +1,10 @@
 // The remove-node roles as tables: recorded etcd and Node facts (parsed from what etcdctl and
 // kubectl print) in, each step's Change out. No host: the real path is test/e2e/day2.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseEtcdMembership } from '../../../src/cluster/etcd-membership.js';
-import type { EtcdMember } from '../../../src/cluster/etcd-members.js';
-import { parseNodeDrainState, type NodeDrainState } from '../../../src/facts/node-drain-state.js';
-import type { ApiClient } from '../../../src/kube/api-client.js';
+import { parseEtcdMembership } from '../../../src/kubernetes/etcd/etcd-membership.js';
+import type { EtcdMember } from '../../../src/kubernetes/etcd/etcd-members.js';
+import { parseNodeDrainState, type NodeDrainState } from '../../../src/kubernetes/facts/node-drain-state.js';
+import type { ApiClient } from '../../../src/kubernetes/kube/api-client.js';
 import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../../../roles/remove-node/index.js';
 import { hostContext } from '../tasks/support/host-context.js';
 

@@ -7,9 +7,9 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { atomicWriteCommand } from '../../../src/ssh/atomic-write.js';
-import type { ExpectedContent } from '../../../src/ssh/atomic-write.js';
-import type { WriteFileOptions } from '../../../src/ssh/connection.js';
+import { atomicWriteCommand } from '../../../src/orchestrator/ssh/atomic-write.js';
+import type { ExpectedContent } from '../../../src/orchestrator/ssh/atomic-write.js';
+import type { WriteFileOptions } from '../../../src/orchestrator/ssh/connection.js';
 
 const expectedOf = (content: Buffer | string): ExpectedContent => {
   const bytes = Buffer.from(content);

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { wrapBecome } from '../../../src/ssh/become.js';
-import { sh } from '../../../src/ssh/quote.js';
+import { wrapBecome } from '../../../src/orchestrator/ssh/become.js';
+import { sh } from '../../../src/orchestrator/ssh/quote.js';
 
 /** A stand-in sudo on PATH (fake sudo): records its stdin's first line, then runs the command. */
 function fakeSudo(dir: string): NodeJS.ProcessEnv {

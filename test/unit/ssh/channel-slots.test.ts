@@ -1,6 +1,6 @@
 // The per-connection channel limit: never more than N at once, every waiter served in order.
 import { describe, expect, it } from 'vitest';
-import { ChannelSlots } from '../../../src/ssh/channel-slots.js';
+import { ChannelSlots } from '../../../src/orchestrator/ssh/channel-slots.js';
 
 describe('channel slots', () => {
   it('never lets more than the limit run, even when releases and new requests interleave', async () => {

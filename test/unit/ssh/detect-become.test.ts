@@ -1,10 +1,10 @@
 // Choosing the become mode right after connecting, over a fake connection that plays sudo.
 import { describe, expect, it } from 'vitest';
-import { detectBecome } from '../../../src/ssh/detect-become.js';
-import { wrapBecome, type BecomeMode } from '../../../src/ssh/become.js';
-import type { ExecOptions, ExecResult } from '../../../src/ssh/connection.js';
-import type { ShellCommand } from '../../../src/ssh/quote.js';
-import type { HostSettings } from '../../../src/inventory/model.js';
+import { detectBecome } from '../../../src/orchestrator/ssh/detect-become.js';
+import { wrapBecome, type BecomeMode } from '../../../src/orchestrator/ssh/become.js';
+import type { ExecOptions, ExecResult } from '../../../src/orchestrator/ssh/connection.js';
+import type { ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
+import type { HostSettings } from '../../../src/orchestrator/inventory/model.js';
 
 /** A fake connection: `sudo -n` succeeds only when passwordless; `-S` accepts only `password`. */
 function fakeConnection(sudo: { passwordless: boolean; password?: string; missing?: boolean }) {

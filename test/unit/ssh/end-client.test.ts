@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Client } from 'ssh2';
 import { describe, expect, it } from 'vitest';
-import { endClient } from '../../../src/ssh/end-client.js';
+import { endClient } from '../../../src/orchestrator/ssh/end-client.js';
 
 /** A fake ssh2 Client: counts end() calls and closes when the test says so. */
 function fakeClient(): Client & { ends: number } {

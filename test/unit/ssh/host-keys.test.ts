@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { fingerprintSha256 } from '../../../src/ssh/fingerprint.js';
-import { HostKeyPolicy } from '../../../src/ssh/host-key-policy.js';
-import { entryMatches, hostToken, parseKnownHosts, readKnownHostsFile } from '../../../src/ssh/known-hosts.js';
-import { hostKeyAlgorithms } from '../../../src/ssh/host-key-algorithms.js';
-import { trustHostKey } from '../../../src/ssh/trust-host-key.js';
-import { UnreachableError } from '../../../src/ssh/connection.js';
+import { fingerprintSha256 } from '../../../src/orchestrator/ssh/fingerprint.js';
+import { HostKeyPolicy } from '../../../src/orchestrator/ssh/host-key-policy.js';
+import { entryMatches, hostToken, parseKnownHosts, readKnownHostsFile } from '../../../src/orchestrator/ssh/known-hosts.js';
+import { hostKeyAlgorithms } from '../../../src/orchestrator/ssh/host-key-algorithms.js';
+import { trustHostKey } from '../../../src/orchestrator/ssh/trust-host-key.js';
+import { UnreachableError } from '../../../src/orchestrator/ssh/connection.js';
 import { mkdirSync } from 'node:fs';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-keys-'));

@@ -6,11 +6,11 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { underSh, wrapBecome } from '../../../src/ssh/become.js';
-import { keepaliveCountForSsh2 } from '../../../src/ssh/connector.js';
-import { sh, shellRaw } from '../../../src/ssh/quote.js';
-import { GUARD_GOODBYE, newSessionToken, sessionGuardScript, stopCommandScript } from '../../../src/ssh/session-guard.js';
-import { describeDrop } from '../../../src/ssh/ssh-connection.js';
+import { underSh, wrapBecome } from '../../../src/orchestrator/ssh/become.js';
+import { keepaliveCountForSsh2 } from '../../../src/orchestrator/ssh/connector.js';
+import { sh, shellRaw } from '../../../src/orchestrator/ssh/quote.js';
+import { GUARD_GOODBYE, newSessionToken, sessionGuardScript, stopCommandScript } from '../../../src/orchestrator/ssh/session-guard.js';
+import { describeDrop } from '../../../src/orchestrator/ssh/ssh-connection.js';
 
 const alive = (pid: number): boolean => {
   try {

@@ -2,11 +2,11 @@
 // converged host (facts computed from what the role itself renders) plans nothing.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../../src/engine/change.js';
-import type { AnyTask } from '../../../src/engine/types.js';
-import type { FileState } from '../../../src/facts/file-state.js';
-import type { PackageState } from '../../../src/facts/package-state.js';
-import type { UnitState } from '../../../src/facts/systemd-unit.js';
+import type { Change } from '../../../src/orchestrator/engine/change.js';
+import type { AnyTask } from '../../../src/orchestrator/engine/types.js';
+import type { FileState } from '../../../src/orchestrator/facts/file-state.js';
+import type { PackageState } from '../../../src/orchestrator/facts/package-state.js';
+import type { UnitState } from '../../../src/orchestrator/facts/systemd-unit.js';
 import { demoRole } from '../../../roles/demo/index.js';
 import { demoPlaybook } from '../../../playbooks/demo.js';
 import { hostContext } from './support/host-context.js';

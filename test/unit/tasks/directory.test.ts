@@ -1,6 +1,6 @@
 // The directory task's plan: create, fix mode and owner, nothing to do, and refuse a file in the way.
 import { describe, expect, it } from 'vitest';
-import { planDirectory } from '../../../src/tasks/directory.js';
+import { planDirectory } from '../../../src/orchestrator/tasks/directory.js';
 
 const etcd = { path: '/var/lib/etcd', mode: 0o700 };
 const dir = (mode: string, owner = 'root') => ({ exists: true, type: 'directory' as const, mode, owner, group: owner, size: 4096 });

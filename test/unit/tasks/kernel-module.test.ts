@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { FileState } from '../../../src/facts/file-state.js';
-import { kernelModuleState, parseKernelModuleState } from '../../../src/facts/kernel-module.js';
-import { KERNEL_PREREQUISITES, kernelPrerequisiteTasks } from '../../../src/cluster/kernel-prerequisites.js';
-import { kernelModule, persistedModule, planKernelModule } from '../../../src/tasks/kernel-module.js';
-import { shellRaw } from '../../../src/ssh/quote.js';
+import type { FileState } from '../../../src/orchestrator/facts/file-state.js';
+import { kernelModuleState, parseKernelModuleState } from '../../../src/orchestrator/facts/kernel-module.js';
+import { KERNEL_PREREQUISITES, kernelPrerequisiteTasks } from '../../../src/kubernetes/cluster/kernel-prerequisites.js';
+import { kernelModule, persistedModule, planKernelModule } from '../../../src/orchestrator/tasks/kernel-module.js';
+import { shellRaw } from '../../../src/orchestrator/ssh/quote.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 const file = (content: string): FileState => ({ exists: true, type: 'file', mode: '0644', owner: 'root', group: 'root', size: content.length, sha256: sha(content), content });

@@ -1,13 +1,13 @@
 // Plans of the service, sysctl and package tasks: fact values in, the expected Change out.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { FileState } from '../../../src/facts/file-state.js';
-import type { UnitState } from '../../../src/facts/systemd-unit.js';
-import { parsePackageState } from '../../../src/facts/package-state.js';
-import { planService, systemdService } from '../../../src/tasks/systemd-service.js';
-import { persistedSysctl, planSysctl } from '../../../src/tasks/sysctl.js';
-import { packagePresent, planPackages } from '../../../src/tasks/package-present.js';
-import type { ApplyContext } from '../../../src/engine/types.js';
+import type { FileState } from '../../../src/orchestrator/facts/file-state.js';
+import type { UnitState } from '../../../src/orchestrator/facts/systemd-unit.js';
+import { parsePackageState } from '../../../src/orchestrator/facts/package-state.js';
+import { planService, systemdService } from '../../../src/orchestrator/tasks/systemd-service.js';
+import { persistedSysctl, planSysctl } from '../../../src/orchestrator/tasks/sysctl.js';
+import { packagePresent, planPackages } from '../../../src/orchestrator/tasks/package-present.js';
+import type { ApplyContext } from '../../../src/orchestrator/engine/types.js';
 import { hostContext } from './support/host-context.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');

@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFileState, type FileState } from '../../../src/facts/file-state.js';
-import { planManagedFile, templateFile } from '../../../src/tasks/template-file.js';
-import { createTemplateRenderer } from '../../../src/templates/render.js';
+import { parseFileState, type FileState } from '../../../src/orchestrator/facts/file-state.js';
+import { planManagedFile, templateFile } from '../../../src/orchestrator/tasks/template-file.js';
+import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { hostContext } from './support/host-context.js';
 
 const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');

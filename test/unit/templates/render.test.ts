@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTemplateRenderer, TemplateError } from '../../../src/templates/render.js';
-import { packageRoot } from '../../../src/util/package-root.js';
+import { createTemplateRenderer, TemplateError } from '../../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
 import { demoRole, demoTemplateData } from '../../../roles/demo/index.js';
 import { hostContext } from '../tasks/support/host-context.js';
 

@@ -3,8 +3,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HostSettings, Inventory, SshEndpoint } from '../../../../src/inventory/model.js';
-import { HostKeyPolicy } from '../../../../src/ssh/host-key-policy.js';
+import type { HostSettings, Inventory, SshEndpoint } from '../../../../src/orchestrator/inventory/model.js';
+import { HostKeyPolicy } from '../../../../src/orchestrator/ssh/host-key-policy.js';
 import type { TestSshd } from './sshd.js';
 
 export interface TestSetup {

@@ -1,9 +1,9 @@
 // What `kcluster bundle build` plans: only the components asked for, each stage once, the pause
 // image after the kubernetes stage it takes its source from, the tools only when images are made.
 import { describe, expect, it } from 'vitest';
-import { everyComponentFor, planBundleBuild } from '../../../../src/artifacts/build/build-plan.js';
-import { requiredArtifacts } from '../../../../src/artifacts/required-artifacts.js';
-import { parseInventory } from '../../../../src/inventory/load-inventory.js';
+import { everyComponentFor, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
+import { requiredArtifacts } from '../../../../src/kubernetes/artifacts/required-artifacts.js';
+import { parseInventory } from '../../../../src/orchestrator/inventory/load-inventory.js';
 
 const ids = (stages: { id: string }[]): string[] => stages.map((s) => s.id);
 
@@ -32,7 +32,7 @@ describe('bundle build plan', () => {
       'netbase-rootfs@1',
     ]);
     expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
-    expect(stages.find((s) => s.name === 'kcluster-apiproxy')!.sources).toEqual(['src/apiproxy']);
+    expect(stages.find((s) => s.name === 'kcluster-apiproxy')!.sources).toEqual(['src/kubernetes/apiproxy']);
     expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'netbase-rootfs']);
   });
 

@@ -6,12 +6,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assembleBundle } from '../../../../src/artifacts/build/assemble-bundle.js';
-import type { BuildStage } from '../../../../src/artifacts/build/build-plan.js';
-import { runStage, StageFailedError, type StageOutput } from '../../../../src/artifacts/build/run-stage.js';
-import { stageKey } from '../../../../src/artifacts/build/stage-key.js';
-import { openBundle, verifyBundle } from '../../../../src/artifacts/bundle-source.js';
-import { VerifiedFiles } from '../../../../src/artifacts/verified-files.js';
+import { assembleBundle } from '../../../../src/kubernetes/artifacts/build/assemble-bundle.js';
+import type { BuildStage } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
+import { runStage, StageFailedError, type StageOutput } from '../../../../src/kubernetes/artifacts/build/run-stage.js';
+import { stageKey } from '../../../../src/kubernetes/artifacts/build/stage-key.js';
+import { openBundle, verifyBundle } from '../../../../src/kubernetes/artifacts/bundle-source.js';
+import { VerifiedFiles } from '../../../../src/kubernetes/artifacts/verified-files.js';
 
 function standInRoot(recipes: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'kc-bb-root-'));
@@ -79,13 +79,13 @@ describe('bundle build stages (stand-in recipes)', () => {
 
   it('the cache key follows the recipe, the shared library, the sources and the version', () => {
     const root = standInRoot({ 'kcluster-apiproxy': 'true' });
-    mkdirSync(join(root, 'src', 'apiproxy'), { recursive: true });
-    writeFileSync(join(root, 'src', 'apiproxy', 'main.go'), 'package main\n');
-    const s = stage('kcluster-apiproxy', '1', ['src/apiproxy']);
+    mkdirSync(join(root, 'src', 'kubernetes', 'apiproxy'), { recursive: true });
+    writeFileSync(join(root, 'src', 'kubernetes', 'apiproxy', 'main.go'), 'package main\n');
+    const s = stage('kcluster-apiproxy', '1', ['src/kubernetes/apiproxy']);
     const before = keyOf(root, s);
     expect(keyOf(root, s)).toBe(before);
     expect(keyOf(root, { ...s, version: '2' })).not.toBe(before);
-    writeFileSync(join(root, 'src', 'apiproxy', 'main.go'), 'package main // changed\n');
+    writeFileSync(join(root, 'src', 'kubernetes', 'apiproxy', 'main.go'), 'package main // changed\n');
     const afterSource = keyOf(root, s);
     expect(afterSource).not.toBe(before);
     writeFileSync(join(root, 'bundle', 'recipes', 'lib.sh'), 'set -eu\n');

@@ -1,8 +1,8 @@
 // Real certificates for the certs tests, made with kcluster's own signer: a CA, leaves it
 // signs, each with its key. Generated once per test file (RSA key generation is the cost).
-import { newRsaKeyPair } from '../../../../src/pki/key-pair.js';
-import { signCertificate } from '../../../../src/pki/sign-certificate.js';
-import type { CertificateRequest } from '../../../../src/pki/certificate-request.js';
+import { newRsaKeyPair } from '../../../../src/kubernetes/pki/key-pair.js';
+import { signCertificate } from '../../../../src/kubernetes/pki/sign-certificate.js';
+import type { CertificateRequest } from '../../../../src/kubernetes/pki/certificate-request.js';
 
 export interface TestPair {
   readonly cert: string;

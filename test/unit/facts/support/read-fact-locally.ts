@@ -1,7 +1,7 @@
 // Runs a fact's real script with the local /bin/sh, the way the engine wraps it on a host
 // (a subshell with stdin closed), then hands stdout and the exit code to its parser.
 import { spawnSync } from 'node:child_process';
-import type { Fact } from '../../../../src/engine/fact.js';
+import type { Fact } from '../../../../src/orchestrator/engine/fact.js';
 
 export function runFactScript(fact: Fact<unknown>): { stdout: string; code: number } {
   const result = spawnSync('/bin/sh', ['-c', `LC_ALL=C; export LC_ALL\n( ${fact.script.text}\n) </dev/null`], { encoding: 'utf8', cwd: process.cwd() });

@@ -1,0 +1,108 @@
+// What `kcluster bundle build` builds: from the components an inventory (or a list of Kubernetes
+// versions) needs, the stages in the order they run. Pure: versions in, stages out. A stage is
+// one recipe (bundle/recipes/NAME.sh) at one version; its output is cached on its own.
+import { componentVersionsFor } from '../component-versions.js';
+import { COMPONENT_CONTENTS } from './bundle-contents.js';
+
+/** A component of the bundle at one version: what the inventory needs. */
+export interface WantedComponent {
+  readonly component: string;
+  readonly version: string;
+}
+
+export interface BuildStage {
+  /** `name@version`: the stage's identity in progress lines and dependencies. */
+  readonly id: string;
+  /** The recipe's name: bundle/recipes/NAME.sh, and the cache folder. */
+  readonly name: string;
+  readonly version: string;
+  /** Stages whose outputs this one reads (their cache keys are part of its key). */
+  readonly after: readonly string[];
+  /** Repository folders whose files are part of the key (sources kcluster itself carries). */
+  readonly sources: readonly string[];
+  /** Whether it compiles Go (and so needs the toolchain). */
+  readonly go: boolean;
+}
+
+/** Every component of a bundle for these Kubernetes versions, for both container runtimes. */
+export function everyComponentFor(kubernetesVersions: readonly string[]): WantedComponent[] {
+  const out: WantedComponent[] = [];
+  for (const k8s of kubernetesVersions) {
+    const v = componentVersionsFor(k8s);
+    out.push(
+      { component: 'kubernetes', version: k8s },
+      { component: 'etcd', version: v.etcd },
+      { component: 'containerd', version: v.containerd },
+      { component: 'runc', version: v.runc },
+      { component: 'cri-dockerd', version: v.criDockerd },
+      { component: 'crictl', version: v.crictl },
+      { component: 'cni-plugins', version: v.cniPlugins },
+      { component: 'coredns', version: v.coredns },
+      { component: 'flannel', version: v.flannel },
+      { component: 'pause', version: v.pause },
+      { component: 'kcluster-apiproxy', version: v.apiproxy },
+    );
+  }
+  return out;
+}
+
+/** Images to assemble (so the mkimage tool), read from what the component puts in a bundle. */
+const hasImages = (component: string): boolean => (COMPONENT_CONTENTS[component]?.images.length ?? 0) > 0;
+/** An image layer of Debian's iptables and conntrack (so the netbase-rootfs stage). */
+const needsNetbase = (component: string): boolean => COMPONENT_CONTENTS[component]?.images.some((i) => i.layers.some((l) => l.kind === 'netbase')) ?? false;
+/** Recipes that do not compile Go. */
+const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
+/** Recipes built from sources in this repository. */
+const SOURCES: Readonly<Record<string, readonly string[]>> = { 'kcluster-apiproxy': ['src/kubernetes/apiproxy'], mkimage: ['bundle/mkimage'] };
+/** The tools' own stages: their version is the recipe's, not a component's. */
+export const TOOL_VERSION = '1';
+export const MKIMAGE_STAGE = `mkimage@${TOOL_VERSION}`;
+export const NETBASE_STAGE = `netbase-rootfs@${TOOL_VERSION}`;
+
+const stage = (name: string, version: string, after: readonly string[] = []): BuildStage => ({
+  id: `${name}@${version}`,
+  name,
+  version,
+  after,
+  sources: SOURCES[name] ?? [],
+  go: !NO_GO.has(name),
+});
+
+/** Each component at each version once, in the order first asked for. */
+export function uniqueComponents(wanted: readonly WantedComponent[]): WantedComponent[] {
+  const seen = new Set<string>();
+  return wanted.filter((w) => {
+    const id = `${w.component}@${w.version}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/**
+ * The stages, deduplicated, in a fixed order: the image tool, Kubernetes (newest first), then
+ * the companions, then the Debian root file systems. `testTools` adds the busybox image kcluster's
+ * own end-to-end tests run their pods with.
+ */
+export function planBundleBuild(wanted: readonly WantedComponent[], options: { testTools?: boolean | undefined } = {}): BuildStage[] {
+  const unique = uniqueComponents(wanted);
+  const kubernetes = unique.filter((w) => w.component === 'kubernetes').map((w) => w.version);
+  const stages: BuildStage[] = [];
+  const needsImages = options.testTools === true || unique.some((w) => hasImages(w.component));
+  if (needsImages) stages.push(stage('mkimage', TOOL_VERSION));
+  for (const version of kubernetes) stages.push(stage('kubernetes', version));
+  for (const w of unique) {
+    if (w.component === 'kubernetes') continue;
+    if (w.component === 'pause') {
+      // Its C source ships in the kubernetes module: any release's copy will do, the newest is used.
+      const source = kubernetes[0];
+      if (source === undefined) throw new Error(`the pause image is built from the C source in the kubernetes module: add a Kubernetes version to the bundle`);
+      stages.push(stage('pause', w.version, [`kubernetes@${source}`]));
+      continue;
+    }
+    stages.push(stage(w.component, w.version));
+  }
+  if (unique.some((w) => needsNetbase(w.component))) stages.push(stage('netbase-rootfs', TOOL_VERSION));
+  if (options.testTools) stages.push(stage('test-tools', TOOL_VERSION));
+  return stages;
+}

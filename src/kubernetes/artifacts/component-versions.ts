@@ -1,0 +1,73 @@
+// The one version table: which Kubernetes releases kcluster knows, which version of each
+// companion component goes with each minor, and the toolchain `kcluster bundle build` builds
+// them with (recipes in bundle/recipes). The default Kubernetes version is the first release
+// (test/unit/artifacts/component-versions.test.ts keeps inventory/defaults.ts equal to it), so
+// the default is what the end-to-end tests prove.
+
+/** The newest patch kcluster knows of each minor, newest minor first. */
+export const KUBERNETES_RELEASES: readonly string[] = ['v1.35.8', 'v1.34.10'];
+
+/** How the bundle is built: the Go toolchain (from the module proxy), the architecture, and the
+ * repository name the bundle's images are imported under. */
+export const BUNDLE_BUILD = { goToolchain: 'go1.26.8', arch: 'amd64', imageRepository: 'kcluster.local' } as const;
+
+import { ArtifactError } from './artifact.js';
+
+/** A Kubernetes version whose minor kcluster has no companion versions for. */
+export class UnknownReleaseError extends ArtifactError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownReleaseError';
+  }
+}
+
+export interface ComponentVersions {
+  readonly etcd: string;
+  readonly containerd: string;
+  readonly runc: string;
+  readonly crictl: string;
+  readonly cniPlugins: string;
+  readonly coredns: string;
+  readonly flannel: string;
+  readonly criDockerd: string;
+  /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
+  readonly pause: string;
+  /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
+  readonly apiproxy: string;
+}
+
+const CURRENT: ComponentVersions = {
+  etcd: 'v3.6.16',
+  containerd: 'v2.2.9',
+  runc: 'v1.4.3',
+  crictl: 'v1.36.0',
+  cniPlugins: 'v1.9.1',
+  coredns: 'v1.13.1',
+  flannel: 'v0.28.10',
+  criDockerd: 'v0.4.6',
+  pause: '3.10.1',
+  apiproxy: '1',
+};
+
+/** Kubernetes minor ("1.35") -> companion versions. Both minors run with the same set. */
+export const COMPONENT_VERSIONS: Readonly<Record<string, ComponentVersions>> = {
+  '1.35': CURRENT,
+  '1.34': CURRENT,
+};
+
+export function minorOf(kubernetesVersion: string): string {
+  const match = /^v(\d+)\.(\d+)\.\d+$/.exec(kubernetesVersion);
+  if (!match) throw new UnknownReleaseError(`"${kubernetesVersion}" is not a Kubernetes version such as v1.35.8`);
+  return `${match[1]}.${match[2]}`;
+}
+
+/** The companion versions for a Kubernetes version, or an error that lists what is known. */
+export function componentVersionsFor(kubernetesVersion: string): ComponentVersions {
+  const minor = minorOf(kubernetesVersion);
+  const versions = COMPONENT_VERSIONS[minor];
+  if (!versions) {
+    const known = Object.keys(COMPONENT_VERSIONS).sort().join(', ');
+    throw new UnknownReleaseError(`kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`);
+  }
+  return versions;
+}

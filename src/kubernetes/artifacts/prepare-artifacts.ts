@@ -1,0 +1,153 @@
+// Before any host is touched: find every artifact the inventory needs in its source, fetch it
+// to the controller's cache once (however many hosts need it), verify it, and return where
+// each verified file is. Every missing or corrupt piece is reported at once, by name, with
+// the checksum expected; nothing is pushed to any host until all of them are in order.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { ArtifactError, artifactLabel, type PreparedArtifact, type RequiredArtifact } from './artifact.js';
+import { findEntry } from './bundle-lock.js';
+import { checkEntry, openBundle } from './bundle-source.js';
+import { downloadVerified, fetchText } from './http-download.js';
+import { readImageArchive } from './image-archive.js';
+import { extract } from './local-tar.js';
+import { checksumFor, releaseLocation, WITHOUT_PUBLISHED_CHECKSUMS } from './release-catalog.js';
+import { requiredArtifacts } from './required-artifacts.js';
+import { VerifiedFiles } from './verified-files.js';
+
+export interface PrepareOptions {
+  readonly signal?: AbortSignal;
+  /** Progress lines ("downloaded ... 12 MB"). */
+  readonly log?: (line: string) => void;
+  /** Downloads at once (default 4). */
+  readonly downloadConcurrency?: number;
+}
+
+/** Image path under a release image repository, where it differs from the image name. */
+const RELEASE_IMAGE_PATHS: Readonly<Record<string, string>> = { coredns: 'coredns/coredns' };
+
+async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = { status: 'fulfilled', value: await work(items[i]!) };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function throwAll(results: readonly PromiseSettledResult<unknown>[], source: string): void {
+  const problems = results.flatMap((r) => (r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []));
+  if (problems.length > 0) {
+    const unique = [...new Set(problems)];
+    throw new ArtifactError(`${unique.length} artifact problem${unique.length === 1 ? '' : 's'} (${source}); nothing was installed on any host:\n  - ${unique.join('\n  - ')}`);
+  }
+}
+
+async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles): Promise<PreparedArtifact[]> {
+  const path = inventory.cluster.artifacts.bundle;
+  if (path === undefined) throw new ArtifactError('cluster.artifacts.source is bundle but cluster.artifacts.bundle names no bundle');
+  const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
+  const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
+    const entry = findEntry(bundle.lock, need);
+    if (!entry) throw new ArtifactError(`${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`);
+    const problem = await checkEntry(bundle, entry, verified);
+    if (problem) throw new ArtifactError(problem);
+    const localPath = join(bundle.root, entry.path);
+    const base = { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path } as const, localPath, sha256: entry.sha256, size: entry.size };
+    if (need.type === 'binary') return base;
+    const info = await readImageArchive(localPath, `${artifactLabel(need)} (${entry.path})`);
+    return { ...base, reference: entry.reference ?? info.references[0] ?? `${need.name}:${need.version}`, imageId: info.imageId };
+  });
+  throwAll(results, `bundle ${path}`);
+  return results.map((r) => (r as PromiseFulfilledResult<PreparedArtifact>).value);
+}
+
+async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles, options: PrepareOptions): Promise<PreparedArtifact[]> {
+  const { mirrors, imageRepository, cacheDir } = inventory.cluster.artifacts;
+  const checksumFiles = new Map<string, Promise<string>>();
+  const downloads = new Map<string, Promise<string>>();
+  const log = options.log ?? (() => {});
+
+  const download = (url: string, sha256: string, what: string): Promise<string> => {
+    let pending = downloads.get(url);
+    if (!pending) {
+      const dest = join(cacheDir, 'downloads', sha256);
+      pending = (async () => {
+        if (existsSync(dest) && (await verified.sha256(dest)).sha256 === sha256) return dest;
+        const started = Date.now();
+        const result = await downloadVerified(url, dest, sha256, what, options.signal);
+        log(`downloaded ${url} (${(result.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s${result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : ''})`);
+        return dest;
+      })();
+      downloads.set(url, pending);
+    }
+    return pending;
+  };
+
+  const results = await inParallel(needs, options.downloadConcurrency ?? 4, async (need): Promise<PreparedArtifact> => {
+    const what = artifactLabel(need);
+    if (need.type === 'image') {
+      if (imageRepository === undefined) {
+        throw new ArtifactError(`${what}: with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where: set it to your registry (or mirror) that holds ${need.name}, or use source: bundle`);
+      }
+      const reference = `${imageRepository}/${RELEASE_IMAGE_PATHS[need.name] ?? need.name}:${need.version}`;
+      return { ...need, origin: { kind: 'registry', reference }, reference };
+    }
+    if ((WITHOUT_PUBLISHED_CHECKSUMS as readonly string[]).includes(need.component)) {
+      throw new ArtifactError(`${what}: its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it`);
+    }
+    const location = releaseLocation(need, mirrors);
+    if (!location) {
+      const hint = need.component === 'kcluster-apiproxy' ? ' (it balances several control planes when no load balancer is given: set cluster.apiEndpoint.host to yours, or use source: bundle)' : ': use source: bundle';
+      throw new ArtifactError(`${what}: kcluster knows no release location for ${need.component}${hint}`);
+    }
+    let checksums = checksumFiles.get(location.checksumUrl);
+    if (!checksums) {
+      checksums = fetchText(location.checksumUrl, options.signal).catch((error: unknown) => {
+        throw new ArtifactError(`${what}: cannot read the published checksum file ${location.checksumUrl}: ${(error as Error).message}`);
+      });
+      checksumFiles.set(location.checksumUrl, checksums);
+    }
+    const expected = checksumFor(await checksums, location.url);
+    if (!expected) throw new ArtifactError(`${what}: ${location.checksumUrl} lists no sha256 for ${location.url}`);
+    const file = await download(location.url, expected, what);
+    let localPath = file;
+    if (location.member !== undefined) {
+      const dir = join(cacheDir, 'extracted', expected);
+      localPath = join(dir, location.member);
+      if (!existsSync(localPath)) {
+        const temp = `${dir}.${randomUUID()}.partial`;
+        await rm(temp, { recursive: true, force: true });
+        await mkdir(temp, { recursive: true });
+        await extract(file, temp, `${what} (${location.url})`, [location.member]);
+        await mkdir(dirname(localPath), { recursive: true });
+        await rename(join(temp, location.member), localPath);
+        await rm(temp, { recursive: true, force: true });
+      }
+    }
+    const { sha256, size } = await verified.sha256(localPath);
+    return { ...need, origin: { kind: 'release', url: location.url, ...(location.member !== undefined ? { member: location.member } : {}) }, localPath, sha256, size };
+  });
+  throwAll(results, 'release downloads');
+  return results.map((r) => (r as PromiseFulfilledResult<PreparedArtifact>).value);
+}
+
+export async function prepareArtifacts(inventory: Inventory, options: PrepareOptions = {}): Promise<PreparedArtifact[]> {
+  const needs = requiredArtifacts(inventory);
+  const verified = new VerifiedFiles(inventory.cluster.artifacts.cacheDir);
+  try {
+    return inventory.cluster.artifacts.kind === 'bundle' ? await fromBundle(inventory, needs, verified) : await fromRelease(inventory, needs, verified, options);
+  } finally {
+    await verified.save().catch(() => undefined);
+  }
+}

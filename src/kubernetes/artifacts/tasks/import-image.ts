@@ -1,0 +1,66 @@
+// Import one image archive into the node's container runtime, only when the image is missing
+// or is another image under the same name (compared by image ID, the config digest). The
+// archive is streamed to the host, imported, pinned against the kubelet's image garbage
+// collection (there is no registry to pull it back from), and deleted.
+import { noChange, type Change } from '../../../orchestrator/engine/change.js';
+import type { Task } from '../../../orchestrator/engine/types.js';
+import { execChecked } from '../../../orchestrator/ssh/connection.js';
+import { sh } from '../../../orchestrator/ssh/quote.js';
+import type { PreparedArtifact } from '../artifact.js';
+import { runtimeImage, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
+
+export const IMAGE_STAGING_DIR = '/var/lib/kcluster/images';
+
+export interface ImportImagePayload {
+  readonly localPath: string;
+  readonly pinOnly: boolean;
+}
+
+export function planImportImage(artifact: PreparedArtifact, runtime: ContainerRuntime, current: RuntimeImage): Change<ImportImagePayload> {
+  const ref = artifact.reference!;
+  const payload = { localPath: artifact.localPath!, pinOnly: false };
+  switch (current.state) {
+    case 'no-runtime':
+      return { kind: 'create', summary: `import ${ref} into ${runtime} (not installed yet)`, payload };
+    case 'runtime-down':
+      return { kind: 'create', summary: `import ${ref} into ${runtime} (${runtime} is not answering yet)`, payload };
+    case 'absent':
+      return { kind: 'create', summary: `import ${ref} into ${runtime}`, payload };
+    case 'present':
+      if (current.imageId !== artifact.imageId) {
+        return { kind: 'update', summary: `replace ${ref} in ${runtime}: image ${current.imageId ?? 'unknown'} -> ${artifact.imageId}`, payload };
+      }
+      if (!current.pinned) return { kind: 'update', summary: `pin ${ref} against image garbage collection`, payload: { ...payload, pinOnly: true } };
+      return noChange(`${runtime} has ${ref} (${artifact.imageId?.slice(0, 19)})`);
+  }
+}
+
+export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime): Task<{ image: ReturnType<typeof runtimeImage> }, ImportImagePayload> {
+  const ref = artifact.reference;
+  const sha256 = artifact.sha256;
+  if (ref === undefined || artifact.localPath === undefined || artifact.imageId === undefined || sha256 === undefined) {
+    throw new Error(`${artifact.component}/${artifact.name}: importing needs a verified image archive on the controller (source: bundle)`);
+  }
+  const staged = `${IMAGE_STAGING_DIR}/${artifact.name}-${artifact.version}.tar`;
+  return {
+    name: `image ${ref}`,
+    tags: ['artifacts', 'images'],
+    facts: () => ({ image: runtimeImage(runtime, ref) }),
+    plan: (facts) => planImportImage(artifact, runtime, facts.image),
+    apply: async (change, ctx) => {
+      const pin = runtime === 'containerd' ? sh`ctr -n k8s.io images label ${ref} io.cri-containerd.pinned=pinned >/dev/null` : sh`true`;
+      if (change.payload.pinOnly) {
+        await execChecked(ctx.connection, pin, { become: true, label: `pin ${artifact.name}` });
+        return;
+      }
+      await ctx.transfers.run(() =>
+        ctx.connection.uploadFile(change.payload.localPath, staged, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256, label: `upload image ${artifact.name}` }),
+      );
+      const load =
+        runtime === 'containerd'
+          ? sh`ctr -n k8s.io images import --platform ${`linux/${artifact.arch}`} ${staged}`
+          : sh`docker load --input ${staged}`;
+      await execChecked(ctx.connection, sh`trap 'rm -f -- ${staged}' EXIT; ${load} && ${pin}`, { become: true, label: `import ${artifact.name}`, timeoutMs: 300_000 });
+    },
+  };
+}

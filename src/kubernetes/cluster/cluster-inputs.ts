@@ -1,0 +1,27 @@
+// Everything the cluster roles are built from, computed on the controller before any host is
+// touched: the inventory, its topology, the verified artifacts and the cluster PKI.
+import type { PreparedArtifact } from '../artifacts/artifact.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import type { ClusterPki } from '../pki/cluster-pki.js';
+import type { Topology } from './topology.js';
+
+export interface ClusterInputs {
+  readonly inventory: Inventory;
+  readonly topology: Topology;
+  readonly artifacts: readonly PreparedArtifact[];
+  readonly pki: ClusterPki;
+  /** Preflight checks the user chose to skip (--ignore-preflight). */
+  readonly ignorePreflight: ReadonlySet<string>;
+  /** The controller's clock when the run started (epoch seconds), for the clock-skew check. */
+  readonly controllerEpochSeconds: number;
+}
+
+export function imageReference(inputs: ClusterInputs, name: string): string {
+  const image = inputs.artifacts.find((a) => a.type === 'image' && a.name === name);
+  if (!image?.reference) throw new Error(`no image named ${name} among the prepared artifacts`);
+  return image.reference;
+}
+
+export function binariesFor(inputs: ClusterInputs, host: string): PreparedArtifact[] {
+  return inputs.artifacts.filter((a) => a.type === 'binary' && a.hosts.includes(host));
+}

@@ -1,0 +1,25 @@
+// A fact: etcd's members as one control plane sees them, each with whether its client endpoint
+// answers a health check. Read with the health-check client certificate on that host.
+import type { Fact } from '../../orchestrator/engine/fact.js';
+import { sh } from '../../orchestrator/ssh/quote.js';
+import { parseEndpointHealth, parseMemberList, type EtcdMember } from './etcd-members.js';
+import { ETCDCTL } from './etcdctl.js';
+
+const HEALTH_MARK = '--- kcluster etcd health ---';
+
+export function parseEtcdMembership(stdout: string, exitCode: number): EtcdMember[] {
+  const at = stdout.indexOf(HEALTH_MARK);
+  if (exitCode !== 0 || at < 0) throw new Error(`etcdctl member list failed on this control plane: ${stdout.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `exit ${exitCode}`}`);
+  const healthy = parseEndpointHealth(stdout.slice(at + HEALTH_MARK.length));
+  return parseMemberList(stdout.slice(0, at)).map((m) => ({ ...m, healthy: m.clientUrls.some((u) => healthy.get(u) === true) }));
+}
+
+export function etcdMembership(): Fact<EtcdMember[]> {
+  return {
+    key: 'etcd:membership',
+    become: true,
+    // `endpoint health` exits 1 when some endpoint is unhealthy: its JSON still says which.
+    script: sh`${ETCDCTL} member list -w simple 2>&1 || exit 1; echo ${HEALTH_MARK}; ${ETCDCTL} --command-timeout=10s endpoint health --cluster -w json 2>/dev/null; exit 0`,
+    parse: parseEtcdMembership,
+  };
+}

@@ -1,0 +1,219 @@
+// The cluster PKI, generated on the controller and kept in <stateDir>/pki like kubeadm's
+// /etc/kubernetes/pki: three CAs (cluster, etcd, front proxy), the service-account key pair,
+// and every leaf certificate the control plane, etcd members, kubelets and the admin use.
+// Reused on every run; a certificate is replaced only when missing, unreadable, not matching
+// its key, not signed by its current CA, within 30 days of expiry, or lacking a name, address
+// or subject it needs (`changes` says which and why). Keys never leave files of mode 0600.
+// `renewLeaves` (kcluster certs renew) replaces every leaf now; CAs and sa.key/sa.pub never.
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { formatIpv4, parseCidr } from '../../orchestrator/inventory/cidr.js';
+import { CA_DAYS, LEAF_DAYS, type CertificateRequest } from './certificate-request.js';
+import { newRsaKeyPair } from './key-pair.js';
+import { PkiFiles } from './pki-files.js';
+import { whyReplace } from './reuse-check.js';
+import { signCertificate } from './sign-certificate.js';
+
+export interface PkiNode {
+  readonly name: string;
+  readonly address: string;
+}
+
+export interface PkiSpec {
+  readonly clusterName: string;
+  /** Also the etcd members (stacked etcd). */
+  readonly controlPlanes: readonly PkiNode[];
+  /** Every node, control planes included. */
+  readonly nodes: readonly PkiNode[];
+  readonly apiEndpoint: { readonly host: string; readonly port: number };
+  readonly serviceCIDR: string;
+  readonly clusterDomain: string;
+  readonly extraApiServerSans?: readonly string[];
+}
+
+export interface CertAndKey {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface ClusterPki {
+  readonly ca: CertAndKey;
+  readonly etcdCa: CertAndKey;
+  readonly frontProxyCa: CertAndKey;
+  readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
+  readonly apiServer: CertAndKey;
+  readonly apiServerKubeletClient: CertAndKey;
+  readonly apiServerEtcdClient: CertAndKey;
+  readonly frontProxyClient: CertAndKey;
+  readonly etcdHealthcheckClient: CertAndKey;
+  readonly etcdServer: ReadonlyMap<string, CertAndKey>;
+  readonly etcdPeer: ReadonlyMap<string, CertAndKey>;
+  /** CN=kubernetes-admin, O=system:masters: full access without any RBAC binding. */
+  readonly admin: CertAndKey;
+  readonly controllerManager: CertAndKey;
+  readonly scheduler: CertAndKey;
+  readonly kubeProxy: CertAndKey;
+  /** Per node: CN=system:node:NAME, O=system:nodes (client). */
+  readonly kubelet: ReadonlyMap<string, CertAndKey>;
+  /** Per node: the kubelet's serving certificate, signed by the cluster CA. */
+  readonly kubeletServing: ReadonlyMap<string, CertAndKey>;
+  /** What this call generated and why; empty when everything was reused. */
+  readonly changes: readonly string[];
+}
+
+const isIpv4 = (value: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(value);
+const unique = (values: readonly string[]): string[] => [...new Set(values)];
+function split(values: readonly string[]): { dnsNames: string[]; ipAddresses: string[] } {
+  return { dnsNames: unique(values.filter((v) => !isIpv4(v))), ipAddresses: unique(values.filter(isIpv4)) };
+}
+
+function firstServiceIp(serviceCIDR: string): string {
+  const cidr = parseCidr(serviceCIDR);
+  if (typeof cidr === 'string') throw new Error(`serviceCIDR ${serviceCIDR}: ${cidr}`);
+  return formatIpv4(cidr.base + 1);
+}
+
+/** Every leaf certificate the spec needs, by file stem. */
+export function leafRequests(spec: PkiSpec): CertificateRequest[] {
+  const leaf = (file: string, signer: string, commonName: string, use: CertificateRequest['use'], more: Partial<CertificateRequest> = {}): CertificateRequest => ({ file, signer, commonName, use, days: LEAF_DAYS, ...more });
+  const domain = spec.clusterDomain;
+  const apiNames = split([
+    'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${domain}`, 'localhost',
+    ...spec.controlPlanes.flatMap((n) => [n.name, n.address]), spec.apiEndpoint.host, firstServiceIp(spec.serviceCIDR), '127.0.0.1', ...(spec.extraApiServerSans ?? []),
+  ]);
+  return [
+    leaf('apiserver', 'ca', 'kube-apiserver', 'server', apiNames),
+    leaf('apiserver-kubelet-client', 'ca', 'kube-apiserver-kubelet-client', 'client'),
+    leaf('apiserver-etcd-client', 'etcd/ca', 'kube-apiserver-etcd-client', 'client'),
+    leaf('front-proxy-client', 'front-proxy-ca', 'front-proxy-client', 'client'),
+    leaf('etcd/healthcheck-client', 'etcd/ca', 'kube-etcd-healthcheck-client', 'client'),
+    ...spec.controlPlanes.flatMap((n) => [
+      leaf(`etcd/server-${n.name}`, 'etcd/ca', n.name, 'server-and-client', split([n.name, 'localhost', n.address, '127.0.0.1'])),
+      leaf(`etcd/peer-${n.name}`, 'etcd/ca', n.name, 'server-and-client', split([n.name, 'localhost', n.address, '127.0.0.1'])),
+    ]),
+    leaf('admin', 'ca', 'kubernetes-admin', 'client', { organizations: ['system:masters'] }),
+    leaf('controller-manager', 'ca', 'system:kube-controller-manager', 'client'),
+    leaf('scheduler', 'ca', 'system:kube-scheduler', 'client'),
+    leaf('kube-proxy', 'ca', 'system:kube-proxy', 'client'),
+    ...spec.nodes.flatMap((n) => [
+      leaf(`kubelet/${n.name}`, 'ca', `system:node:${n.name}`, 'client', { organizations: ['system:nodes'] }),
+      leaf(`kubelet-serving/${n.name}`, 'ca', `system:node:${n.name}`, 'server', { organizations: ['system:nodes'], ...split([n.name, n.address]) }),
+    ]),
+  ];
+}
+
+const CA_REQUESTS: readonly CertificateRequest[] = [
+  { file: 'ca', commonName: 'kubernetes', use: 'ca', days: CA_DAYS },
+  { file: 'etcd/ca', commonName: 'etcd-ca', use: 'ca', days: CA_DAYS },
+  { file: 'front-proxy-ca', commonName: 'front-proxy-ca', use: 'ca', days: CA_DAYS },
+];
+
+export interface EnsurePkiOptions {
+  /** Replace every leaf certificate and key now, whatever their state (never a CA or sa.key). */
+  readonly renewLeaves?: boolean;
+}
+
+/** Keep or (re)create one certificate and its key; returns the pair and what happened. */
+async function ensureCertificate(files: PkiFiles, request: CertificateRequest, signer: CertAndKey | undefined, renew = false): Promise<{ pair: CertAndKey; change?: string }> {
+  const cert = await files.read(`${request.file}.crt`);
+  const key = await files.read(`${request.file}.key`);
+  let reason: string | undefined = cert === undefined || key === undefined ? 'created' : renew ? 'renewed on request' : undefined;
+  if (reason === undefined) {
+    reason = whyReplace(request, cert!, key!, signer ? new X509Certificate(signer.cert) : undefined);
+    if (reason === undefined) return { pair: { cert: cert!, key: key! } };
+    if (request.use === 'ca' && !/expires/.test(reason)) {
+      throw new Error(
+        `${files.path(`${request.file}.crt`)}: ${reason}: kcluster does not replace a CA by itself. Delete ${request.file}.crt and ${request.file}.key to create a new CA; every node then needs new certificates (run apply again)`,
+      );
+    }
+  }
+  const pair = await newRsaKeyPair();
+  const certPem = signCertificate(request, pair.publicKey, pair.privateKey, signer ? { certPem: signer.cert, keyPem: signer.key } : undefined);
+  await files.write(`${request.file}.key`, pair.privateKey, 0o600);
+  await files.write(`${request.file}.crt`, certPem, 0o644);
+  return { pair: { cert: certPem, key: pair.privateKey }, change: `${request.file}: ${reason}` };
+}
+
+async function ensureServiceAccountKeys(files: PkiFiles): Promise<{ keys: { publicKey: string; privateKey: string }; change?: string }> {
+  const privateKey = await files.read('sa.key');
+  const publicKey = await files.read('sa.pub');
+  if (privateKey !== undefined && publicKey !== undefined) {
+    try {
+      const derived = createPublicKey(createPrivateKey(privateKey)).export({ type: 'spki', format: 'pem' }).toString();
+      if (derived === createPublicKey(publicKey).export({ type: 'spki', format: 'pem' }).toString()) return { keys: { publicKey, privateKey } };
+    } catch {
+      // unreadable: replaced below
+    }
+    throw new Error(`${files.path('sa.key')} and sa.pub do not form a key pair: delete both to create new ones (every service-account token then becomes invalid)`);
+  }
+  const pair = await newRsaKeyPair();
+  await files.write('sa.key', pair.privateKey, 0o600);
+  await files.write('sa.pub', pair.publicKey, 0o644);
+  return { keys: pair, change: 'sa: created' };
+}
+
+export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options: EnsurePkiOptions = {}): Promise<ClusterPki> {
+  const files = new PkiFiles(join(stateDir, 'pki'));
+  const changes: string[] = [];
+  const cas = new Map<string, CertAndKey>();
+  for (const request of CA_REQUESTS) {
+    const { pair, change } = await ensureCertificate(files, request, undefined);
+    cas.set(request.file, pair);
+    if (change) changes.push(change);
+  }
+  const sa = await ensureServiceAccountKeys(files);
+  if (sa.change) changes.push(sa.change);
+  const leaves = new Map<string, CertAndKey>();
+  // Key generation dominates: leaves are made in parallel (libuv's thread pool).
+  await Promise.all(
+    leafRequests(spec).map(async (request) => {
+      const { pair, change } = await ensureCertificate(files, request, cas.get(request.signer!), options.renewLeaves === true);
+      leaves.set(request.file, pair);
+      if (change) changes.push(change);
+    }),
+  );
+  const get = (file: string): CertAndKey => leaves.get(file)!;
+  const perNode = (prefix: string, nodes: readonly PkiNode[]): Map<string, CertAndKey> => new Map(nodes.map((n) => [n.name, get(`${prefix}${n.name}`)]));
+  return {
+    ca: cas.get('ca')!,
+    etcdCa: cas.get('etcd/ca')!,
+    frontProxyCa: cas.get('front-proxy-ca')!,
+    serviceAccount: sa.keys,
+    apiServer: get('apiserver'),
+    apiServerKubeletClient: get('apiserver-kubelet-client'),
+    apiServerEtcdClient: get('apiserver-etcd-client'),
+    frontProxyClient: get('front-proxy-client'),
+    etcdHealthcheckClient: get('etcd/healthcheck-client'),
+    etcdServer: perNode('etcd/server-', spec.controlPlanes),
+    etcdPeer: perNode('etcd/peer-', spec.controlPlanes),
+    admin: get('admin'),
+    controllerManager: get('controller-manager'),
+    scheduler: get('scheduler'),
+    kubeProxy: get('kube-proxy'),
+    kubelet: perNode('kubelet/', spec.nodes),
+    kubeletServing: perNode('kubelet-serving/', spec.nodes),
+    changes: changes.sort(),
+  };
+}
+
+/** A kubeconfig with the CA, client certificate and key embedded. */
+export function renderKubeconfig(o: { clusterName: string; server: string; caCert: string; user: string; cert: string; key: string }): string {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const context = `${o.user}@${o.clusterName}`;
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: o.clusterName, cluster: { server: o.server, 'certificate-authority-data': b64(o.caCert) } }],
+    users: [{ name: o.user, user: { 'client-certificate-data': b64(o.cert), 'client-key-data': b64(o.key) } }],
+    contexts: [{ name: context, context: { cluster: o.clusterName, user: o.user } }],
+    'current-context': context,
+  }, { lineWidth: 0 });
+}
+
+/** The CN of a certificate's subject (RBAC names users by it). */
+export function certificateSubjectCn(certPem: string): string {
+  const cn = /(?:^|\n)CN=([^\n]*)/.exec(new X509Certificate(certPem).subject)?.[1];
+  if (cn === undefined) throw new Error('certificate without a CN');
+  return cn;
+}
