@@ -157,7 +157,11 @@ spec:
   it('snapshots etcd, removes a worker cleanly, refuses to remove the only control plane', async () => {
     await kubectl('create', 'configmap', 'before-snapshot', '--from-literal=k=v');
     const snapshot = join(work, 'snapshot.db');
-    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '-o', snapshot]);
+    // --check: the snapshot it would take, as events; nothing is saved
+    const wouldSave = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '--check', '--output', 'json']);
+    expect(wouldSave.code, wouldSave.stderr).toBe(3);
+    expect(changesIn(wouldSave.stdout)).toContain(`${cp} etcd-snapshot-save/save an etcd snapshot: snapshot of etcd (1 of 1 members healthy) to `);
+    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '--to', snapshot]);
     expect(save.code, save.stderr).toBe(0);
     expect(save.stdout.trim()).toBe(snapshot);
     expect(statSync(snapshot).size).toBeGreaterThan(100_000);
@@ -223,9 +227,22 @@ spec:
     expect(changesIn(moved.stdout)).toContain(`${worker} pod-network/bridge and pods inside the pod CIDR`);
     await expectPodNetworkInLine(`after ${worker} moved from ${freshCidr} to ${movedCidr}`);
 
+    // --check: every step on the control plane, in order; nothing is touched (no confirmation asked)
+    const wouldRestore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--check', '--output', 'json']);
+    expect(wouldRestore.code, wouldRestore.stderr).toBe(3);
+    const steps = changesIn(wouldRestore.stdout).split('\n').filter((c) => c.includes(' etcd-restore-'));
+    expect(steps.map((c) => c.split(':')[0])).toEqual([
+      `${cp} etcd-restore-upload/the snapshot on the control plane`,
+      `${cp} etcd-restore-build/build the restored etcd data dir`,
+      `${cp} etcd-restore-stop/stop the control plane`,
+      `${cp} etcd-restore-swap/swap in the restored data dir`,
+      `${cp} etcd-restore-swap/start the control plane`,
+    ]);
+    expect((await kubectl('get', 'configmap', 'after-snapshot', '-o', 'jsonpath={.data.k}')).trim()).toBe('v');
+
     const restore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--yes']);
-    expect(restore.code, restore.stderr).toBe(0);
-    console.log(`day2 restore: ${/the API answers again after [\d.]+ s/.exec(restore.stderr)?.[0]}`);
+    expect(restore.code, restore.stderr + restore.stdout.slice(-3000)).toBe(0);
+    console.log(`day2 restore: ${/the API answered and the pod network followed after [\d.]+ s/.exec(restore.stderr)?.[0]}`);
     expect(await until('the restored ConfigMap', 120_000, () => kubectl('get', 'configmap', 'before-snapshot', '-o', 'jsonpath={.data.k}')))
       .toBe('v');
     await expect(kubectl('get', 'configmap', 'after-snapshot')).rejects.toThrow(/NotFound/);

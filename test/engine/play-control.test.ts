@@ -98,6 +98,36 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     expect(eventsOf(h.events, 'play-start').map((e) => e.play)).toEqual(['p']);
   });
 
+  it('a cleanup play (always) runs after a play stopped the run, on the failed host too, over the same connection; the plays between are skipped', async () => {
+    const done: string[] = [];
+    const first = runTask('first', async (host) => {
+      if (host === 'h1') throw new Error('broken');
+      done.push(`${host}:first`);
+    });
+    const between = runTask('between', async (host) => void done.push(`${host}:between`));
+    const cleanup = runTask('cleanup', async (host) => void done.push(`${host}:cleanup`));
+    const h = harness(inventory(['h1', 'h2']), [
+      { name: 'p', hosts: 'all', anyErrorsFatal: true, roles: [{ name: 'r', tasks: [first] }] },
+      { name: 'q', hosts: 'all', roles: [{ name: 's', tasks: [between] }] },
+      { name: 'c', hosts: 'all', always: true, roles: [{ name: 'c', tasks: [cleanup] }] },
+    ]);
+    const summary = await runPlaybook(h.options);
+    expect(done.sort()).toEqual(['h1:cleanup', 'h2:cleanup', 'h2:first']);
+    expect(eventsOf(h.events, 'play-start').map((e) => e.play)).toEqual(['p', 'c']);
+    // the failure stays in the recap: the cleanup does not make the run a success
+    expect(summary.exitCode).toBe(ExitCode.HostsFailed);
+    expect(summary.hosts.map((x) => [x.host, x.failed])).toEqual([['h1', 1], ['h2', 0]]);
+
+    // without a failure the cleanup play runs like any other, after the others
+    done.length = 0;
+    const fine = harness(inventory(['h1', 'h2']), [
+      { name: 'q', hosts: 'all', roles: [{ name: 's', tasks: [between] }] },
+      { name: 'c', hosts: 'all', always: true, roles: [{ name: 'c', tasks: [cleanup] }] },
+    ]);
+    expect((await runPlaybook(fine.options)).exitCode).toBe(ExitCode.Success);
+    expect(done.sort()).toEqual(['h1:between', 'h1:cleanup', 'h2:between', 'h2:cleanup']);
+  });
+
   it('on interruption starts nothing new, lets running work and its handlers finish, exit 130', async () => {
     const controller = new AbortController();
     const done: string[] = [];

@@ -4,7 +4,7 @@
 // would change on a control plane and on a worker, and what the rendered files say: a template,
 // flag or task change shows here in seconds, without a cluster; the upgrade playbook's order
 // (snapshot, control plane, then each worker drained before its kubelet) too. Nothing changes.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { hostKeyPolicyFor } from '../../src/orchestrator/ssh/host-key-policy-for
 import type { Playbook } from '../../src/orchestrator/engine/types.js';
 import { clusterPlaybook } from '../../playbooks/cluster.js';
 import { upgradePlaybook } from '../../playbooks/upgrade.js';
+import { snapshotRestorePlaybook } from '../../playbooks/etcd-snapshot.js';
 import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
 import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
@@ -255,4 +256,31 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe('cordon and drain before the kubelet becomes v1.35.8 (PodDisruptionBudgets respected, 60 s at most)');
     });
   });
+
+  describe('the etcd snapshot restore playbook', () => {
+    let restore: Scenario;
+    beforeAll(async () => {
+      // a stand-in file: check mode uploads nothing and never reads it on a host
+      const file = join(mkdtempSync(join(tmpdir(), 'kc-restore-plan-')), 'etcd-stand-in.db');
+      writeFileSync(file, 'not a real snapshot\n');
+      restore = await planScenario(lab, () => undefined, (inputs) => snapshotRestorePlaybook(inputs.inventory, { localFile: file, sha256: 'a'.repeat(64), stamp: '2026-11-24T00-00-00-000Z' }));
+    }, 180_000);
+
+    it('plans each step on the control plane only, in order, with the cleanup finding nothing to undo', () => {
+      expect(restore.failures).toEqual([]);
+      expect(restore.exitCode).toBe(3);
+      const steps = restore.planned.filter((p) => p.role.startsWith('etcd-restore'));
+      expect(steps.map((p) => `${p.host} ${p.task}`)).toEqual([
+        'kctest1 the snapshot on the control plane',
+        'kctest1 build the restored etcd data dir',
+        'kctest1 stop the control plane',
+        'kctest1 swap in the restored data dir',
+        'kctest1 start the control plane',
+      ]);
+      expect(steps[0]!.summary).toBe('upload etcd-stand-in.db to /var/lib/kcluster/backups/etcd-stand-in.db (sha256 checked)');
+      expect(steps[1]!.summary).toBe('etcdutl snapshot restore into /var/lib/etcd.restoring as member kctest1 of 1');
+      expect(steps[3]!.summary).toBe('move /var/lib/etcd to /var/lib/etcd.before-restore-2026-11-24T00-00-00-000Z, the restored data dir to /var/lib/etcd');
+    });
+  });
 });
+

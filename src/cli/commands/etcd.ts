@@ -1,52 +1,32 @@
-// `kcluster etcd snapshot save -i FILE [-o PATH]`: a snapshot taken on the first reachable
-// control plane, checked there, copied to the controller and checked again by sha256.
-// `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes]`: the cluster's state replaced by
-// the snapshot's on every control plane at once (see src/kubernetes/etcd/etcd-restore.ts); then the
-// API is waited for, and every node's pod network is brought in line with its restored Node
-// (playbooks/pod-network.ts).
-import { existsSync } from 'node:fs';
+// `kcluster etcd snapshot save -i FILE [--from HOST] [--to PATH] [--check] [-o text|json]`:
+// a snapshot taken on a control plane, checked there, copied to the controller
+// (<stateDir>/backups) and checked again by sha256; its path is the last line on stdout.
+// `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes] [--check] [-o text|json]`: the
+// cluster's state replaced by the snapshot's on every control plane at once.
+// Both are playbooks (playbooks/etcd-snapshot.ts): --check shows every step, -o json streams
+// the events, the debug log records every command, Ctrl-C stops between steps.
+import { existsSync, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { withClusterSession, type ClusterSession } from '../cluster-session.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
-import { restoreEtcdSnapshot } from '../../kubernetes/etcd/etcd-restore.js';
-import { saveEtcdSnapshot, snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-snapshot.js';
-import { nodeAddress } from '../../kubernetes/cluster/topology.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-snapshot.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
-import { runPlaybookCommand } from '../run-playbook-command.js';
-import { podNetworkPlaybook } from '../../../playbooks/pod-network.js';
+import { sha256File } from '../../orchestrator/util/sha256-file.js';
+import { snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
 
-async function saveFromFirstReachable(session: ClusterSession, log: (line: string) => void): Promise<SavedSnapshot> {
-  const problems: string[] = [];
-  for (const cp of session.topology.controlPlanes) {
-    try {
-      const connection = await session.connect(cp.name);
-      return await saveEtcdSnapshot(connection, session.inventory.stateDir, snapshotName(new Date()));
-    } catch (error) {
-      problems.push((error as Error).message);
-      log(`${cp.name}: no snapshot: ${(error as Error).message.split('\n')[0]}`);
-    }
-  }
-  throw new Error(`no control plane could take a snapshot:\n${problems.join('\n')}`);
+interface SaveOptions extends PlaybookCommandOptions {
+  readonly from?: string;
+  readonly to?: string;
 }
 
-async function waitForApi(session: ClusterSession, timeoutMs: number, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (signal.aborted) throw new Error('interrupted while waiting for the API server after the restore (the restore itself is done)');
-    try {
-      await session.api().get('/api/v1/namespaces/kube-system');
-      return;
-    } catch (error) {
-      last = (error as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-  throw new Error(`the API server did not become ready within ${timeoutMs / 1000} s after the restore (last: ${last}): look at the etcd and kube-apiserver containers on the control planes (crictl ps -a)`);
+interface RestoreOptions extends PlaybookCommandOptions {
+  readonly yes?: boolean;
 }
+
+const outputOption = (): Option => new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']);
 
 export function registerEtcdCommand(program: Command, cli: CliContext): void {
   const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
@@ -55,18 +35,26 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     .command('save')
     .description('take a snapshot on a control plane and copy it to the controller (<stateDir>/backups)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .option('-o, --output <path>', 'also copy the snapshot here')
-    .action(async (options: { inventory: string; output?: string }) => {
-      await withClusterSession(cli, options.inventory, async (session) => {
-        const saved = await saveFromFirstReachable(session, log);
-        log(`etcd snapshot: revision ${saved.revision}, ${saved.keys} keys, ${saved.bytes} bytes, sha256 ${saved.sha256}`);
-        let path = saved.file;
-        if (options.output !== undefined) {
-          path = resolve(cli.cwd, options.output);
-          await copyFile(saved.file, path);
-        }
-        cli.stdout.write(`${path}\n`);
-      });
+    .option('--from <host>', 'the control plane to take it on (default: the first in the inventory)')
+    .option('--to <path>', 'also copy the snapshot here')
+    .option('-C, --check', 'plan only: say what would be saved, change nothing')
+    .addOption(outputOption())
+    .action(async (options: SaveOptions) => {
+      let saved: SavedSnapshot | undefined;
+      const summary = await runPlaybookCommand(
+        cli,
+        async (inventory) => ({ playbook: snapshotSavePlaybook(inventory, options.from, { stateDir: inventory.stateDir, name: snapshotName(new Date()), saved: (snapshot) => (saved = snapshot) }) }),
+        options,
+      );
+      if (!summary || summary.exitCode !== 0 || saved === undefined) return;
+      log(`etcd snapshot: revision ${saved.revision}, ${saved.keys} keys, ${saved.bytes} bytes, sha256 ${saved.sha256}`);
+      let path = saved.file;
+      if (options.to !== undefined) {
+        path = resolve(cli.cwd, options.to);
+        await copyFile(saved.file, path);
+      }
+      if (options.output !== 'json') cli.stdout.write(`${path}\n`);
+      else log(`etcd snapshot saved to ${path}`);
     });
   snapshot
     .command('restore')
@@ -74,29 +62,26 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     .argument('<snapshot>', 'a snapshot file saved by kcluster etcd snapshot save')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action(async (file: string, options: { inventory: string; yes?: boolean }) => {
-      const snapshotFile = resolve(cli.cwd, file);
-      await withClusterSession(cli, options.inventory, async (session) => {
-        if (!existsSync(snapshotFile)) throw new InputError(`${snapshotFile}: no such snapshot file`);
-        const cps = session.topology.controlPlanes;
-        const refusal = await refusalUnlessConfirmed(cli, `restore replaces the state of cluster ${session.inventory.cluster.name} (every object written since the snapshot is lost) on ${cps.map((h) => h.name).join(', ')}; the API is down meanwhile`, options.yes);
-        if (refusal) throw new InputError(refusal);
-        const members = [];
-        for (const cp of cps) {
-          const connection = await session.connect(cp.name).catch((error: Error) => {
-            throw new Error(`${cp.name}: ${error.message}: every control plane must be reachable for a restore; nothing was changed`);
-          });
-          members.push({ connection, name: cp.name, address: nodeAddress(cp) });
-        }
-        const started = Date.now();
-        const report = await restoreEtcdSnapshot(members, snapshotFile, log);
-        await waitForApi(session, 300_000, cli.signal);
-        log(`restored revision ${report.revision} (${report.keys} keys); the API answers again after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        log("every node's pod network follows the pod CIDR of its restored Node:");
-        const network = await runPlaybookCommand(cli, podNetworkPlaybook(session.inventory), { inventory: options.inventory });
-        if (!network || network.exitCode !== 0) {
-          throw new Error(`the snapshot is restored, but the pod network of some nodes is not in line with it (see above): run kcluster apply -i ${options.inventory} once they are reachable`);
-        }
-      });
+    .option('-C, --check', 'plan only: report every step it would take, change nothing')
+    .addOption(outputOption())
+    .action(async (file: string, options: RestoreOptions) => {
+      const localFile = resolve(cli.cwd, file);
+      const started = Date.now();
+      const summary = await runPlaybookCommand(
+        cli,
+        async (inventory) => {
+          if (!existsSync(localFile) || !statSync(localFile).isFile()) throw new InputError(`${localFile}: no such snapshot file`);
+          const playbook = snapshotRestorePlaybook(inventory, { localFile, sha256: await sha256File(localFile), stamp: new Date().toISOString().replace(/[:.]/g, '-') });
+          if (!options.check) {
+            const refusal = await refusalUnlessConfirmed(cli, `restore replaces the state of cluster ${inventory.cluster.name} (every object written since the snapshot is lost); the API is down meanwhile`, options.yes);
+            if (refusal) throw new InputError(refusal);
+          }
+          return { playbook };
+        },
+        options,
+      );
+      if (!summary || options.check) return;
+      if (summary.exitCode === 0) log(`restored ${file}; the API answered and the pod network followed after ${((Date.now() - started) / 1000).toFixed(1)} s; each control plane keeps its previous data in /var/lib/etcd.before-restore-*`);
+      else if (!summary.interrupted) log(`the restore did not finish (see above): the run says which step failed; a failure before the swap left the previous data in place and the control plane running again; run the same command once the hosts answer`);
     });
 }

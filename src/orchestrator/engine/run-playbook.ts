@@ -63,6 +63,8 @@ interface RunState {
   readonly transfers: Semaphore;
   readonly selectTask: ReturnType<typeof taskSelector>;
   readonly nonce: string;
+  /** Whether a cleanup play after play `index` still needs the host's connection. */
+  cleanupAfter(name: string, index: number): boolean;
   readonly log: (line: string) => void;
   emit(event: RunEventInput): void;
 }
@@ -157,7 +159,8 @@ function closeEarly(run: RunState, name: string): void {
 
 /** One play: its hosts in batches; returns why the run must not go on, if it must not. */
 async function runPlay(run: RunState, play: Play, index: number, hosts: readonly string[]): Promise<string | undefined> {
-  const active = hosts.filter((h) => !run.dropped.has(h));
+  // A cleanup play takes the hosts that failed too, not those that cannot be reached.
+  const active = hosts.filter((h) => (play.always ? run.recaps.get(h)?.unreachable !== true : !run.dropped.has(h)));
   run.emit({ type: 'play-start', play: play.name, hosts: active });
   const stop = new PlayStop();
   for (const batch of batchesOf(active, play.serial)) {
@@ -167,7 +170,7 @@ async function runPlay(run: RunState, play: Play, index: number, hosts: readonly
       batch.map((name) =>
         run.semaphore.run(async () => {
           const outcome = await runHost(run, play, name, stop);
-          if (outcome === 'dropped' || run.lastPlay.get(name) === index) closeEarly(run, name);
+          if ((outcome === 'dropped' && !run.cleanupAfter(name, index)) || run.lastPlay.get(name) === index) closeEarly(run, name);
           if (outcome !== 'dropped') return;
           failedInBatch += 1;
           // Checked as each host fails, so the others stop before their next task.
@@ -204,15 +207,18 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
     transfers: new Semaphore(Math.max(1, options.transferConcurrency ?? DEFAULT_TRANSFER_CONCURRENCY)),
     selectTask: taskSelector(options.tags, options.skipTags),
     nonce: newNonce(),
+    cleanupAfter: (name, index) => plays.some(({ play, hosts }, i) => i > index && play.always === true && hosts.includes(name)),
     log: options.log ?? (() => {}),
     emit: (event) => options.events.emit({ ...event, time: Date.now() }),
   };
 
   run.emit({ type: 'run-start', playbook: playbook.name, hosts: involved, check: options.check, ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}) });
   try {
+    let stopped = false;
     for (const [index, { play, hosts }] of plays.entries()) {
       if (options.signal.aborted) break;
-      if (await runPlay(run, play, index, hosts)) break;
+      if (stopped && !play.always) continue;
+      if (await runPlay(run, play, index, hosts)) stopped = true;
     }
   } finally {
     await Promise.all(

@@ -101,6 +101,12 @@ export interface Play {
   readonly maxFailPercentage?: number;
   /** Stop every host of the run when any host of this play fails. */
   readonly anyErrorsFatal?: boolean;
+  /**
+   * A cleanup play (Ansible's `always`): it runs even when an earlier play stopped the run
+   * (anyErrorsFatal, maxFailPercentage), on its hosts that are still reachable, those that
+   * failed included. Not after Ctrl-C: the operator asked to stop, and the run says where.
+   */
+  readonly always?: boolean;
 }
 
 export interface Playbook {
