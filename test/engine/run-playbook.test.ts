@@ -10,6 +10,7 @@ import type { AnyTask, Play, Role } from '../../src/orchestrator/engine/types.js
 import { UnreachableError } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { eventsOf, fileFact, fileTask, harness, hostDir, inventory, runTask, sleep } from './support/harness.js';
+import { HostError } from '../../src/orchestrator/ssh/host-error.js';
 
 const oneRole = (role: Role): Play[] => [{ name: 'p', hosts: 'all', roles: [role] }];
 
@@ -156,7 +157,7 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
       ...h.options,
       connect: async (host, signal) => {
         if (host.name === 'h2') throw new UnreachableError('h2', 'connection refused');
-        if (host.name === 'h3') throw new Error('h3: authentication failed for user root');
+        if (host.name === 'h3') throw new HostError('h3', 'authentication failed for user root');
         return connect(host, signal);
       },
     });

@@ -18,6 +18,7 @@ import { leafRequests } from '../../kubernetes/pki/cluster-pki.js';
 import { UnreachableError } from '../../orchestrator/ssh/connection.js';
 import { createSshConnector } from '../../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
+import { detailFor } from '../../orchestrator/ssh/host-error.js';
 
 export interface CertsCheckOptions {
   readonly inventory: string;
@@ -34,9 +35,8 @@ interface HostOutcome {
 }
 
 /** Every line about a host starts with its name (and says "unreachable" when it was). */
-function aboutHost(host: string, message: string, unreachable = false): string {
-  const tail = message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
-  return unreachable && !tail.startsWith('unreachable') ? `${host}: unreachable: ${tail}` : `${host}: ${tail}`;
+function aboutHost(host: string, error: unknown, doing: string): string {
+  return `${host}: ${doing}: ${error instanceof UnreachableError && error.host === host ? error.reason : detailFor(host, error)}`;
 }
 
 /** File stems of the leaves the inventory needs; undefined when its topology is invalid. */
@@ -73,14 +73,14 @@ export async function certsCheck(cli: CliContext, options: CertsCheckOptions): P
         try {
           connection = await connector.connect(host, cli.signal);
         } catch (error) {
-          return { host: host.name, status: 'unreachable', error: aboutHost(host.name, (error as Error).message, true), rows: [], problems: [] };
+          return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
         }
         try {
           const found = await readHostCertificates(connection, now, cli.signal);
           return { host: host.name, status: 'ok', rows: compareWithState(found.rows, state.fingerprints), problems: found.problems };
         } catch (error) {
-          if (error instanceof UnreachableError) return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error.message, true), rows: [], problems: [] };
-          return { host: host.name, status: 'failed', error: aboutHost(host.name, `cannot list its certificates: ${(error as Error).message}`), rows: [], problems: [] };
+          if (error instanceof UnreachableError) return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
+          return { host: host.name, status: 'failed', error: aboutHost(host.name, error, 'cannot list its certificates'), rows: [], problems: [] };
         }
       }),
     );

@@ -10,6 +10,7 @@ import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js'
 import { RemoteCommandError } from '../../orchestrator/ssh/connection.js';
 import { hostFacts, type HostFacts } from '../../orchestrator/facts/host-facts.js';
 import { factsTable } from '../../orchestrator/facts/facts-table.js';
+import { detailFor } from '../../orchestrator/ssh/host-error.js';
 
 interface Row {
   readonly host: string;
@@ -23,7 +24,7 @@ interface Row {
 const FACTS_TIMEOUT_MS = 60_000;
 
 /** Every line about a host starts with its name. */
-const aboutHost = (host: string, message: string): string => (message.startsWith(`${host}:`) ? message : `${host}: ${message}`);
+const aboutHost = (host: string, error: unknown, doing?: string): string => `${host}: ${doing ? `${doing}: ` : ''}${detailFor(host, error)}`;
 
 export function registerFactsCommand(program: Command, cli: CliContext): void {
   program
@@ -51,14 +52,14 @@ export function registerFactsCommand(program: Command, cli: CliContext): void {
             try {
               connection = await connector.connect(host, cli.signal);
             } catch (error) {
-              return { host: name, status: 'unreachable', error: aboutHost(name, (error as Error).message), roundTrips: 0 };
+              return { host: name, status: 'unreachable', error: aboutHost(name, error), roundTrips: 0 };
             }
             try {
               const result = await connection.exec(hostFacts.script, { label: 'facts', timeoutMs: FACTS_TIMEOUT_MS });
               if (result.code !== 0) throw new RemoteCommandError(name, 'host facts script', result, 'facts');
               return { host: name, status: 'ok', facts: hostFacts.parse(result.stdout, result.code), roundTrips: connection.stats.roundTrips };
             } catch (error) {
-              return { host: name, status: 'failed', error: aboutHost(name, `cannot read facts: ${(error as Error).message}`), roundTrips: connection.stats.roundTrips };
+              return { host: name, status: 'failed', error: aboutHost(name, error, 'cannot read facts'), roundTrips: connection.stats.roundTrips };
             }
           }),
         );

@@ -2,6 +2,7 @@
 // (systemd, kubeadm's default, or cgroupfs), read and checked in one place for the containerd,
 // docker and kubelet roles, so that they can never disagree on its default.
 import type { HostContext } from '../../orchestrator/engine/types.js';
+import { HostError } from '../../orchestrator/ssh/host-error.js';
 
 export type CgroupDriver = 'systemd' | 'cgroupfs';
 
@@ -9,6 +10,6 @@ export const DEFAULT_CGROUP_DRIVER: CgroupDriver = 'systemd';
 
 export function cgroupDriverOf(ctx: Pick<HostContext, 'host' | 'vars'>): CgroupDriver {
   const driver = ctx.vars['cgroupDriver'] ?? DEFAULT_CGROUP_DRIVER;
-  if (driver !== 'systemd' && driver !== 'cgroupfs') throw new Error(`${ctx.host.name}: var cgroupDriver must be systemd or cgroupfs (got ${JSON.stringify(driver)})`);
+  if (driver !== 'systemd' && driver !== 'cgroupfs') throw new HostError(ctx.host.name, `var cgroupDriver must be systemd or cgroupfs (got ${JSON.stringify(driver)})`);
   return driver;
 }

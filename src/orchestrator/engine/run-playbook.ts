@@ -2,6 +2,7 @@
 // run), in `serial` batches; a host that fails or is unreachable drops out of later plays.
 import type { Connection } from '../ssh/connection.js';
 import { UnreachableError } from '../ssh/connection.js';
+import { detailFor } from '../ssh/host-error.js';
 import type { HostSettings, Inventory } from '../inventory/model.js';
 import type { EventSink, RunEventInput } from './events.js';
 import { exitCodeFor } from './exit-code.js';
@@ -77,8 +78,7 @@ function connectionFor(run: RunState, host: HostSettings): Promise<Connection> {
       (c) => loggedConnection(c, run.log, run.options.signal),
       (error: unknown) => {
         if (error instanceof UnreachableError) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        throw new UnreachableError(host.name, message.startsWith(`${host.name}: `) ? message.slice(host.name.length + 2) : message);
+        throw new UnreachableError(host.name, detailFor(host.name, error));
       },
     );
     run.connections.set(host.name, pending);

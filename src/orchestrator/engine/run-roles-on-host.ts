@@ -1,6 +1,7 @@
 // One host, one play: its roles in order. Per role: gather every fact the selected tasks need
 // in ONE command, plan each task locally, apply what differs, verify, then run the handlers
 // that a change notified.
+import { detailFor } from '../ssh/host-error.js';
 import { UnreachableError, type Connection } from '../ssh/connection.js';
 import type { HostSettings, Inventory, Vars } from '../inventory/model.js';
 import { deepMerge } from '../inventory/deep-merge.js';
@@ -50,11 +51,6 @@ export class HostStopped extends Error {
 
 type Outcome = { status: 'ok' | 'skipped'; reason: string } | { status: 'changed'; summary: string; diff?: string };
 
-function describeError(host: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // Errors from the SSH layer already start with the host; say it once, first.
-  return message.startsWith(`${host}: `) ? message.slice(host.length + 2) : message;
-}
 
 /** Turns any error of a task or handler into the host's stop, with the host name first. */
 function stopFor(run: HostRunContext, where: string, error: unknown): HostStopped {
@@ -62,7 +58,7 @@ function stopFor(run: HostRunContext, where: string, error: unknown): HostStoppe
   // What the host was doing when it was lost: the SSH layer names the command, this the task.
   if (error instanceof UnreachableError) return new HostStopped('unreachable', `${error.message} (in ${where})`);
   run.recap.failed += 1;
-  return new HostStopped('failed', `${run.host.name}: ${where}: ${describeError(run.host.name, error)}`);
+  return new HostStopped('failed', `${run.host.name}: ${where}: ${detailFor(run.host.name, error)}`);
 }
 
 function checkStop(run: HostRunContext, next: string): void {

@@ -15,7 +15,7 @@ export class CommandStoppedError extends RemoteCommandError {
     super(host, command, result, label);
     const shown = abbreviate(command);
     const tail = result.stderr.trim().split('\n').slice(-8).join('\n');
-    this.message = `${host}: command${label ? ` (${label})` : ''} ${reason}: ${shown}${tail ? `\n${tail}` : ''}`;
+    this.setDetail(`command${label ? ` (${label})` : ''} ${reason}: ${shown}${tail ? `\n${tail}` : ''}`);
     this.name = 'CommandStoppedError';
   }
 }

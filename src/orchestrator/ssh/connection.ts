@@ -1,5 +1,6 @@
 // The one door to a host. Everything that reads or changes a machine goes through a
 // Connection, so that every round trip and byte is counted and every command is quoted.
+import { HostError } from './host-error.js';
 import type { ShellCommand } from './quote.js';
 
 export interface ExecOptions {
@@ -84,29 +85,26 @@ export interface Connection {
 }
 
 /** A command that ran but exited non-zero, with what a person needs to act on it. */
-export class RemoteCommandError extends Error {
+export class RemoteCommandError extends HostError {
   constructor(
-    readonly host: string,
+    host: string,
     readonly command: string,
     readonly result: ExecResult,
     readonly label?: string,
   ) {
     const tail = result.stderr.trim().split('\n').slice(-8).join('\n');
-    super(
-      `${host}: command${label ? ` (${label})` : ''} exited ${result.code}: ${abbreviate(command)}` +
-        (tail ? `\n${tail}` : ''),
-    );
+    super(host, `command${label ? ` (${label})` : ''} exited ${result.code}: ${abbreviate(command)}` + (tail ? `\n${tail}` : ''));
     this.name = 'RemoteCommandError';
   }
 }
 
-/** The host could not be reached or the connection broke. */
-export class UnreachableError extends Error {
+/** The host could not be reached or the connection broke; `reason` says how. */
+export class UnreachableError extends HostError {
   constructor(
-    readonly host: string,
-    message: string,
+    host: string,
+    readonly reason: string,
   ) {
-    super(`${host}: unreachable: ${message}`);
+    super(host, `unreachable: ${reason}`);
     this.name = 'UnreachableError';
   }
 }

@@ -1,6 +1,7 @@
 // A Connection over one ssh2 Client for the whole run: every command on its own channel
 // (several at once, up to the server's session limit), quoted, counted, and run as root
 // through the become mode when asked.
+import { HostError } from './host-error.js';
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { Client, ClientChannel } from 'ssh2';
@@ -291,7 +292,7 @@ export class SshConnection implements Connection {
       return downloaded;
     } catch (error) {
       if (this.closed) throw new UnreachableError(this.host, this.dropReason ?? (error as Error).message);
-      throw new Error(`${this.host}: ${label} over SFTP failed: ${(error as Error).message}`);
+      throw new HostError(this.host, `${label} over SFTP failed: ${(error as Error).message}`);
     } finally {
       release();
       if (staging) await this.exec(sh`rm -f -- ${source}`, { label: `${label}: remove the staged copy` }).catch(() => undefined);
