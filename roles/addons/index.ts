@@ -16,6 +16,7 @@ import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
+import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 
@@ -59,7 +60,7 @@ export function addonsRole(inputs: ClusterInputs): Role {
   const common = { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
   const tasks = [
     addonTask('cluster-rbac', () => rbac({ apiServerKubeletClientUser: certificateSubjectCn(inputs.pki.apiServerKubeletClient.cert) })),
-    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: ctx.vars['kubeProxyConntrackMaxPerCore'] === undefined ? '' : String(ctx.vars['kubeProxyConntrackMaxPerCore']) })),
+    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? '') })),
     ...(inventory.cluster.cni === 'flannel' ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel') }))] : []),
     addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length) })),
   ];

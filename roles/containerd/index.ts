@@ -14,8 +14,7 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
-import { containerdDefaults } from './defaults.js';
+import { cgroupDriverOf, ociRuntimeBinaryOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 export const RESTART_CONTAINERD = 'restart containerd';
 const templateDir = join(packageRoot(), 'roles', 'containerd', 'templates');
@@ -27,13 +26,12 @@ export function containerdRole(inputs: ClusterInputs): Role {
     cgroupDriver: cgroupDriverOf(ctx),
     systemdCgroup: cgroupDriverOf(ctx) === 'systemd' ? 'true' : 'false',
     sandboxImage,
-    ociRuntimeBinary: String(ctx.vars['ociRuntimeBinary']),
+    ociRuntimeBinary: ociRuntimeBinaryOf(ctx, 'containerd'),
   });
   const file = (name: string, path: string, notify: readonly string[] = [], invalidates: readonly string[] = []) =>
     templateFile({ path, template: join(templateDir, name), data, mode: 0o644, renderer, notify, invalidates });
   return {
     name: 'containerd',
-    defaults: containerdDefaults,
     templateDir,
     tags: ['containerd', 'runtime'],
     tasks: [

@@ -17,37 +17,27 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
-import { dockerDefaults } from './defaults.js';
+import { cgroupDriverOf, dockerPackagesOf, ociRuntimeBinaryOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 const RESTART_DOCKER = 'restart docker';
 const RESTART_CRI_DOCKERD = 'restart cri-dockerd';
 const templateDir = join(packageRoot(), 'roles', 'docker', 'templates');
 
-function packagesOf(ctx: HostContext): string[] {
-  const value = ctx.vars['dockerPackages'];
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && /^[a-z0-9][a-z0-9.+-]*$/.test(v))) {
-    throw new Error(`${ctx.host.name}: var dockerPackages must be a list of package names (got ${JSON.stringify(value)})`);
-  }
-  return value as string[];
-}
-
 export function dockerRole(inputs: ClusterInputs): Role {
   const renderer = createTemplateRenderer();
   const sandboxImage = imageReference(inputs, 'pause');
-  const data = (ctx: HostContext) => ({ cgroupDriver: cgroupDriverOf(ctx), ociRuntimeBinary: String(ctx.vars['ociRuntimeBinary'] ?? ''), sandboxImage });
+  const data = (ctx: HostContext) => ({ cgroupDriver: cgroupDriverOf(ctx), ociRuntimeBinary: ociRuntimeBinaryOf(ctx, 'docker') ?? '', sandboxImage });
   const file = (name: string, path: string, notify: readonly string[] = [], invalidates: readonly string[] = []) =>
     templateFile({ path, template: join(templateDir, name), data, mode: 0o644, renderer, notify, invalidates });
   return {
     name: 'docker',
-    defaults: dockerDefaults,
     templateDir,
     tags: ['docker', 'runtime'],
     tasks: [
       ...kernelPrerequisiteTasks(['docker', 'runtime', 'kernel']),
       // Before the package: its first start must already see this configuration.
       file('daemon.json.hbs', '/etc/docker/daemon.json', [RESTART_DOCKER]),
-      packagePresent({ name: 'Docker Engine packages present', names: packagesOf, install: true }),
+      packagePresent({ name: 'Docker Engine packages present', names: (ctx) => [...dockerPackagesOf(ctx)], install: true }),
       ...binaryTasks(inputs, (a) => a.component === 'cri-dockerd', [RESTART_CRI_DOCKERD]),
       file('cri-docker.service.hbs', '/etc/systemd/system/cri-docker.service', [RESTART_CRI_DOCKERD], ['systemd:*']),
       file('crictl.yaml.hbs', '/etc/crictl.yaml'),

@@ -21,8 +21,7 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf } from '../../src/kubernetes/cluster/cgroup-driver.js';
-import { kubeletDefaults } from './defaults.js';
+import { cgroupDriverOf, failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
 const templateDir = join(packageRoot(), 'roles', 'kubelet', 'templates');
@@ -44,7 +43,6 @@ export function kubeletRole(inputs: ClusterInputs): Role {
   const runtime = runtimeEndpointOf(inventory);
   return {
     name: 'kubelet',
-    defaults: kubeletDefaults,
     templateDir,
     tags: ['kubelet'],
     tasks: [
@@ -78,7 +76,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
             clusterDomain: inventory.cluster.clusterDomain,
             // systemd-resolved's stub (127.0.0.53) would make CoreDNS forward to itself.
             resolvConf: facts.resolved.exists ? SYSTEMD_RESOLV : '/etc/resolv.conf',
-            failSwapOn: ctx.vars['failSwapOn'] === false ? 'false' : 'true',
+            failSwapOn: failSwapOnOf(ctx) ? 'true' : 'false',
             cgroupV1: facts.cgroup === 'v1',
           }),
       }),

@@ -12,6 +12,7 @@ import { hostFacts } from '../../src/orchestrator/facts/host-facts.js';
 import { preflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
 import { routeTo } from '../../src/orchestrator/facts/route-to.js';
 import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
+import { failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
 
@@ -42,7 +43,7 @@ export function preflightRole(inputs: ClusterInputs): Role {
     checkTask(`preflight ${check.name}`, factMap, (facts, ctx) =>
       outcome(
         check.name,
-        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, serviceRoute: facts.serviceRoute, serviceIp, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: ctx.vars['failSwapOn'] !== false }),
+        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, serviceRoute: facts.serviceRoute, serviceIp, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: failSwapOnOf(ctx) }),
         inputs.ignorePreflight,
       ),
     ),
