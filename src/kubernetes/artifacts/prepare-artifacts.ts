@@ -2,18 +2,13 @@
 // to the controller's cache once (however many hosts need it), verify it, and return where
 // each verified file is. Every missing or corrupt piece is reported at once, by name, with
 // the checksum expected; nothing is pushed to any host until all of them are in order.
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { ArtifactError, artifactLabel, type PreparedArtifact, type RequiredArtifact } from './artifact.js';
 import { findEntry } from './bundle-lock.js';
 import { checkEntry, openBundle } from './bundle-source.js';
-import { downloadVerified, fetchText } from './http-download.js';
 import { readImageArchive } from './image-archive.js';
-import { extract } from './local-tar.js';
-import { checksumFor, releaseLocation, WITHOUT_PUBLISHED_CHECKSUMS } from './release-catalog.js';
+import { ReleaseFetcher } from './release-fetcher.js';
 import { requiredArtifacts } from './required-artifacts.js';
 import { VerifiedFiles } from './verified-files.js';
 
@@ -74,67 +69,16 @@ async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact
 
 async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles, options: PrepareOptions): Promise<PreparedArtifact[]> {
   const { mirrors, imageRepository, cacheDir } = inventory.cluster.artifacts;
-  const checksumFiles = new Map<string, Promise<string>>();
-  const downloads = new Map<string, Promise<string>>();
-  const log = options.log ?? (() => {});
-
-  const download = (url: string, sha256: string, what: string): Promise<string> => {
-    let pending = downloads.get(url);
-    if (!pending) {
-      const dest = join(cacheDir, 'downloads', sha256);
-      pending = (async () => {
-        if (existsSync(dest) && (await verified.sha256(dest)).sha256 === sha256) return dest;
-        const started = Date.now();
-        const result = await downloadVerified(url, dest, sha256, what, options.signal);
-        log(`downloaded ${url} (${(result.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s${result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : ''})`);
-        return dest;
-      })();
-      downloads.set(url, pending);
-    }
-    return pending;
-  };
-
+  const fetcher = new ReleaseFetcher(mirrors, cacheDir, verified, { signal: options.signal, log: options.log });
   const results = await inParallel(needs, options.downloadConcurrency ?? 4, async (need): Promise<PreparedArtifact> => {
-    const what = artifactLabel(need);
     if (need.type === 'image') {
       if (imageRepository === undefined) {
-        throw new ArtifactError(`${what}: with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where: set it to your registry (or mirror) that holds ${need.name}, or use source: bundle`);
+        throw new ArtifactError(`${artifactLabel(need)}: with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where: set it to your registry (or mirror) that holds ${need.name}, or use source: bundle`);
       }
       const reference = `${imageRepository}/${RELEASE_IMAGE_PATHS[need.name] ?? need.name}:${need.version}`;
       return { ...need, origin: { kind: 'registry', reference }, reference };
     }
-    if ((WITHOUT_PUBLISHED_CHECKSUMS as readonly string[]).includes(need.component)) {
-      throw new ArtifactError(`${what}: its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it`);
-    }
-    const location = releaseLocation(need, mirrors);
-    if (!location) {
-      const hint = need.component === 'kcluster-apiproxy' ? ' (it balances several control planes when no load balancer is given: set cluster.apiEndpoint.host to yours, or use source: bundle)' : ': use source: bundle';
-      throw new ArtifactError(`${what}: kcluster knows no release location for ${need.component}${hint}`);
-    }
-    let checksums = checksumFiles.get(location.checksumUrl);
-    if (!checksums) {
-      checksums = fetchText(location.checksumUrl, options.signal).catch((error: unknown) => {
-        throw new ArtifactError(`${what}: cannot read the published checksum file ${location.checksumUrl}: ${(error as Error).message}`);
-      });
-      checksumFiles.set(location.checksumUrl, checksums);
-    }
-    const expected = checksumFor(await checksums, location.url);
-    if (!expected) throw new ArtifactError(`${what}: ${location.checksumUrl} lists no sha256 for ${location.url}`);
-    const file = await download(location.url, expected, what);
-    let localPath = file;
-    if (location.member !== undefined) {
-      const dir = join(cacheDir, 'extracted', expected);
-      localPath = join(dir, location.member);
-      if (!existsSync(localPath)) {
-        const temp = `${dir}.${randomUUID()}.partial`;
-        await rm(temp, { recursive: true, force: true });
-        await mkdir(temp, { recursive: true });
-        await extract(file, temp, `${what} (${location.url})`, [location.member]);
-        await mkdir(dirname(localPath), { recursive: true });
-        await rename(join(temp, location.member), localPath);
-        await rm(temp, { recursive: true, force: true });
-      }
-    }
+    const { localPath, location } = await fetcher.binary(need);
     const { sha256, size } = await verified.sha256(localPath);
     return { ...need, origin: { kind: 'release', url: location.url, ...(location.member !== undefined ? { member: location.member } : {}) }, localPath, sha256, size };
   });

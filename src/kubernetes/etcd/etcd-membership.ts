@@ -18,8 +18,9 @@ export function etcdMembership(): Fact<EtcdMember[]> {
   return {
     key: 'etcd:membership',
     become: true,
+    // Only stdout is parsed (etcdctl logs warnings on stderr); on failure its last lines say why.
     // `endpoint health` exits 1 when some endpoint is unhealthy: its JSON still says which.
-    script: sh`${ETCDCTL} member list -w simple 2>&1 || exit 1; echo ${HEALTH_MARK}; ${ETCDCTL} --command-timeout=10s endpoint health --cluster -w json 2>/dev/null; exit 0`,
+    script: sh`list=$(${ETCDCTL} member list -w simple 2>/dev/null) || { ${ETCDCTL} member list -w simple 2>&1 | tail -n 3; exit 1; }; printf '%s\n' "$list"; echo ${HEALTH_MARK}; ${ETCDCTL} --command-timeout=10s endpoint health --cluster -w json 2>/dev/null; exit 0`,
     parse: parseEtcdMembership,
   };
 }
