@@ -11,7 +11,7 @@ export interface BuildView {
   close(): Promise<void>;
 }
 
-const label = (stage: BuildStage): string => `${stage.name} ${stage.version}`;
+const label = (stage: BuildStage): string => `${stage.name} ${stage.version}${stage.origin === 'release' ? ' (release download)' : ''}`;
 
 export function plainBuildView(err: Writable): BuildView {
   const line = (text: string): void => void err.write(`bundle build: ${text}\n`);

@@ -1,10 +1,12 @@
-// `kcluster bundle build [-i INVENTORY | --kubernetes-version V ...] [--test-tools]`: builds the
-// offline bundle from source, through the Go module proxy and Debian's packages, with only what
-// the inventory (or the given Kubernetes versions) needs. Prints the bundle's folder as the last
+// `kcluster bundle build [-i INVENTORY | --kubernetes-version V ...] [--test-tools] [--from-releases]`:
+// builds the offline bundle from source, through the Go module proxy and Debian's packages, with
+// only what the inventory (or the given Kubernetes versions) needs; with --from-releases, what the
+// official releases publish with checksums is downloaded instead (through the inventory's
+// cluster.artifacts.mirrors, for a file server that mirrors them), the rest built as always. Prints the bundle's folder as the last
 // line on stdout; progress goes to stderr (a live tree on a terminal).
 import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
-import { everyComponentFor, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
+import { everyComponentFor, FROM_RELEASES, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
 import { StageFailedError } from '../../kubernetes/artifacts/build/run-stage.js';
 import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../kubernetes/artifacts/component-versions.js';
 import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
@@ -29,9 +31,10 @@ interface BuildOptions {
   allReleases?: boolean;
   testTools?: boolean;
   cacheDir?: string;
+  fromReleases?: boolean;
 }
 
-async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<WantedComponent[] | undefined> {
+async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<{ wanted: WantedComponent[]; mirrors: Readonly<Record<string, string>> } | undefined> {
   const choices = [options.inventory !== undefined, options.kubernetesVersion.length > 0, options.allReleases === true].filter(Boolean).length;
   if (choices > 1) {
     cli.stderr.write('kcluster: bundle build takes one of -i INVENTORY, --kubernetes-version or --all-releases: the inventory names its own version (cluster.kubernetesVersion)\n');
@@ -41,7 +44,7 @@ async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<Wante
   if (options.inventory !== undefined) {
     const inventory = await loadInventoryOrReport(cli, options.inventory);
     if (!inventory) return undefined;
-    return requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version }));
+    return { wanted: requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version })), mirrors: inventory.cluster.artifacts.mirrors };
   }
   const versions = options.allReleases ? [...KUBERNETES_RELEASES] : options.kubernetesVersion.length > 0 ? options.kubernetesVersion : [KUBERNETES_RELEASES[0]!];
   for (const version of versions) {
@@ -54,7 +57,7 @@ async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<Wante
       return undefined;
     }
   }
-  return everyComponentFor(versions);
+  return { wanted: everyComponentFor(versions), mirrors: {} };
 }
 
 export function registerBundleCommand(program: Command, cli: CliContext): void {
@@ -66,10 +69,12 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
     .option('--kubernetes-version <version>', `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}; every component for both runtimes)`, collect, [])
     .option('--all-releases', `every Kubernetes release kcluster knows (${KUBERNETES_RELEASES.join(', ')}): what upgrades between them need`)
     .option('--test-tools', "add the busybox image kcluster's own end-to-end tests use")
+    .option('--from-releases', `download ${[...FROM_RELEASES].join(', ')} from their official releases (through -i's cluster.artifacts.mirrors), checked against the published checksums, instead of building them`)
     .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
     .action(async (options: BuildOptions) => {
-      const wanted = await wantedFrom(cli, options);
-      if (!wanted) return;
+      const asked = await wantedFrom(cli, options);
+      if (!asked) return;
+      const { wanted, mirrors } = asked;
       const tree = Boolean(cli.stderr.isTTY) && !cli.env['CI'];
       const view = tree ? treeBuildView(cli.stderr, cli.stderr) : plainBuildView(cli.stderr);
       try {
@@ -80,6 +85,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
           root: packageRoot(),
           signal: cli.signal,
           onEvent: (event) => view.emit(event),
+          fromReleases: options.fromReleases ? { mirrors } : undefined,
         });
         await view.close();
         cli.stdout.write(`${built.dir}\n`);

@@ -3,11 +3,9 @@
 // tarballs with the official names and layouts); what is under test is real: checksum files
 // read, each download made once, verified, resumed, cached, and corrupt or missing pieces
 // reported by name before any host is touched.
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
 import { releaseLocation } from '../../../src/kubernetes/artifacts/release-catalog.js';
@@ -15,11 +13,11 @@ import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-ar
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { startReleaseServer, type ReleaseServer } from '../../support/release-server.js';
+import { publishStandInReleases, sha256Of as sha } from '../../support/stand-in-releases.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-release-'));
 const www = join(dir, 'www');
 let server: ReleaseServer;
-const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 function inventory(extra = '', cacheDir = join(dir, 'cache')): Inventory {
   const text = `cluster:
@@ -37,44 +35,12 @@ hosts:
   return result.inventory;
 }
 
-/** Lay out every file the inventory needs the way the release pages do, with checksum files. */
-function publish(inv: Inventory): Map<string, Buffer> {
-  const contents = new Map<string, Buffer>();
-  const archives = new Map<string, { members: string[]; checksumUrl: string }>();
-  for (const need of requiredArtifacts(inv).filter((a) => a.type === 'binary')) {
-    const location = releaseLocation(need, inv.cluster.artifacts.mirrors)!;
-    const body = Buffer.from(`stand-in ${need.component}/${need.name} ${need.version}\n${'x'.repeat(20_000)}`);
-    contents.set(`${need.component}/${need.name}`, body);
-    if (location.member === undefined) {
-      const path = join(www, new URL(location.url).pathname);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, body);
-      const checksumPath = join(www, new URL(location.checksumUrl).pathname);
-      if (location.checksumUrl === `${location.url}.sha256`) writeFileSync(checksumPath, `${sha(body)}\n`);
-      else appendFileSync(checksumPath, `${sha(body)}  ${location.url.split('/').pop()}\n`);
-    } else {
-      const staging = join(dir, 'staging', sha(location.url));
-      mkdirSync(dirname(join(staging, location.member)), { recursive: true });
-      writeFileSync(join(staging, location.member), body);
-      const entry = archives.get(location.url) ?? { members: [], checksumUrl: location.checksumUrl };
-      entry.members.push(location.member);
-      archives.set(location.url, entry);
-    }
-  }
-  for (const [url, { members, checksumUrl }] of archives) {
-    const path = join(www, new URL(url).pathname);
-    mkdirSync(dirname(path), { recursive: true });
-    execFileSync('tar', ['-czf', path, '-C', join(dir, 'staging', sha(url)), ...members]);
-    appendFileSync(join(www, new URL(checksumUrl).pathname), `${sha(readFileSync(path))}  ${url.split('/').pop()}\n`);
-  }
-  return contents;
-}
-
 let published: Map<string, Buffer>;
 
 beforeAll(async () => {
   server = await startReleaseServer(www);
-  published = publish(inventory());
+  const inv = inventory();
+  published = publishStandInReleases(www, join(dir, 'staging'), requiredArtifacts(inv).filter((a) => a.type === 'binary'), inv.cluster.artifacts.mirrors);
 });
 afterAll(async () => {
   await server.close();

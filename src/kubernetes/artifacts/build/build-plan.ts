@@ -22,6 +22,14 @@ export interface BuildStage {
   readonly sources: readonly string[];
   /** Whether it compiles Go (and so needs the toolchain). */
   readonly go: boolean;
+  /**
+   * source: its recipe builds it (bundle/recipes/NAME.sh); release: its binaries are downloaded
+   * from the official release locations, through cluster.artifacts.mirrors, and checked
+   * against the published checksums (`--from-releases`).
+   */
+  readonly origin: 'source' | 'release';
+  /** Given to the recipe, and part of the key. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Every component of a bundle for these Kubernetes versions, for both container runtimes. */
@@ -66,7 +74,13 @@ const stage = (name: string, version: string, after: readonly string[] = []): Bu
   after,
   sources: SOURCES[name] ?? [],
   go: !NO_GO.has(name),
+  origin: 'source',
 });
+
+/** Components whose releases publish every binary kcluster needs, with checksums (release-catalog.ts). */
+export const FROM_RELEASES = new Set(['kubernetes', 'etcd', 'containerd', 'runc', 'crictl', 'cni-plugins']);
+
+const released = (name: string, version: string): BuildStage => ({ id: `${name}@${version}`, name, version, after: [], sources: [], go: false, origin: 'release' });
 
 /** Each component at each version once, in the order first asked for. */
 export function uniqueComponents(wanted: readonly WantedComponent[]): WantedComponent[] {
@@ -82,25 +96,29 @@ export function uniqueComponents(wanted: readonly WantedComponent[]): WantedComp
 /**
  * The stages, deduplicated, in a fixed order: the image tool, Kubernetes (newest first), then
  * the companions, then the Debian root file systems. `testTools` adds the busybox image kcluster's
- * own end-to-end tests run their pods with.
+ * own end-to-end tests run their pods with. `fromReleases` downloads what the official releases
+ * publish with checksums (FROM_RELEASES) instead of building it; the rest is built as always.
  */
-export function planBundleBuild(wanted: readonly WantedComponent[], options: { testTools?: boolean | undefined } = {}): BuildStage[] {
+export function planBundleBuild(wanted: readonly WantedComponent[], options: { testTools?: boolean | undefined; fromReleases?: boolean | undefined } = {}): BuildStage[] {
   const unique = uniqueComponents(wanted);
   const kubernetes = unique.filter((w) => w.component === 'kubernetes').map((w) => w.version);
   const stages: BuildStage[] = [];
   const needsImages = options.testTools === true || unique.some((w) => hasImages(w.component));
   if (needsImages) stages.push(stage('mkimage', TOOL_VERSION));
-  for (const version of kubernetes) stages.push(stage('kubernetes', version));
+  const fromReleases = (component: string): boolean => options.fromReleases === true && FROM_RELEASES.has(component);
+  for (const version of kubernetes) stages.push(fromReleases('kubernetes') ? released('kubernetes', version) : stage('kubernetes', version));
   for (const w of unique) {
     if (w.component === 'kubernetes') continue;
     if (w.component === 'pause') {
-      // Its C source ships in the kubernetes module: any release's copy will do, the newest is used.
+      // Its C source ships in the kubernetes module: any release's copy will do, the newest is used,
+      // from the kubernetes stage's output, or (when Kubernetes is downloaded) from the module itself.
       const source = kubernetes[0];
       if (source === undefined) throw new Error(`the pause image is built from the C source in the kubernetes module: add a Kubernetes version to the bundle`);
-      stages.push(stage('pause', w.version, [`kubernetes@${source}`]));
+      if (fromReleases('kubernetes')) stages.push({ ...stage('pause', w.version), go: true, env: { KCLUSTER_PAUSE_MODULE: `k8s.io/kubernetes@${source}` } });
+      else stages.push(stage('pause', w.version, [`kubernetes@${source}`]));
       continue;
     }
-    stages.push(stage(w.component, w.version));
+    stages.push(fromReleases(w.component) ? released(w.component, w.version) : stage(w.component, w.version));
   }
   if (unique.some((w) => needsNetbase(w.component))) stages.push(stage('netbase-rootfs', TOOL_VERSION));
   if (options.testTools) stages.push(stage('test-tools', TOOL_VERSION));

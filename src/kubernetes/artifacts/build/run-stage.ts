@@ -3,7 +3,7 @@
 // output in a log file, and the folder is renamed into place only once the recipe succeeded. An
 // interrupted or failed build never leaves a stage that looks complete.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildStage } from './build-plan.js';
 import { recipePath } from './stage-key.js';
@@ -36,6 +36,11 @@ export interface RunStageOptions {
   /** Given to the recipe on top of this process's environment. */
   readonly env: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Fills the output folder instead of a recipe (release stages: downloads), writing its
+   * progress to the log; throws to fail the stage.
+   */
+  readonly produce?: ((dir: string, log: (line: string) => void) => Promise<void>) | undefined;
 }
 
 export function stageDir(cacheDir: string, stage: BuildStage, key: string): string {
@@ -65,7 +70,7 @@ export async function runStage(stage: BuildStage, options: RunStageOptions, onBu
   onBuilding?.(log);
   const started = Date.now();
   const fd = openSync(log, 'w');
-  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+  const outcome = options.produce ? await produceInto(options.produce, partial, fd) : await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
     const child = spawn('bash', [recipePath(options.root, stage), stage.version, partial], {
       cwd: options.cacheDir,
       env: { ...process.env, ...options.env },
@@ -90,7 +95,9 @@ export async function runStage(stage: BuildStage, options: RunStageOptions, onBu
   if (outcome.code !== 0) {
     rmSync(partial, { recursive: true, force: true });
     const reason = outcome.error
-      ? `the recipe could not start (${outcome.error.message})`
+      ? options.produce
+        ? outcome.error.message
+        : `the recipe could not start (${outcome.error.message})`
       : options.signal?.aborted
         ? 'stopped'
         : outcome.signal
@@ -104,4 +111,15 @@ export async function runStage(stage: BuildStage, options: RunStageOptions, onBu
   rmSync(dir, { recursive: true, force: true });
   renameSync(partial, dir);
   return { stage, dir, cached: false, seconds, log };
+}
+
+async function produceInto(produce: NonNullable<RunStageOptions['produce']>, dir: string, fd: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
+  const log = (line: string): void => void writeSync(fd, `${line}\n`);
+  try {
+    await produce(dir, log);
+    return { code: 0, signal: null };
+  } catch (error) {
+    log(`error: ${(error as Error).message}`);
+    return { code: 1, signal: null, error: error as Error };
+  }
 }

@@ -33,8 +33,14 @@ export function stageKey(stage: BuildStage, inputs: KeyInputs): string {
     hash.update(`${label}\0${value.length}\0`);
     hash.update(value);
   };
-  add('recipe', readFileSync(recipePath(inputs.root, stage)));
-  add('lib', readFileSync(join(inputs.root, 'bundle', 'recipes', 'lib.sh')));
+  if (stage.origin === 'release') {
+    // Downloaded, not built: the release's published checksums fix the content.
+    add('release', `${stage.name}@${stage.version}`);
+  } else {
+    add('recipe', readFileSync(recipePath(inputs.root, stage)));
+    add('lib', readFileSync(join(inputs.root, 'bundle', 'recipes', 'lib.sh')));
+  }
+  for (const [name, value] of Object.entries(stage.env ?? {}).sort()) add(`env ${name}`, value);
   for (const dir of stage.sources) for (const file of filesUnder(inputs.root, dir)) add(`source ${file}`, readFileSync(join(inputs.root, file)));
   add('version', stage.version);
   add('toolchain', stage.go ? inputs.goToolchain : 'none');

@@ -21,7 +21,7 @@ function standInRoot(recipes: Record<string, string>): string {
   return root;
 }
 
-const stage = (name: string, version: string, sources: string[] = []): BuildStage => ({ id: `${name}@${version}`, name, version, after: [], sources, go: false });
+const stage = (name: string, version: string, sources: string[] = []): BuildStage => ({ id: `${name}@${version}`, name, version, after: [], sources, go: false, origin: 'source' });
 const keyOf = (root: string, s: BuildStage): string => stageKey(s, { root, goToolchain: 'go1.26.8', arch: 'amd64', dependencyDirs: [] });
 
 describe('bundle build stages (stand-in recipes)', () => {
