@@ -11,26 +11,29 @@ import { releaseLocation } from '../../src/kubernetes/artifacts/release-catalog.
 
 export const sha256Of = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
-/** Publishes every binary under `www` (mirrors map the official URLs into it); returns "component/name" -> content. */
-export function publishStandInReleases(www: string, staging: string, binaries: readonly ArtifactId[], mirrors: Readonly<Record<string, string>>): Map<string, Buffer> {
+/**
+ * Publishes every binary under `www` (mirrors map the official URLs into it); returns
+ * "component/name" -> content. `realFile` gives a real binary to publish instead of a stand-in.
+ */
+export function publishStandInReleases(www: string, staging: string, binaries: readonly ArtifactId[], mirrors: Readonly<Record<string, string>>, realFile?: (id: ArtifactId) => string): Map<string, Buffer> {
   const contents = new Map<string, Buffer>();
   const archives = new Map<string, { members: string[]; checksumUrl: string }>();
   for (const need of binaries) {
     const location = releaseLocation(need, mirrors);
     if (!location) throw new Error(`no release location for ${need.component}/${need.name}`);
-    const body = Buffer.from(`stand-in ${need.component}/${need.name} ${need.version}\n${'x'.repeat(20_000)}`);
-    contents.set(`${need.component}/${need.name}`, body);
+    const body = realFile ? readFileSync(realFile(need)) : Buffer.from(`stand-in ${need.component}/${need.name} ${need.version}\n${'x'.repeat(20_000)}`);
+    if (!realFile) contents.set(`${need.component}/${need.name}`, body);
     if (location.member === undefined) {
       const path = join(www, new URL(location.url).pathname);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, body);
+      writeFileSync(path, body, { mode: 0o755 });
       const checksumPath = join(www, new URL(location.checksumUrl).pathname);
       if (location.checksumUrl === `${location.url}.sha256`) writeFileSync(checksumPath, `${sha256Of(body)}\n`);
       else appendFileSync(checksumPath, `${sha256Of(body)}  ${location.url.split('/').pop()}\n`);
     } else {
       const dir = join(staging, sha256Of(location.url));
       mkdirSync(dirname(join(dir, location.member)), { recursive: true });
-      writeFileSync(join(dir, location.member), body);
+      writeFileSync(join(dir, location.member), body, { mode: 0o755 });
       const entry = archives.get(location.url) ?? { members: [], checksumUrl: location.checksumUrl };
       entry.members.push(location.member);
       archives.set(location.url, entry);
