@@ -2,6 +2,7 @@
 // touched: the topology, every artifact fetched and verified, the cluster PKI created or reused
 // (with a warning for each certificate near its end that it does not renew: the CAs), and the
 // refusals of what `apply` does not do to a running cluster. Used by apply, upgrade and certs.
+import { readFile } from 'node:fs/promises';
 import { ArtifactError } from '../src/kubernetes/artifacts/artifact.js';
 import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
 import { changedStems, expiryLine, stateExpiryWarnings } from '../src/kubernetes/pki/expiry-warnings.js';
@@ -12,6 +13,8 @@ import { readRunningCluster, type RunningCluster } from '../src/kubernetes/clust
 import { newControlPlaneRefusal, versionChangeRefusal } from '../src/kubernetes/cluster/running-cluster-refusals.js';
 import { topologyOrInputError } from '../src/kubernetes/cluster/installed-cluster.js';
 import { InputError } from '../src/orchestrator/engine/input-error.js';
+import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js';
+import { DEFAULT_AUDIT_POLICY } from '../src/kubernetes/cluster/audit-policy.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -56,7 +59,9 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   const pki = await ensureClusterPki(inventory.stateDir, spec, options.renewLeaves ? { renewLeaves: true } : {});
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
-  return { inventory, topology, artifacts, pki, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+  const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
+  const auditPolicy = inventory.cluster.audit.policyFile !== undefined ? await readFile(inventory.cluster.audit.policyFile, 'utf8') : DEFAULT_AUDIT_POLICY;
+  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
 }
 
 /**

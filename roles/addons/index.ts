@@ -2,7 +2,8 @@
 // the CNI (flannel by default; none when cluster.cni is none) and CoreDNS, applied with
 // server-side apply through the local API server. Each addon is re-applied only when its
 // rendered manifest changed since kcluster last applied it (sha256 recorded in the ConfigMap
-// kube-system/kcluster-addons). See README.md beside this file.
+// kube-system/kcluster-addons). Last, every Secret is checked in etcd to be encrypted with the
+// current key, and rewritten when it is not (secrets-encrypted.ts). See README.md beside this file.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
@@ -17,6 +18,7 @@ import { createTemplateRenderer } from '../../src/orchestrator/templates/render.
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { secretsEncryptedTask } from './secrets-encrypted.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 
@@ -63,6 +65,7 @@ export function addonsRole(inputs: ClusterInputs): Role {
     addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? '') })),
     ...(inventory.cluster.cni === 'flannel' ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel') }))] : []),
     addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length) })),
+    secretsEncryptedTask(inputs.encryption),
   ];
   return { name: 'addons', templateDir, tags: ['addons'], tasks };
 }

@@ -21,6 +21,9 @@ import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts
 import type { CertAndKey } from '../../src/kubernetes/pki/cluster-pki.js';
 import { renderKubeconfig } from '../../src/kubernetes/pki/cluster-pki.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { ENCRYPTION_CONFIG_PATH, renderEncryptionConfig } from '../../src/kubernetes/secrets/encryption-keys.js';
+import { AUDIT_LOG_DIR, AUDIT_LOG_PATH, AUDIT_POLICY_PATH } from '../../src/kubernetes/cluster/audit-policy.js';
+import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
@@ -40,7 +43,7 @@ function own(map: ReadonlyMap<string, CertAndKey>, host: string, what: string): 
 }
 
 /** Every file a control-plane host gets, as (path, mode, content for this host). */
-function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; content: (ctx: HostContext) => string }[] {
+function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; secret?: boolean; content: (ctx: HostContext) => string }[] {
   const { pki, inventory } = inputs;
   const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey)) => {
     const get: (ctx: HostContext) => CertAndKey = typeof value === 'function' ? value : () => value;
@@ -71,13 +74,15 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
     kubeconfig('admin.conf', 'kubernetes-admin', pki.admin, local),
     kubeconfig('controller-manager.conf', 'system:kube-controller-manager', pki.controllerManager, local),
     kubeconfig('scheduler.conf', 'system:kube-scheduler', pki.scheduler, local),
+    { path: ENCRYPTION_CONFIG_PATH, mode: 0o600, secret: true, content: () => renderEncryptionConfig(inputs.encryption) },
+    { path: AUDIT_POLICY_PATH, mode: 0o600, content: () => inputs.auditPolicy },
   ];
 }
 
 /** Which files each component reads: their hashes go into its manifest. */
 const READS: Readonly<Record<string, readonly string[]>> = {
   etcd: ['etcd/ca.crt', 'etcd/server.crt', 'etcd/server.key', 'etcd/peer.crt', 'etcd/peer.key'],
-  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key'],
+  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH],
   'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
 };
@@ -174,6 +179,11 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
         podCIDR: inventory.cluster.podCIDR,
         initialCluster,
         etcdServers,
+        audit: inventory.cluster.audit,
+        auditPolicyPath: AUDIT_POLICY_PATH,
+        auditLogPath: AUDIT_LOG_PATH,
+        encryptionConfigPath: ENCRYPTION_CONFIG_PATH,
+        tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
       };
       return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
     };
@@ -184,9 +194,11 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     templateDir,
     tags: ['control-plane'],
     tasks: [
-      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content })),
+      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content, ...(f.secret ? { secret: true } : {}) })),
       // CIS 1.1.11: etcd's data readable by root only (the static pod would create it 0755).
       directory({ path: '/var/lib/etcd', mode: 0o700 }),
+      // The API server's audit log, readable by root only; collect it from here.
+      directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
       manifest('etcd', 'etcd'),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),

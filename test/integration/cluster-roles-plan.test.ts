@@ -13,6 +13,8 @@ import { requiredArtifacts } from '../../src/kubernetes/artifacts/required-artif
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../../src/kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../src/kubernetes/cluster/topology.js';
+import { DEFAULT_AUDIT_POLICY } from '../../src/kubernetes/cluster/audit-policy.js';
+import { EncryptionKeyStore, type EncryptionKeys } from '../../src/kubernetes/secrets/encryption-keys.js';
 import type { RunEvent } from '../../src/orchestrator/engine/events.js';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
 import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
@@ -38,6 +40,7 @@ interface Planned {
 
 interface Scenario {
   readonly planned: Planned[];
+  readonly encryption: EncryptionKeys;
   readonly failures: string[];
   readonly exitCode: number;
   readonly log: string[];
@@ -68,7 +71,8 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
   const topology = topologyOf(inventory);
   const pki = await ensureClusterPki(stateDir, pkiSpecOf(inventory, topology));
   const artifacts = await prepareArtifacts(inventory, {});
-  const inputs: ClusterInputs = { inventory, topology, artifacts, pki, ignorePreflight: new Set(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+  const encryption = await new EncryptionKeyStore(stateDir).ensure();
+  const inputs: ClusterInputs = { inventory, topology, artifacts, pki, encryption, auditPolicy: DEFAULT_AUDIT_POLICY, ignorePreflight: new Set(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
   const playbook = build(inputs);
   const log: string[] = [];
   const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env), log: (line) => log.push(line) });
@@ -88,6 +92,7 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
   const failures = events.flatMap((e) => (e.type === 'task-result' && e.status === 'failed' ? [`${e.host}: ${e.task}: ${e.error ?? ''}`] : e.type === 'host-failed' ? [`${e.host}: ${e.error}`] : []));
   return {
     planned,
+    encryption,
     failures,
     exitCode: summary.exitCode,
     log,
@@ -171,10 +176,22 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /var/lib/etcd')?.summary).toBe('create directory /var/lib/etcd (mode 0700, root:root)');
     expect(cp.indexOf('directory /var/lib/etcd')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/etcd.yaml'));
     expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
+    // CIS 1.2.16-1.2.19 (audit log with rotation), 1.2.27 (Secrets encrypted), 1.2.29 (ciphers).
+    for (const flag of ['--encryption-provider-config=/etc/kubernetes/encryption/config.yaml', '--audit-policy-file=/etc/kubernetes/audit/policy.yaml', '--audit-log-path=/var/log/kubernetes/audit/audit.log', '--audit-log-maxage=30', '--audit-log-maxbackup=10', '--audit-log-maxsize=100', '--tls-min-version=VersionTLS12']) {
+      expect(apiserver).toContain(`+        - ${flag}\n`);
+    }
+    expect(apiserver).toMatch(/\+ {8}- --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,[A-Z0-9_,]+\n/);
+    expect(one.diff('kctest1', 'file /etc/kubernetes/manifests/etcd.yaml')).toContain('+        - --tls-min-version=TLS1.2\n');
+    expect(one.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+tlsCipherSuites:\n+  - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256\n');
+    // The encryption key never shows; the audit policy does (it holds no secret).
+    expect(one.planned.find((p) => p.task === 'file /etc/kubernetes/encryption/config.yaml')?.summary).toMatch(/^create \/etc\/kubernetes\/encryption\/config\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/);
+    expect(JSON.stringify(one.planned) + one.log.join('\n')).not.toContain(one.encryption.keys[0]!.secret);
+    expect(one.diff('kctest1', 'file /etc/kubernetes/audit/policy.yaml')).toContain('+  - level: Metadata\n');
+    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /var/log/kubernetes/audit')?.summary).toBe('create directory /var/log/kubernetes/audit (mode 0700, root:root)');
   });
 
   it('addons from the first control plane only: RBAC, kube-proxy, flannel, CoreDNS', () => {
-    expect(one.tasks('kctest1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'addon coredns']);
+    expect(one.tasks('kctest1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'addon coredns', 'Secrets encrypted at rest with the current key']);
     expect(one.planned.filter((p) => p.role === 'addons' && p.host !== 'kctest1')).toEqual([]);
   });
 

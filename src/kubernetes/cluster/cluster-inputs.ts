@@ -1,8 +1,10 @@
 // Everything the cluster roles are built from, computed on the controller before any host is
-// touched: the inventory, its topology, the verified artifacts and the cluster PKI.
+// touched: the inventory, its topology, the verified artifacts, the cluster PKI and the keys that
+// encrypt Secrets at rest.
 import type { PreparedArtifact } from '../artifacts/artifact.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { ClusterPki } from '../pki/cluster-pki.js';
+import type { EncryptionKeys } from '../secrets/encryption-keys.js';
 import type { Topology } from './topology.js';
 
 export interface ClusterInputs {
@@ -10,6 +12,10 @@ export interface ClusterInputs {
   readonly topology: Topology;
   readonly artifacts: readonly PreparedArtifact[];
   readonly pki: ClusterPki;
+  /** The keys that encrypt Secrets at rest (<stateDir>/encryption/keys.json). */
+  readonly encryption: EncryptionKeys;
+  /** The API server's audit policy: kcluster's, or the file cluster.audit.policyFile names. */
+  readonly auditPolicy: string;
   /** Preflight checks the user chose to skip (--ignore-preflight). */
   readonly ignorePreflight: ReadonlySet<string>;
   /** The controller's clock when the run started (epoch seconds), for the clock-skew check. */

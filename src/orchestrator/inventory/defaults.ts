@@ -14,6 +14,10 @@ export const CLUSTER_DEFAULTS = {
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,
+  /** Audit log rotation: what the CIS benchmark asks for at least (1.2.17-1.2.19). */
+  auditMaxAgeDays: 30,
+  auditMaxBackups: 10,
+  auditMaxSizeMB: 100,
 } as const;
 
 export const SSH_DEFAULTS = {

@@ -69,7 +69,17 @@ export interface ClusterSettings {
   readonly apiEndpoint: ApiEndpoint;
   readonly containerRuntime: 'containerd' | 'docker';
   readonly cni: 'flannel' | 'none';
+  readonly audit: AuditSettings;
   readonly artifacts: ArtifactSource;
+}
+
+/** The API server's audit log: policy (kcluster's unless a file replaces it) and rotation. */
+export interface AuditSettings {
+  /** Absolute path on the controller of the operator's own audit policy. */
+  readonly policyFile?: string;
+  readonly maxAgeDays: number;
+  readonly maxBackups: number;
+  readonly maxSizeMB: number;
 }
 
 export interface SshDefaults {

@@ -47,6 +47,7 @@ export interface RawInventory {
     readonly apiEndpoint?: { readonly host?: string; readonly port?: number };
     readonly containerRuntime?: 'containerd' | 'docker';
     readonly cni?: 'flannel' | 'none';
+    readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';
       readonly bundle?: string;

@@ -141,6 +141,12 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       },
       containerRuntime: cluster.containerRuntime ?? CLUSTER_DEFAULTS.containerRuntime,
       cni: cluster.cni ?? CLUSTER_DEFAULTS.cni,
+      audit: {
+        ...(cluster.audit?.policyFile !== undefined ? { policyFile: expandPath(cluster.audit.policyFile, ctx) } : {}),
+        maxAgeDays: cluster.audit?.maxAgeDays ?? CLUSTER_DEFAULTS.auditMaxAgeDays,
+        maxBackups: cluster.audit?.maxBackups ?? CLUSTER_DEFAULTS.auditMaxBackups,
+        maxSizeMB: cluster.audit?.maxSizeMB ?? CLUSTER_DEFAULTS.auditMaxSizeMB,
+      },
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),

@@ -10,6 +10,8 @@ import type { RawInventory } from './raw-inventory.js';
 import type { SourceMap } from './source-map.js';
 import { parseDuration } from './resolve-inventory.js';
 import { fileProblem, MAX_KEY_FILE_BYTES, MAX_KNOWN_HOSTS_BYTES } from '../util/bounded-file.js';
+
+const MAX_AUDIT_POLICY_BYTES = 1024 * 1024;
 import { recordAt } from './shape.js';
 
 /** Report a problem at `path`; with `atKey`, at the key `atKey` of the map at `path`. */
@@ -97,6 +99,11 @@ export function semanticDiagnostics(
     const knownHosts = inventory.ssh.knownHostsFile;
     const problem = knownHosts !== undefined ? fileProblem(knownHosts, MAX_KNOWN_HOSTS_BYTES, 'a known_hosts file') : undefined;
     if (problem) report(['ssh', 'knownHostsFile'], problem);
+    const policy = inventory.cluster.audit.policyFile;
+    if (policy !== undefined) {
+      const policyProblem = existsSync(policy) ? fileProblem(policy, MAX_AUDIT_POLICY_BYTES, 'an audit policy') : `audit policy ${policy} does not exist`;
+      if (policyProblem) report(['cluster', 'audit', 'policyFile'], policyProblem);
+    }
   }
   return out;
 }
