@@ -67,6 +67,8 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     });
     timings['emptyToReadySeconds'] = (Date.now() - started) / 1000;
     expect(ready).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`]);
+    // ROLES as `kubectl get nodes` shows them
+    expect((await kubectl('get', 'nodes', '--no-headers')).split('\n').filter(Boolean).map((l) => l.split(/\s+/).slice(0, 3).join(' ').replace(/ (Ready|NotReady) /, ' '))).toEqual([`${NAME}1 control-plane`, `${NAME}2 worker`, `${NAME}3 worker`]);
   });
 
   it('runs pods: DNS through CoreDNS, pod-to-pod across workers, a ClusterIP Service', async () => {
