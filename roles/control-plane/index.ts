@@ -27,7 +27,10 @@ import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
-import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
+import { createEtcdUser, ETCD_DATA_DIR, ETCD_USER, etcdDataOwnership, etcdUser } from '../../src/kubernetes/etcd/etcd-user.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { createTemplateRenderer, type CompiledTemplate } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 
 const templateDir = join(packageRoot(), 'roles', 'control-plane', 'templates');
@@ -43,13 +46,13 @@ function own(map: ReadonlyMap<string, CertAndKey>, host: string, what: string): 
 }
 
 /** Every file a control-plane host gets, as (path, mode, content for this host). */
-function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; secret?: boolean; content: (ctx: HostContext) => string }[] {
+function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; owner?: string; secret?: boolean; content: (ctx: HostContext) => string }[] {
   const { pki, inventory } = inputs;
-  const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey)) => {
+  const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey), keyOwner?: string) => {
     const get: (ctx: HostContext) => CertAndKey = typeof value === 'function' ? value : () => value;
     return [
       { path: `${PKI}/${name}.crt`, mode: 0o644, content: (ctx: HostContext) => get(ctx).cert },
-      { path: `${PKI}/${name}.key`, mode: 0o600, content: (ctx: HostContext) => get(ctx).key },
+      { path: `${PKI}/${name}.key`, mode: 0o600, ...(keyOwner ? { owner: keyOwner } : {}), content: (ctx: HostContext) => get(ctx).key },
     ];
   };
   const local = (ctx: HostContext): string => `https://${nodeAddress(ctx.host)}:${inputs.topology.apiPort}`;
@@ -67,8 +70,9 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
     ...pair('apiserver-etcd-client', pki.apiServerEtcdClient),
     ...pair('front-proxy-client', pki.frontProxyClient),
     ...pair('etcd/healthcheck-client', pki.etcdHealthcheckClient),
-    ...pair('etcd/server', (ctx) => own(pki.etcdServer, ctx.host.name, 'etcd server certificate')),
-    ...pair('etcd/peer', (ctx) => own(pki.etcdPeer, ctx.host.name, 'etcd peer certificate')),
+    // etcd reads its own keys as the etcd user.
+    ...pair('etcd/server', (ctx) => own(pki.etcdServer, ctx.host.name, 'etcd server certificate'), ETCD_USER),
+    ...pair('etcd/peer', (ctx) => own(pki.etcdPeer, ctx.host.name, 'etcd peer certificate'), ETCD_USER),
     { path: `${PKI}/sa.key`, mode: 0o600, content: () => pki.serviceAccount.privateKey },
     { path: `${PKI}/sa.pub`, mode: 0o644, content: () => pki.serviceAccount.publicKey },
     kubeconfig('admin.conf', 'kubernetes-admin', pki.admin, local),
@@ -137,6 +141,33 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
   };
 }
 
+/** The etcd user, made before anything it owns (CIS 1.1.12: etcd does not run as root). */
+function etcdUserTask(): Task<{ user: typeof etcdUser }, null> {
+  return {
+    name: 'user etcd',
+    tags: ['control-plane', 'etcd'],
+    facts: () => ({ user: etcdUser }),
+    plan: ({ user }) => (user.exists ? noChange(`etcd runs as uid ${user.uid}, gid ${user.gid}`) : { kind: 'create', summary: `create the system user and group ${ETCD_USER} (etcd runs as it, owns ${ETCD_DATA_DIR} and its keys)`, payload: null }),
+    apply: async (_change, ctx) => {
+      await execChecked(ctx.connection, createEtcdUser, { become: true, label: 'create the etcd user' });
+    },
+    invalidates: ['etcd-user', 'etcd-data-ownership'],
+  };
+}
+
+/** Everything under the data dir owned by the etcd user (a restore, or etcd once run as root, left root's files). */
+function etcdDataOwnedTask(): Task<{ data: typeof etcdDataOwnership }, null> {
+  return {
+    name: `${ETCD_DATA_DIR} owned by ${ETCD_USER}`,
+    tags: ['control-plane', 'etcd'],
+    facts: () => ({ data: etcdDataOwnership }),
+    plan: ({ data }) => (data.foreign === 0 ? noChange(`everything under ${ETCD_DATA_DIR} belongs to ${ETCD_USER}`) : { kind: 'update', summary: `give ${data.foreign} files under ${ETCD_DATA_DIR} to ${ETCD_USER}:${ETCD_USER}`, payload: null }),
+    apply: async (_change, ctx) => {
+      await execChecked(ctx.connection, sh`chown -R ${`${ETCD_USER}:${ETCD_USER}`} ${ETCD_DATA_DIR}`, { become: true, label: 'etcd data ownership' });
+    },
+  };
+}
+
 /** The usual suspects, recognised in the components' logs. */
 export function likelyCause(logs: string): string {
   if (/failCgroupV1|cgroup v1/.test(logs)) return 'Likely cause: the kubelet refuses cgroup v1 (see the kubelet role README).';
@@ -163,11 +194,9 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   // The annotation hashes the files the component reads and the manifest itself (rendered
   // without the annotation), so any change to either, an image tag included, gives the pod a
   // new hash: what the control plane's wait for current static pods compares with the mirror pod's.
-  const manifest = (component: string, imageName: string): AnyTask => {
-    const template = join(templateDir, `${component}.yaml.hbs`);
-    const compiled = renderer.compile(template);
-    const data = (ctx: HostContext) => {
+  const manifestData = (component: string, imageName: string, compiled: CompiledTemplate, extra: Readonly<Record<string, unknown>> = {}) => (ctx: HostContext) => {
       const base = {
+        ...extra,
         image: imageReference(inputs, imageName),
         inputsHash: '',
         nodeName: ctx.host.name,
@@ -187,19 +216,39 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       };
       return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
     };
-    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: ['api-ready', 'static-pods:*'], data });
+  const MANIFEST_INVALIDATES = ['api-ready', 'static-pods:*'];
+  const manifest = (component: string, imageName: string): AnyTask => {
+    const template = join(templateDir, `${component}.yaml.hbs`);
+    const data = manifestData(component, imageName, renderer.compile(template));
+    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: MANIFEST_INVALIDATES, data });
+  };
+  // etcd's manifest runs it as the etcd user: its uid and gid are the host's, read as a fact.
+  const etcdManifest = (): AnyTask => {
+    const compiled = renderer.compile(join(templateDir, 'etcd.yaml.hbs'));
+    return factDerivedFile({
+      path: '/etc/kubernetes/manifests/etcd.yaml',
+      mode: 0o600,
+      invalidates: MANIFEST_INVALIDATES,
+      facts: () => ({ user: etcdUser }),
+      content: ({ user }, ctx) => {
+        if (!user.exists) return { skip: `the etcd user does not exist yet (the run creates it first)` };
+        return compiled(manifestData('etcd', 'etcd', compiled, { etcdUid: user.uid, etcdGid: user.gid })(ctx));
+      },
+    });
   };
   return {
     name: 'control-plane',
     templateDir,
     tags: ['control-plane'],
     tasks: [
-      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content, ...(f.secret ? { secret: true } : {}) })),
-      // CIS 1.1.11: etcd's data readable by root only (the static pod would create it 0755).
-      directory({ path: '/var/lib/etcd', mode: 0o700 }),
+      etcdUserTask(),
+      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content, ...(f.owner ? { owner: f.owner, group: f.owner } : {}), ...(f.secret ? { secret: true } : {}) })),
+      // CIS 1.1.11 and 1.1.12: etcd's data dir 0700, owned by the etcd user it runs as.
+      directory({ path: ETCD_DATA_DIR, mode: 0o700, owner: ETCD_USER, group: ETCD_USER }),
+      etcdDataOwnedTask(),
       // The API server's audit log, readable by root only; collect it from here.
       directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
-      manifest('etcd', 'etcd'),
+      etcdManifest(),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),
       manifest('kube-scheduler', 'kube-scheduler'),

@@ -10,6 +10,7 @@ import { ARTIFACT_RECORD_DIR } from '../../src/orchestrator/facts/installed-bina
 import { INSTALL_DIRS } from '../../src/kubernetes/artifacts/required-artifacts.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { shellRaw, type ShellCommand } from '../../src/orchestrator/ssh/quote.js';
+import { ETCD_USER, ETCD_USER_COMMENT } from '../../src/kubernetes/etcd/etcd-user.js';
 
 /** Files and directories kcluster (or what it runs) creates; removed whole. */
 export const RESET_PATHS = [
@@ -46,6 +47,9 @@ const BINARY_DIRS = `^(${Object.values(INSTALL_DIRS).join('|')})/`;
 
 const paths = RESET_PATHS.join(' ');
 
+/** The etcd user, only when kcluster made it (its comment says so). */
+const ownEtcdUser = `getent passwd ${ETCD_USER} | cut -d: -f5 | grep -qx '${ETCD_USER_COMMENT}'`;
+
 /** The binaries kcluster recorded installing, one path per line (records live beside them). */
 const recordedBinaries = `for r in ${ARTIFACT_RECORD_DIR}/*.sha256; do [ -e "$r" ] || continue; p=$(basename "$r" .sha256 | tr _ /); printf '%s\\n' "$p"; done | grep -E '${BINARY_DIRS}'`;
 
@@ -59,6 +63,7 @@ for p in ${paths} \${kc_containerd#containerd.service} /var/lib/etcd.before-rest
 done
 ${recordedBinaries} | while read -r p; do [ -e "$p" ] && echo "binary $p"; done
 [ -d /var/lib/kcluster ] && echo "path /var/lib/kcluster"
+${ownEtcdUser} && echo "user ${ETCD_USER}"
 for u in ${UNITS.join(' ')} \${kc_containerd%% *}; do s=$(systemctl is-active "$u" 2>/dev/null); [ "$s" = active ] || [ "$s" = activating ] && echo "unit $u"; done
 if command -v docker >/dev/null 2>&1; then n=$(${k8sDockerContainers} | wc -l); [ "$n" -gt 0 ] && echo "containers docker $n"; fi
 for l in ${LINKS.join(' ')}; do [ -e "/sys/class/net/$l" ] && echo "link $l"; done
@@ -99,6 +104,7 @@ for p in ${paths} \${kc_containerd#containerd.service} /var/lib/etcd.before-rest
   if is_mount "$p"; then find "$p" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; else rm -rf "$p"; fi
 done
 find /sys/fs/cgroup -depth -type d -path '*kubepods*' -exec rmdir {} + 2>/dev/null
+if ${ownEtcdUser}; then userdel ${ETCD_USER}; getent group ${ETCD_USER} >/dev/null && groupdel ${ETCD_USER} 2>/dev/null; fi
 systemctl daemon-reload
 systemctl reset-failed ${UNITS.join(' ')} \${kc_containerd%% *} >/dev/null 2>&1
 true`);

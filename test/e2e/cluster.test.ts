@@ -113,22 +113,14 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(proxyLogs).not.toMatch(/strict decoding|unknown field/i);
   });
 
-  it('stores Secrets encrypted in etcd, audits the API without bodies, and an apply encrypts the Secrets of a cluster that had no encryption', async () => {
+  it('an apply encrypts the Secrets of a cluster that had no encryption; Secrets are stored encrypted and audited without their data', async () => {
     const cp = `${NAME}1`;
     const etcdctl = '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
     const stored = (name: string): Promise<string> => ssh(cp, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | head -c 200 | tr -c '[:print:]' '.'`);
-    await kubectl('create', 'secret', 'generic', 'e2e-encrypted', '--from-literal=password=s3cr3t-value-e2e');
-    const raw = await stored('e2e-encrypted');
-    expect(raw).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
-    expect(raw).not.toContain('s3cr3t');
-    // The audit log records who created it, never its data.
-    const audit = await until('the Secret in the audit log', 60_000, async () => (await ssh(cp, 'grep -h e2e-encrypted /var/log/kubernetes/audit/audit.log || true')).trim() || undefined);
-    expect(audit).toContain('"level":"Metadata"');
-    expect(await ssh(cp, `grep -c -e s3cr3t-value-e2e -e ${Buffer.from('s3cr3t-value-e2e').toString('base64')} /var/log/kubernetes/audit/audit.log || true`)).toBe('0\n');
-    expect(await ssh(cp, 'stat -c %a /var/log/kubernetes/audit /etc/kubernetes/encryption/config.yaml')).toBe('700\n600\n');
-
     // A cluster installed before encryption at rest: its API server without the flag stores
-    // Secrets in plain text; the next apply restores the flag and rewrites them encrypted.
+    // Secrets in plain text (this cluster has no Secret yet that it could not read); the next
+    // apply restores the flag and rewrites them encrypted.
+    expect(await ssh(cp, `${etcdctl} get /registry/secrets/ --prefix --keys-only | grep -c . || true`)).toBe('0\n');
     await ssh(cp, "sed -i '/--encryption-provider-config=/d' /etc/kubernetes/manifests/kube-apiserver.yaml");
     await until('the API server without encryption', 180_000, async () => {
       await kubectl('create', 'secret', 'generic', 'e2e-plain', '--from-literal=password=plain-value-e2e');
@@ -138,9 +130,21 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     });
     const fix = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(fix.code, fix.stderr + fix.stdout.slice(-3000)).toBe(0);
-    expect(changesIn(fix.stdout)).toMatch(new RegExp(`${cp} addons/Secrets encrypted at rest with the current key: rewrite \\d+ of \\d+ Secrets so that secretbox:key-\\d{8}T\\d{6} encrypts them \\(now: 1 \\(plain text\\)\\)`));
-    expect(await stored('e2e-plain')).toMatch(/^k8s:enc:secretbox:v1:/);
+    expect(changesIn(fix.stdout)).toMatch(new RegExp(`${cp} addons/Secrets encrypted at rest with the current key: rewrite 1 of 1 Secrets so that secretbox:key-\\d{8}T\\d{6} encrypts them \\(now: 1 \\(plain text\\)\\)`));
+    expect(await stored('e2e-plain')).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
     expect((await kubectl('get', 'secret', 'e2e-plain', '-o', 'jsonpath={.data.password}')).trim()).toBe(Buffer.from('plain-value-e2e').toString('base64'));
+
+    // A new Secret is stored encrypted; the audit log records who created it, never its data.
+    await kubectl('create', 'secret', 'generic', 'e2e-encrypted', '--from-literal=password=s3cr3t-value-e2e');
+    const raw = await stored('e2e-encrypted');
+    expect(raw).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
+    expect(raw).not.toContain('s3cr3t');
+    const audit = await until('the Secret in the audit log', 60_000, async () => (await ssh(cp, 'grep -h e2e-encrypted /var/log/kubernetes/audit/audit.log || true')).trim() || undefined);
+    expect(audit).toContain('"level":"Metadata"');
+    expect(await ssh(cp, `grep -c -e s3cr3t-value-e2e -e ${Buffer.from('s3cr3t-value-e2e').toString('base64')} /var/log/kubernetes/audit/audit.log || true`)).toBe('0\n');
+    expect(await ssh(cp, 'stat -c %a /var/log/kubernetes/audit /etc/kubernetes/encryption/config.yaml')).toBe('700\n600\n');
+    // etcd runs as its own user, which owns its 0700 data dir (CIS 1.1.11, 1.1.12).
+    expect(await ssh(cp, 'stat -c "%a %U:%G" /var/lib/etcd; ps -o user= -C etcd')).toBe('700 etcd:etcd\netcd\n');
     await kubectl('delete', 'secret', 'e2e-plain', 'e2e-encrypted');
   });
 

@@ -13,6 +13,7 @@
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { execChecked, type Connection } from '../../orchestrator/ssh/connection.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
+import { ETCD_USER } from './etcd-user.js';
 
 export interface RestoreMember {
   /** The etcd member name (the node name) and the address its peer URL uses. */
@@ -62,7 +63,8 @@ echo "the control-plane containers did not stop within 90 s" >&2; exit 1`,
 }
 
 export async function swapDataDir(connection: Connection, plan: RestorePlan): Promise<void> {
-  await execChecked(connection, sh`set -e; [ -d ${RESTORING} ]; [ -d /var/lib/etcd ] && mv /var/lib/etcd ${plan.keptDataDir}; mv ${RESTORING} /var/lib/etcd`, {
+  // The restored data belongs to the user etcd runs as (CIS 1.1.12), when kcluster made one.
+  await execChecked(connection, sh`set -e; [ -d ${RESTORING} ]; ! getent passwd ${ETCD_USER} >/dev/null || chown -R ${`${ETCD_USER}:${ETCD_USER}`} ${RESTORING}; [ -d /var/lib/etcd ] && mv /var/lib/etcd ${plan.keptDataDir}; mv ${RESTORING} /var/lib/etcd`, {
     become: true,
     label: 'swap the etcd data dir',
   });

@@ -15,6 +15,8 @@ export interface FactDerivedFileOptions<M extends FactMap> {
   readonly content: (facts: FactValues<M>, ctx: HostContext) => string | { readonly skip: string };
   readonly notify?: readonly string[];
   readonly tags?: readonly string[];
+  /** Fact keys its write makes stale besides the file's own. */
+  readonly invalidates?: readonly string[];
 }
 
 export function factDerivedFile<M extends FactMap>(options: FactDerivedFileOptions<M>): Task<FactMap, ManagedFilePayload> {
@@ -22,7 +24,7 @@ export function factDerivedFile<M extends FactMap>(options: FactDerivedFileOptio
     name: `file ${options.path}`,
     ...(options.tags ? { tags: options.tags } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
-    invalidates: fileStateKeys(options.path),
+    invalidates: [...fileStateKeys(options.path), ...(options.invalidates ?? [])],
     facts: (ctx) => ({ ...options.facts(ctx), __file: fileState(options.path, { content: true }) }),
     plan: (facts, ctx) => {
       const all = facts as unknown as FactValues<M> & { __file: ReturnType<typeof fileState> extends import('../engine/fact.js').Fact<infer T> ? T : never };
