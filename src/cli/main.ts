@@ -52,6 +52,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['etcd', async () => (await import('./commands/etcd.js')).registerEtcdCommand],
   ['remove-node', async () => (await import('./commands/remove-node.js')).registerRemoveNodeCommand],
   ['certs', async () => (await import('./commands/certs.js')).registerCertsCommand],
+  ['secrets', async () => (await import('./commands/secrets.js')).registerSecretsCommand],
 ];
 
 /** Pure: the commands to load for these arguments (all of them unless the first is a known command). */

@@ -116,7 +116,8 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
   it('an apply encrypts the Secrets of a cluster that had no encryption; Secrets are stored encrypted and audited without their data', async () => {
     const cp = `${NAME}1`;
     const etcdctl = '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
-    const stored = (name: string): Promise<string> => ssh(cp, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | head -c 200 | tr -c '[:print:]' '.'`);
+    // The whole stored value, non-printable bytes as dots (a Secret's data comes after its metadata).
+    const stored = (name: string): Promise<string> => ssh(cp, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | tr -c '[:print:]' '.'`);
     // A cluster installed before encryption at rest: its API server without the flag stores
     // Secrets in plain text (this cluster has no Secret yet that it could not read); the next
     // apply restores the flag and rewrites them encrypted.
@@ -146,6 +147,31 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     // etcd runs as its own user, which owns its 0700 data dir (CIS 1.1.11, 1.1.12).
     expect(await ssh(cp, 'stat -c "%a %U:%G" /var/lib/etcd; ps -o user= -C etcd')).toBe('700 etcd:etcd\netcd\n');
     await kubectl('delete', 'secret', 'e2e-plain', 'e2e-encrypted');
+  });
+
+  it('rotates the key of Secrets at rest: the new key encrypts every Secret, the old one is gone, the Secrets read the same', async () => {
+    const cp = `${NAME}1`;
+    const keysFile = join(homedir(), '.kcluster', NAME, 'encryption', 'keys.json');
+    const keyNames = (): string[] => (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: { name: string }[] }).keys.map((k) => k.name);
+    const [before] = keyNames();
+    await kubectl('create', 'secret', 'generic', 'e2e-rotate', '--from-literal=token=rotate-me');
+    const preview = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--check', '--output', 'json']);
+    expect(preview.code, preview.stderr).toBe(3);
+    expect(keyNames()).toEqual([before]);
+    await new Promise((r) => setTimeout(r, 1100)); // key names carry the second
+    const started = Date.now();
+    const rotate = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--output', 'json']);
+    timings['rotateKeySeconds'] = (Date.now() - started) / 1000;
+    expect(rotate.code, rotate.stderr + rotate.stdout.slice(-3000)).toBe(0);
+    const after = keyNames();
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before);
+    expect(changesIn(rotate.stdout)).toMatch(new RegExp(`${cp} secrets/Secrets encrypted at rest with the current key: rewrite \\d+ of \\d+ Secrets so that secretbox:${after[0]} encrypts them`));
+    const etcdctl = '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
+    expect(await ssh(cp, `${etcdctl} get /registry/secrets/default/e2e-rotate --print-value-only | head -c 60 | tr -c '[:print:]' '.'`)).toMatch(new RegExp(`^k8s:enc:secretbox:v1:${after[0]}:`));
+    expect(await ssh(cp, 'grep -c "name: key-" /etc/kubernetes/encryption/config.yaml')).toBe('1\n');
+    expect((await kubectl('get', 'secret', 'e2e-rotate', '-o', 'jsonpath={.data.token}')).trim()).toBe(Buffer.from('rotate-me').toString('base64'));
+    await kubectl('delete', 'secret', 'e2e-rotate');
   });
 
   it('a second apply changes nothing, and says so', async () => {

@@ -16,6 +16,11 @@ export interface EncryptionKey {
 export interface EncryptionKeys {
   /** The first key encrypts; all of them decrypt. */
   readonly keys: readonly EncryptionKey[];
+  /**
+   * A rotation under way (`kcluster secrets rotate-key` did not finish): the name of the new key.
+   * The file then holds the old key first and the new one: every key any API server may be using.
+   */
+  readonly rotatingTo?: string;
 }
 
 export const ENCRYPTION_CONFIG_PATH = '/etc/kubernetes/encryption/config.yaml';
@@ -33,7 +38,9 @@ function parseKeys(text: string, where: string): EncryptionKeys {
   const keys = (parsed as { keys?: unknown }).keys;
   const valid = Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k?.name === 'string' && /^[a-zA-Z0-9-]+$/.test(k.name) && typeof k?.secret === 'string' && Buffer.from(k.secret, 'base64').length === 32);
   if (!valid) throw new Error(`${where}: expected { "keys": [{ "name", "secret": 32 bytes base64 }, ...] }: restore it from your backup of the state folder`);
-  return { keys: (keys as EncryptionKey[]).map((k) => ({ name: k.name, secret: k.secret })) };
+  const rotatingTo = (parsed as { rotatingTo?: unknown }).rotatingTo;
+  if (rotatingTo !== undefined && !(keys as EncryptionKey[]).some((k) => k.name === rotatingTo)) throw new Error(`${where}: rotatingTo names no key of the file: restore it from your backup of the state folder`);
+  return { keys: (keys as EncryptionKey[]).map((k) => ({ name: k.name, secret: k.secret })), ...(typeof rotatingTo === 'string' ? { rotatingTo } : {}) };
 }
 
 export class EncryptionKeyStore {

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { EncryptionKeyStore, encryptedPrefix, renderEncryptionConfig } from '../../../src/kubernetes/secrets/encryption-keys.js';
 import { parseSecretsAtRest, PLAIN_TEXT } from '../../../src/kubernetes/secrets/secrets-at-rest.js';
+import { rotationPlan } from '../../../src/kubernetes/secrets/key-rotation.js';
 import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
 describe('encryption keys', () => {
@@ -60,5 +61,26 @@ describe('cluster.audit in the inventory', () => {
     expect(result.ok ? [] : result.errors.map(formatDiagnostic)).toEqual([`${join(dir, 'inv.yaml')}:4:17: cluster.audit.maxAgeDays: must be a number of days 1-3650 (got 0)`]);
     const missing = parseInventory(text.replace('    maxAgeDays: 0\n', ''), join(dir, 'inv.yaml'), { env: { SSH_AUTH_SOCK: '/a' }, homeDir: dir });
     expect(missing.ok ? [] : missing.errors.map(formatDiagnostic)).toEqual([`${join(dir, 'inv.yaml')}:3:17: cluster.audit.policyFile: audit policy ${join(dir, 'nope.yaml')} does not exist`]);
+  });
+});
+
+describe('key rotation steps', () => {
+  const old = { name: 'key-20260101T000000', secret: Buffer.alloc(32, 1).toString('base64') };
+  it('a new rotation: the new key readable, then writing, then alone; the state holds both meanwhile', () => {
+    const plan = rotationPlan({ keys: [old] }, new Date('2026-11-24T12:00:00Z'));
+    expect(plan.to.name).toBe('key-20261124T120000');
+    expect(plan.readable.keys.map((k) => k.name)).toEqual([old.name, plan.to.name]);
+    expect(plan.writing.keys.map((k) => k.name)).toEqual([plan.to.name, old.name]);
+    expect(plan.done.keys.map((k) => k.name)).toEqual([plan.to.name]);
+    expect(plan.during).toEqual({ keys: [old, plan.to], rotatingTo: plan.to.name });
+  });
+  it('resumes a rotation cut short with the same new key', () => {
+    const to = { name: 'key-20261124T120000', secret: Buffer.alloc(32, 2).toString('base64') };
+    const plan = rotationPlan({ keys: [old, to], rotatingTo: to.name }, new Date('2026-12-01T00:00:00Z'));
+    expect([plan.from, plan.to]).toEqual([old, to]);
+  });
+  it('refuses key files no rotation leaves', () => {
+    const other = { name: 'key-x', secret: old.secret };
+    expect(() => rotationPlan({ keys: [old, other] }, new Date())).toThrow('the state folder holds 2 encryption keys and no rotation under way: restore keys.json from your backup');
   });
 });

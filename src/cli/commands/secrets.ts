@@ -1,0 +1,54 @@
+// `kcluster secrets rotate-key -i FILE [--check] [-o text|json]`: a new key encrypts Secrets
+// at rest, the old one is dropped, and no Secret is unreadable at any moment (see
+// playbooks/secrets-rotate-key.ts). The state folder keeps both keys until the last step is on
+// every control plane; a rotation cut short goes on when run again.
+import { Option, type Command } from 'commander';
+import { preparationIo, type CliContext } from '../context.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { EncryptionKeyStore } from '../../kubernetes/secrets/encryption-keys.js';
+import { rotationPlan, type RotationPlan } from '../../kubernetes/secrets/key-rotation.js';
+import { requireInstalledPki } from '../../kubernetes/cluster/installed-cluster.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
+import { rotateKeyPlaybook } from '../../../playbooks/secrets-rotate-key.js';
+
+export function registerSecretsCommand(program: Command, cli: CliContext): void {
+  const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
+  program
+    .command('secrets')
+    .description('Secrets encrypted at rest')
+    .command('rotate-key')
+    .description('encrypt Secrets with a new key and drop the old one, the API servers one at a time')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('-C, --check', 'plan only: report every step it would take, change nothing')
+    .addOption(new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']))
+    .action(async (options: PlaybookCommandOptions) => {
+      let store: EncryptionKeyStore | undefined;
+      let rotation: RotationPlan | undefined;
+      const summary = await runPlaybookCommand(
+        cli,
+        async (inventory) => {
+          requireInstalledPki(inventory, 'secrets rotate-key');
+          const running = await refuseUnsupportedChanges(inventory);
+          if (running === undefined) throw new InputError(`${inventory.file}: no cluster answers: secrets rotate-key works on a running cluster (kcluster apply installs one)`);
+          store = new EncryptionKeyStore(inventory.stateDir);
+          const current = await store.read();
+          if (!current) throw new InputError(`${store.path}: no encryption key in the state folder: run kcluster apply first (it makes one)`);
+          rotation = rotationPlan(current, new Date());
+          if (current.rotatingTo !== undefined) log(`resuming the rotation to ${rotation.to.name}`);
+          // Before any host sees the new key, the state folder has it (beside the old one).
+          if (!options.check) await store.write(rotation.during);
+          const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set());
+          return { playbook: rotateKeyPlaybook(inputs, rotation) };
+        },
+        options,
+      );
+      if (!summary || options.check || !store || !rotation) return;
+      if (summary.exitCode !== 0) {
+        if (!summary.interrupted) log(`the rotation to ${rotation.to.name} did not finish (see above); every Secret stays readable, and the state folder keeps both keys: run the same command again to go on`);
+        return;
+      }
+      await store.write(rotation.done);
+      log(`Secrets are encrypted with ${rotation.to.name}; ${rotation.from.name} is gone from every API server and from ${store.path}`);
+    });
+}
