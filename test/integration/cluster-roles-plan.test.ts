@@ -26,6 +26,7 @@ import type { Playbook } from '../../src/orchestrator/engine/types.js';
 import { clusterPlaybook } from '../../playbooks/cluster.js';
 import { upgradePlaybook } from '../../playbooks/upgrade.js';
 import { snapshotRestorePlaybook } from '../../playbooks/etcd-snapshot.js';
+import { certsRenewPlaybook } from '../../playbooks/certs-renew.js';
 import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
 import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
@@ -42,6 +43,8 @@ interface Scenario {
   readonly planned: Planned[];
   /** host task -> why it was skipped */
   readonly skipped: Map<string, string>;
+  /** In order: "host role/task: would wait for ..." (a wait is planned as ok, not as a change). */
+  readonly waits: string[];
   readonly encryption: EncryptionKeys;
   readonly failures: string[];
   readonly exitCode: number;
@@ -93,9 +96,11 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
   const planned = events.flatMap((e) => (e.type === 'task-result' && e.status === 'changed' ? [{ host: e.host, role: e.role, task: e.task, summary: e.summary ?? '', ...(e.diff ? { diff: e.diff } : {}) }] : []));
   const failures = events.flatMap((e) => (e.type === 'task-result' && e.status === 'failed' ? [`${e.host}: ${e.task}: ${e.error ?? ''}`] : e.type === 'host-failed' ? [`${e.host}: ${e.error}`] : []));
   const skipped = new Map(events.flatMap((e) => (e.type === 'task-result' && e.status === 'skipped' ? [[`${e.host} ${e.task}`, e.reason ?? ''] as const] : [])));
+  const waits = events.flatMap((e) => (e.type === 'task-result' && e.status === 'ok' && (e.reason ?? '').startsWith('would ') ? [`${e.host} ${e.role}/${e.task}: ${e.reason}`] : []));
   return {
     planned,
     skipped,
+    waits,
     encryption,
     failures,
     exitCode: summary.exitCode,
@@ -305,6 +310,21 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(steps[0]!.summary).toBe('upload etcd-stand-in.db to /var/lib/kcluster/backups/etcd-stand-in.db (sha256 checked)');
       expect(steps[1]!.summary).toBe('etcdutl snapshot restore into /var/lib/etcd.restoring as member kctest1 of 1');
       expect(steps[3]!.summary).toBe('move /var/lib/etcd to /var/lib/etcd.before-restore-2026-11-24T00-00-00-000Z, the restored data dir to /var/lib/etcd');
+    });
+  });
+
+  describe('the certs renew playbook', () => {
+    let renew: Scenario;
+    beforeAll(async () => {
+      renew = await planScenario(lab, () => undefined, (inputs) => certsRenewPlaybook(inputs));
+    }, 180_000);
+
+    it('the control plane first: its files, the kubelet, then waits for the static pods to be current; then the other nodes', () => {
+      expect(renew.failures).toEqual([]);
+      const order = renew.planned.map((p) => `${p.host} ${p.role}`).filter((v, i, all) => all.indexOf(v) === i);
+      expect(order).toEqual(['kctest1 control-plane', 'kctest1 kubelet', 'kctest2 kubelet', 'kctest3 kubelet']);
+      expect(renew.waits.filter((w) => w.startsWith('kctest1 static-pods-current/'))).toEqual([expect.stringMatching(/^kctest1 static-pods-current\/API server ready, static pods current: would wait for \/readyz/)]);
+      expect(renew.planned.filter((p) => p.role === 'addons')).toEqual([]);
     });
   });
 });
