@@ -18,6 +18,10 @@ export const CLUSTER_DEFAULTS = {
   auditMaxAgeDays: 30,
   auditMaxBackups: 10,
   auditMaxSizeMB: 100,
+  /** Pod Security admission for namespaces without their own labels (issue 18: baseline enforced, restricted warned). */
+  podSecurityEnforce: 'baseline',
+  podSecurityWarn: 'restricted',
+  podSecurityAudit: 'restricted',
 } as const;
 
 export const SSH_DEFAULTS = {

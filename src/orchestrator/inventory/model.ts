@@ -70,7 +70,19 @@ export interface ClusterSettings {
   readonly containerRuntime: 'containerd' | 'docker';
   readonly cni: 'flannel' | 'none';
   readonly audit: AuditSettings;
+  readonly podSecurity: PodSecuritySettings;
   readonly artifacts: ArtifactSource;
+}
+
+export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
+
+/** Pod Security admission's cluster default: what applies to a namespace without its own labels. */
+export interface PodSecuritySettings {
+  readonly enforce: PodSecurityLevel;
+  readonly warn: PodSecurityLevel;
+  readonly audit: PodSecurityLevel;
+  /** Namespaces exempt besides kube-system (which the built-in addons need). */
+  readonly exemptNamespaces: readonly string[];
 }
 
 /** The API server's audit log: policy (kcluster's unless a file replaces it) and rotation. */

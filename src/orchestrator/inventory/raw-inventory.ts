@@ -1,6 +1,6 @@
 // The inventory document as written, once it passed the JSON Schema (shapes mirror
 // inventory.schema.json; every field optional unless the schema requires it).
-import type { HostRole, Vars } from './model.js';
+import type { HostRole, PodSecurityLevel, Vars } from './model.js';
 
 export interface RawSshSettings {
   readonly user?: string;
@@ -48,6 +48,7 @@ export interface RawInventory {
     readonly containerRuntime?: 'containerd' | 'docker';
     readonly cni?: 'flannel' | 'none';
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
+    readonly podSecurity?: { readonly enforce?: PodSecurityLevel; readonly warn?: PodSecurityLevel; readonly audit?: PodSecurityLevel; readonly exemptNamespaces?: readonly string[] };
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';
       readonly bundle?: string;

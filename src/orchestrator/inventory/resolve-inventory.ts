@@ -147,6 +147,12 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         maxBackups: cluster.audit?.maxBackups ?? CLUSTER_DEFAULTS.auditMaxBackups,
         maxSizeMB: cluster.audit?.maxSizeMB ?? CLUSTER_DEFAULTS.auditMaxSizeMB,
       },
+      podSecurity: {
+        enforce: cluster.podSecurity?.enforce ?? CLUSTER_DEFAULTS.podSecurityEnforce,
+        warn: cluster.podSecurity?.warn ?? CLUSTER_DEFAULTS.podSecurityWarn,
+        audit: cluster.podSecurity?.audit ?? CLUSTER_DEFAULTS.podSecurityAudit,
+        exemptNamespaces: [...(cluster.podSecurity?.exemptNamespaces ?? [])],
+      },
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),
