@@ -25,6 +25,9 @@ import { cgroupDriverOf, failSwapOnOf } from '../../src/kubernetes/cluster/node-
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
+const FORGET_ROTATED_CLIENT_CERTIFICATE = 'forget the client certificate the kubelet rotated';
+/** Where the kubelet keeps the client certificates it rotated (rotateCertificates). */
+export const KUBELET_ROTATED_CLIENT_CERTIFICATE = '/var/lib/kubelet/pki/kubelet-client-current.pem';
 const templateDir = join(packageRoot(), 'roles', 'kubelet', 'templates');
 const SYSTEMD_RESOLV = '/run/systemd/resolve/resolv.conf';
 export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane:NoSchedule';
@@ -55,7 +58,9 @@ export function kubeletRole(inputs: ClusterInputs): Role {
       managedFile({
         path: '/etc/kubernetes/kubelet.conf',
         mode: 0o600,
-        notify: restart,
+        // A new identity from kcluster (renewed, or another CA or API server) replaces the
+        // kubelet's rotated one: it starts again from this file and renews at once.
+        notify: [FORGET_ROTATED_CLIENT_CERTIFICATE, ...restart],
         content: (ctx) => {
           const own = pick(pki.kubelet, ctx.host.name, 'kubelet client certificate');
           return renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.apiServerUrl, caCert: pki.ca.cert, user: `system:node:${ctx.host.name}`, cert: own.cert, key: own.key });
@@ -100,6 +105,12 @@ export function kubeletRole(inputs: ClusterInputs): Role {
       systemdService({ name: 'kubelet.service', enabled: true, state: 'started' }),
     ],
     handlers: [
+      {
+        name: FORGET_ROTATED_CLIENT_CERTIFICATE,
+        run: async (ctx) => {
+          await execChecked(ctx.connection, sh`rm -f /var/lib/kubelet/pki/kubelet-client-*.pem`, { become: true, label: FORGET_ROTATED_CLIENT_CERTIFICATE });
+        },
+      },
       {
         name: RESTART_KUBELET,
         run: async (ctx) => {
