@@ -23,12 +23,14 @@ import { renderKubeconfig } from '../../src/kubernetes/pki/cluster-pki.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { ENCRYPTION_CONFIG_PATH, renderEncryptionConfig } from '../../src/kubernetes/secrets/encryption-keys.js';
 import { AUDIT_LOG_DIR, AUDIT_LOG_PATH, AUDIT_POLICY_PATH } from '../../src/kubernetes/cluster/audit-policy.js';
+import { ADMISSION_CONFIG_PATH, renderAdmissionConfig } from '../../src/kubernetes/cluster/admission-config.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
-import { createEtcdUser, ETCD_DATA_DIR, ETCD_USER, etcdDataOwnership, etcdUser } from '../../src/kubernetes/etcd/etcd-user.js';
+import { createEtcdUser, ETCD_DATA_DIR, ETCD_OWN_PKI_DIR, ETCD_OWN_PKI_FORMER_DIR, ETCD_USER, etcdDataOwnership, etcdUser } from '../../src/kubernetes/etcd/etcd-user.js';
+import { fileAbsent } from '../../src/orchestrator/tasks/file-absent.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { createTemplateRenderer, type CompiledTemplate } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
@@ -50,9 +52,10 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
   const { pki, inventory } = inputs;
   const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey), keyOwner?: string) => {
     const get: (ctx: HostContext) => CertAndKey = typeof value === 'function' ? value : () => value;
+    const stem = name.startsWith('/') ? name : `${PKI}/${name}`;
     return [
-      { path: `${PKI}/${name}.crt`, mode: 0o644, content: (ctx: HostContext) => get(ctx).cert },
-      { path: `${PKI}/${name}.key`, mode: 0o600, ...(keyOwner ? { owner: keyOwner } : {}), content: (ctx: HostContext) => get(ctx).key },
+      { path: `${stem}.crt`, mode: 0o644, content: (ctx: HostContext) => get(ctx).cert },
+      { path: `${stem}.key`, mode: 0o600, ...(keyOwner ? { owner: keyOwner } : {}), content: (ctx: HostContext) => get(ctx).key },
     ];
   };
   const local = (ctx: HostContext): string => `https://${nodeAddress(ctx.host)}:${inputs.topology.apiPort}`;
@@ -70,9 +73,9 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
     ...pair('apiserver-etcd-client', pki.apiServerEtcdClient),
     ...pair('front-proxy-client', pki.frontProxyClient),
     ...pair('etcd/healthcheck-client', pki.etcdHealthcheckClient),
-    // etcd reads its own keys as the etcd user.
-    ...pair('etcd/server', (ctx) => own(pki.etcdServer, ctx.host.name, 'etcd server certificate'), ETCD_USER),
-    ...pair('etcd/peer', (ctx) => own(pki.etcdPeer, ctx.host.name, 'etcd peer certificate'), ETCD_USER),
+    // etcd reads its own keys as the etcd user, from its own folder.
+    ...pair(`${ETCD_OWN_PKI_DIR}/server`, (ctx) => own(pki.etcdServer, ctx.host.name, 'etcd server certificate'), ETCD_USER),
+    ...pair(`${ETCD_OWN_PKI_DIR}/peer`, (ctx) => own(pki.etcdPeer, ctx.host.name, 'etcd peer certificate'), ETCD_USER),
     { path: `${PKI}/sa.key`, mode: 0o600, content: () => pki.serviceAccount.privateKey },
     { path: `${PKI}/sa.pub`, mode: 0o644, content: () => pki.serviceAccount.publicKey },
     kubeconfig('admin.conf', 'kubernetes-admin', pki.admin, local),
@@ -80,13 +83,14 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
     kubeconfig('scheduler.conf', 'system:kube-scheduler', pki.scheduler, local),
     { path: ENCRYPTION_CONFIG_PATH, mode: 0o600, secret: true, content: () => renderEncryptionConfig(inputs.encryption) },
     { path: AUDIT_POLICY_PATH, mode: 0o600, content: () => inputs.auditPolicy },
+    { path: ADMISSION_CONFIG_PATH, mode: 0o600, content: () => renderAdmissionConfig(inventory.cluster.podSecurity) },
   ];
 }
 
 /** Which files each component reads: their hashes go into its manifest. */
 const READS: Readonly<Record<string, readonly string[]>> = {
-  etcd: ['etcd/ca.crt', 'etcd/server.crt', 'etcd/server.key', 'etcd/peer.crt', 'etcd/peer.key'],
-  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH],
+  etcd: ['etcd/ca.crt', ...['server.crt', 'server.key', 'peer.crt', 'peer.key'].map((f) => `${ETCD_OWN_PKI_DIR}/${f}`)],
+  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH, ADMISSION_CONFIG_PATH],
   'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
 };
@@ -212,6 +216,8 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
         auditPolicyPath: AUDIT_POLICY_PATH,
         auditLogPath: AUDIT_LOG_PATH,
         encryptionConfigPath: ENCRYPTION_CONFIG_PATH,
+        etcdOwnPkiDir: ETCD_OWN_PKI_DIR,
+        admissionConfigPath: ADMISSION_CONFIG_PATH,
         tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
       };
       return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
@@ -242,6 +248,8 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     tags: ['control-plane'],
     tasks: [
       etcdUserTask(),
+      // CIS 1.1.19: etcd's own keys outside root's /etc/kubernetes/pki, in a folder it owns.
+      directory({ path: ETCD_OWN_PKI_DIR, mode: 0o700, owner: ETCD_USER, group: ETCD_USER }),
       ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content, ...(f.owner ? { owner: f.owner, group: f.owner } : {}), ...(f.secret ? { secret: true } : {}) })),
       // CIS 1.1.11 and 1.1.12: etcd's data dir 0700, owned by the etcd user it runs as.
       directory({ path: ETCD_DATA_DIR, mode: 0o700, owner: ETCD_USER, group: ETCD_USER }),
@@ -253,6 +261,9 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       manifest('kube-controller-manager', 'kube-controller-manager'),
       manifest('kube-scheduler', 'kube-scheduler'),
       waitForControlPlane(options.staticPodsCurrent),
+      // Clusters installed before 2026-11-24 kept etcd's keys in root's PKI folder: gone once
+      // etcd runs on the ones in its own folder (the wait above).
+      ...['server.crt', 'server.key', 'peer.crt', 'peer.key'].map((f) => fileAbsent({ path: `${ETCD_OWN_PKI_FORMER_DIR}/${f}`, why: `etcd's own keys are in ${ETCD_OWN_PKI_DIR} now` })),
     ],
   };
 }

@@ -121,7 +121,7 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     };
     const before = await check();
     for (const where of ['controller', cp, worker, added]) expect(before.some((r) => r.location === where), where).toBe(true);
-    expect(before.filter((r) => r.location === cp).map((r) => r.path)).toEqual(expect.arrayContaining(['/etc/kubernetes/pki/apiserver.crt', '/etc/kubernetes/pki/etcd/server.crt', '/etc/kubernetes/admin.conf', '/var/lib/kubelet/pki/kubelet.crt']));
+    expect(before.filter((r) => r.location === cp).map((r) => r.path)).toEqual(expect.arrayContaining(['/etc/kubernetes/pki/apiserver.crt', '/etc/kubernetes/etcd/server.crt', '/etc/kubernetes/admin.conf', '/var/lib/kubelet/pki/kubelet.crt']));
     expect(before.filter((r) => r.location !== 'controller').every((r) => r.matchesState !== 'no')).toBe(true);
     console.log(`day2 certs check: ${before.length} certificates, ${before.filter((r) => r.location === 'controller').length} in the state folder`);
 

@@ -181,7 +181,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     expect(cp[0]).toBe('user etcd');
     expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'user etcd')?.summary).toBe('create the system user and group etcd (etcd runs as it, owns /var/lib/etcd and its keys)');
     expect(one.skipped.get('kctest1 file /etc/kubernetes/manifests/etcd.yaml')).toBe('the etcd user does not exist yet (the run creates it first)');
-    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'file /etc/kubernetes/pki/etcd/server.key')?.summary).toMatch(/^create \/etc\/kubernetes\/pki\/etcd\/server\.key \(mode 0600, etcd:etcd; /);
+    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'file /etc/kubernetes/etcd/server.key')?.summary).toMatch(/^create \/etc\/kubernetes\/etcd\/server\.key \(mode 0600, etcd:etcd; /);
     const apiserver = one.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
     for (const flag of ['--advertise-address=10.231.0.11', '--service-cluster-ip-range=10.96.0.0/12', '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--etcd-servers=https://10.231.0.11:2379']) expect(apiserver).toContain(`+        - ${flag}\n`);
     // CIS 1.2.15, 1.3.2, 1.4.1 (profiling off) and 1.2.30 (no extended service-account tokens).
@@ -189,13 +189,18 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     for (const component of ['kube-controller-manager', 'kube-scheduler']) expect(one.diff('kctest1', `file /etc/kubernetes/manifests/${component}.yaml`)).toContain('+        - --profiling=false\n');
     // CIS 1.1.11: etcd's data directory made 0700 before etcd starts.
     expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /var/lib/etcd')?.summary).toBe('create directory /var/lib/etcd (mode 0700, etcd:etcd)');
+    // CIS 1.1.19: etcd's own keys in a folder it owns, root's PKI folder holds none of its keys.
+    expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /etc/kubernetes/etcd')?.summary).toBe('create directory /etc/kubernetes/etcd (mode 0700, etcd:etcd)');
+    expect(one.planned.filter((p) => p.host === 'kctest1' && /^file \/etc\/kubernetes\/pki\/.*\.key$/.test(p.task)).map((p) => p.summary).filter((s) => !s.includes('root:root'))).toEqual([]);
     expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
     // CIS 1.2.16-1.2.19 (audit log with rotation), 1.2.27 (Secrets encrypted), 1.2.29 (ciphers).
-    for (const flag of ['--encryption-provider-config=/etc/kubernetes/encryption/config.yaml', '--audit-policy-file=/etc/kubernetes/audit/policy.yaml', '--audit-log-path=/var/log/kubernetes/audit/audit.log', '--audit-log-maxage=30', '--audit-log-maxbackup=10', '--audit-log-maxsize=100', '--tls-min-version=VersionTLS12']) {
+    for (const flag of ['--encryption-provider-config=/etc/kubernetes/encryption/config.yaml', '--audit-policy-file=/etc/kubernetes/audit/policy.yaml', '--audit-log-path=/var/log/kubernetes/audit/audit.log', '--audit-log-maxage=30', '--audit-log-maxbackup=10', '--audit-log-maxsize=100', '--tls-min-version=VersionTLS12', '--admission-control-config-file=/etc/kubernetes/admission/config.yaml']) {
       expect(apiserver).toContain(`+        - ${flag}\n`);
     }
     expect(apiserver).toMatch(/\+ {8}- --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,[A-Z0-9_,]+\n/);
     expect(one.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+tlsCipherSuites:\n+  - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256\n');
+    // CIS 4.2.10: the kubelet renews its own client certificate.
+    expect(one.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+rotateCertificates: true\n');
     // The encryption key never shows; the audit policy does (it holds no secret).
     expect(one.planned.find((p) => p.task === 'file /etc/kubernetes/encryption/config.yaml')?.summary).toMatch(/^create \/etc\/kubernetes\/encryption\/config\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/);
     expect(JSON.stringify(one.planned) + one.log.join('\n')).not.toContain(one.encryption.keys[0]!.secret);

@@ -106,6 +106,8 @@ export function stateCounterpart(host: string, path: string): string | undefined
     if (pki === 'etcd/server' || pki === 'etcd/peer') return `${pki}-${host}.crt`;
     return undefined;
   }
+  const etcdOwn = /^\/etc\/kubernetes\/etcd\/(server|peer)\.crt$/.exec(path)?.[1];
+  if (etcdOwn !== undefined) return `etcd/${etcdOwn}-${host}.crt`;
   if (path === '/var/lib/kubelet/pki/kubelet.crt') return `kubelet-serving/${host}.crt`;
   const conf = /^\/etc\/kubernetes\/([^/]+\.conf)$/.exec(path)?.[1];
   if (conf === 'kubelet.conf') return `kubelet/${host}.crt`;

@@ -1,8 +1,10 @@
 // The certificates on one host, read by ONE remote command (as root): every *.crt under
-// /etc/kubernetes/pki, /var/lib/kubelet/pki/*.crt, and the client certificates of the
+// /etc/kubernetes/pki, etcd's own /etc/kubernetes/etcd/*.crt, /var/lib/kubelet/pki/*.crt, the client certificate the kubelet rotated
+// (kubelet-client-current.pem, a link to the newest), and the client certificates of the
 // kubeconfigs /etc/kubernetes/*.conf (client-certificate-data, or the file client-certificate
 // names). Only CERTIFICATE blocks and certificate data leave the host, never a key. Parsed on
 // the controller into the rows `kcluster certs check` prints.
+import { ETCD_OWN_PKI_DIR } from '../etcd/etcd-user.js';
 import { type CertificateProblem, type CertificateRow, describeCertificates } from './certificate-inventory.js';
 import { execChecked, type Connection } from '../../orchestrator/ssh/connection.js';
 import { sh, type ShellCommand } from '../../orchestrator/ssh/quote.js';
@@ -12,11 +14,13 @@ export interface CertificateDirs {
   readonly pki: string;
   /** Every *.crt directly in it. */
   readonly kubeletPki: string;
+  /** Every *.crt directly in it: etcd's own server and peer certificates. */
+  readonly etcdPki: string;
   /** Every *.conf directly in it, as a kubeconfig. */
   readonly kubeconfigs: string;
 }
 
-export const HOST_CERTIFICATE_DIRS: CertificateDirs = { pki: '/etc/kubernetes/pki', kubeletPki: '/var/lib/kubelet/pki', kubeconfigs: '/etc/kubernetes' };
+export const HOST_CERTIFICATE_DIRS: CertificateDirs = { pki: '/etc/kubernetes/pki', kubeletPki: '/var/lib/kubelet/pki', etcdPki: ETCD_OWN_PKI_DIR, kubeconfigs: '/etc/kubernetes' };
 const READ_TIMEOUT_MS = 60_000;
 
 /**
@@ -26,7 +30,7 @@ const READ_TIMEOUT_MS = 60_000;
  */
 export function remoteCertificatesScript(dirs: CertificateDirs = HOST_CERTIFICATE_DIRS): ShellCommand {
   return sh`pem() { sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$1" 2>/dev/null || echo '!! cannot read'; }
-{ find ${dirs.pki} -type f -name '*.crt' 2>/dev/null; find ${dirs.kubeletPki} -maxdepth 1 -type f -name '*.crt' 2>/dev/null; } | sort | while IFS= read -r f; do printf '==> file %s\\n' "$f"; pem "$f"; done
+{ find ${dirs.pki} -type f -name '*.crt' 2>/dev/null; find ${dirs.kubeletPki} ${dirs.etcdPki} -maxdepth 1 -type f -name '*.crt' 2>/dev/null; if [ -e ${dirs.kubeletPki}/kubelet-client-current.pem ]; then echo ${dirs.kubeletPki}/kubelet-client-current.pem; fi; } | sort | while IFS= read -r f; do printf '==> file %s\\n' "$f"; pem "$f"; done
 for f in ${dirs.kubeconfigs}/*.conf; do
   [ -f "$f" ] || continue
   printf '==> kubeconfig %s\\n' "$f"

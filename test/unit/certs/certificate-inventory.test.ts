@@ -71,6 +71,8 @@ describe('the state folder copy of a host file', () => {
     expect(stateCounterpart('cp1', '/etc/kubernetes/pki/etcd/healthcheck-client.crt')).toBe('etcd/healthcheck-client.crt');
     expect(stateCounterpart('cp2', '/etc/kubernetes/pki/etcd/server.crt')).toBe('etcd/server-cp2.crt');
     expect(stateCounterpart('cp2', '/etc/kubernetes/pki/etcd/peer.crt')).toBe('etcd/peer-cp2.crt');
+    expect(stateCounterpart('cp2', '/etc/kubernetes/etcd/server.crt')).toBe('etcd/server-cp2.crt');
+    expect(stateCounterpart('cp2', '/etc/kubernetes/etcd/peer.crt')).toBe('etcd/peer-cp2.crt');
     expect(stateCounterpart('w1', '/var/lib/kubelet/pki/kubelet.crt')).toBe('kubelet-serving/w1.crt');
     expect(stateCounterpart('w1', '/etc/kubernetes/kubelet.conf')).toBe('kubelet/w1.crt');
     expect(stateCounterpart('cp1', '/etc/kubernetes/admin.conf')).toBe('admin.crt');

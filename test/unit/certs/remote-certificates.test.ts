@@ -3,7 +3,7 @@
 // embedded and referenced client certificates), and its parser, including what it must
 // refuse or report.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { renderKubeconfig } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { testCa, testLeaf, type TestPair } from './support/test-certificates.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-certs-'));
-const dirs: CertificateDirs = { pki: join(root, 'etc/kubernetes/pki'), kubeletPki: join(root, 'var/lib/kubelet/pki'), kubeconfigs: join(root, 'etc/kubernetes') };
+const dirs: CertificateDirs = { pki: join(root, 'etc/kubernetes/pki'), kubeletPki: join(root, 'var/lib/kubelet/pki'), etcdPki: join(root, 'etc/kubernetes/etcd'), kubeconfigs: join(root, 'etc/kubernetes') };
 let ca: TestPair;
 let etcdServer: TestPair;
 let admin: TestPair;
@@ -23,12 +23,16 @@ const now = Date.now();
 beforeAll(async () => {
   ca = await testCa();
   [etcdServer, admin, kubeletClient] = await Promise.all([testLeaf(ca, 'cp1', 365, 'server-and-client'), testLeaf(ca, 'kubernetes-admin', 200), testLeaf(ca, 'system:node:cp1', 100)]);
-  for (const dir of [join(dirs.pki, 'etcd'), dirs.kubeletPki]) mkdirSync(dir, { recursive: true });
+  for (const dir of [join(dirs.pki, 'etcd'), dirs.kubeletPki, dirs.etcdPki]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(dirs.pki, 'ca.crt'), ca.cert);
   writeFileSync(join(dirs.pki, 'ca.key'), ca.key);
   writeFileSync(join(dirs.pki, 'etcd', 'server.crt'), etcdServer.cert);
+  writeFileSync(join(dirs.etcdPki, 'peer.crt'), etcdServer.cert);
+  writeFileSync(join(dirs.etcdPki, 'peer.key'), etcdServer.key);
   writeFileSync(join(dirs.kubeletPki, 'kubelet.crt'), etcdServer.key + etcdServer.cert);
-  writeFileSync(join(dirs.kubeletPki, 'kubelet-client-current.pem'), kubeletClient.cert + kubeletClient.key);
+  // As the kubelet keeps a client certificate it rotated: a dated file and a link to it.
+  writeFileSync(join(dirs.kubeletPki, 'kubelet-client-2026-11-24-10-00-00.pem'), kubeletClient.cert + kubeletClient.key);
+  symlinkSync('kubelet-client-2026-11-24-10-00-00.pem', join(dirs.kubeletPki, 'kubelet-client-current.pem'));
   writeFileSync(join(dirs.kubeconfigs, 'admin.conf'), renderKubeconfig({ clusterName: 'lab', server: 'https://10.0.0.11:6443', caCert: ca.cert, user: 'kubernetes-admin', cert: admin.cert, key: admin.key }));
   writeFileSync(
     join(dirs.kubeconfigs, 'kubelet.conf'),
@@ -52,8 +56,10 @@ describe('the remote certificate listing', () => {
     const { rows, problems } = parseRemoteCertificates('cp1', output, Date.now() + 3_600_000);
     expect(problems).toEqual([]);
     expect(rows.map((r) => [r.path.replaceAll(root, ''), r.subjectCn, r.issuerCn, r.ca])).toEqual([
+      ['/etc/kubernetes/etcd/peer.crt', 'cp1', 'kubernetes', false],
       ['/etc/kubernetes/pki/ca.crt', 'kubernetes', 'kubernetes', true],
       ['/etc/kubernetes/pki/etcd/server.crt', 'cp1', 'kubernetes', false],
+      ['/var/lib/kubelet/pki/kubelet-client-current.pem', 'system:node:cp1', 'kubernetes', false],
       ['/var/lib/kubelet/pki/kubelet.crt', 'cp1', 'kubernetes', false],
       ['/etc/kubernetes/admin.conf', 'kubernetes-admin', 'kubernetes', false],
       ['/etc/kubernetes/kubelet.conf -> /var/lib/kubelet/pki/kubelet-client-current.pem', 'system:node:cp1', 'kubernetes', false],
