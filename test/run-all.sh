@@ -4,7 +4,8 @@
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts);
 #   4. integration tests over real SSH on a shared 3-host test lab brought up here;
-#   5. the offline bundle (built from source, cached) and a real cluster installed from it.
+#   5. the offline bundle (built from source, cached) and a real cluster installed from it,
+#      with kube-bench (the CIS benchmark) run on it.
 # Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,9 @@ node bin/kcluster.js lab down --name "$TEST_LAB" || status=1
 # 5. the offline bundle built from source (cached in /var/cache/kcluster/build), verified, and a
 #    real cluster installed from it on privileged lab hosts.
 # Every release kcluster knows (the upgrade test starts from the older minor) and the busybox image the tests run.
+# kube-bench, which the e2e suite runs on its clusters (built once through the Go module proxy, cached).
+echo "== kube-bench: test/cis/build-kube-bench.sh"
+bash test/cis/build-kube-bench.sh || status=1
 echo "== offline bundle: kcluster bundle build"
 if BUNDLE=$(node bin/kcluster.js bundle build --all-releases --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
   run_project e2e KCLUSTER_TEST_BUNDLE="$BUNDLE"

@@ -10,17 +10,8 @@ version=v0.15.1
 cache=${KCLUSTER_KUBE_BENCH_CACHE:-/var/cache/kcluster/kube-bench}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/results/$(date -u +%Y-%m-%d)
-mkdir -p "$out" "$cache/bin" "$cache/src"
-
-if [ ! -x "$cache/bin/kube-bench-$version" ]; then
-  # kube-bench's go.mod needs a newer Go than Debian's: GOTOOLCHAIN fetches it from the proxy.
-  (cd "$cache/src" && printf 'module kcluster.local/kube-bench\n\ngo 1.26.2\n\nrequire github.com/aquasecurity/kube-bench %s\n' "$version" > go.mod &&
-    GOFLAGS=-mod=mod CGO_ENABLED=0 nice -n 10 go build -ldflags "-X github.com/aquasecurity/kube-bench/cmd.KubeBenchVersion=$version" \
-      -o "$cache/bin/kube-bench-$version" github.com/aquasecurity/kube-bench)
-  rm -rf "$cache/cfg-$version"
-  cp -r "$(cd "$cache/src" && go env GOMODCACHE)/github.com/aquasecurity/kube-bench@$version/cfg" "$cache/cfg-$version"
-  chmod -R u+w "$cache/cfg-$version"
-fi
+mkdir -p "$out"
+KUBE_BENCH_VERSION=$version KCLUSTER_KUBE_BENCH_CACHE=$cache bash "$here/build-kube-bench.sh" >/dev/null
 
 ssh_to() { ssh -F "$lab/ssh_config" "$@"; }
 hosts=$(awk '/^Host / && $2 !~ /[*]/ {print $2}' "$lab/ssh_config")

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+import { cisFailures } from './support/kube-bench.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
@@ -96,6 +97,25 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(await until('ClusterIP Service by name', 60_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
   });
 
+  it('admits pods by Pod Security: baseline enforced and restricted warned by default, a namespace label wins, kube-system exempt', async () => {
+    const pod = (name: string, namespace: string, securityContext: string): string => {
+      const file = join(work, `${namespace}-${name}.yaml`);
+      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name}, namespace: ${namespace} }\nspec:\n  containers:\n    - { name: c, image: busybox, command: [sleep, "1"]${securityContext} }\n`);
+      return file;
+    };
+    const dryRun = (file: string) => run(kubectlPath(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', 'apply', '--dry-run=server', '-f', file]);
+    const privileged = ', securityContext: { privileged: true }';
+    await expect(dryRun(pod('root-of-host', 'default', privileged))).rejects.toThrow(/violates PodSecurity "baseline:latest": privileged/);
+    const plain = await dryRun(pod('plain', 'default', ''));
+    expect(plain.stdout).toContain('(server dry run)');
+    expect(plain.stderr).toMatch(/would violate PodSecurity "restricted:latest"/);
+    await kubectl('create', 'namespace', 'node-agents');
+    await kubectl('label', 'namespace', 'node-agents', 'pod-security.kubernetes.io/enforce=privileged');
+    expect((await dryRun(pod('root-of-host', 'node-agents', privileged))).stdout).toContain('(server dry run)');
+    expect((await dryRun(pod('root-of-host', 'kube-system', privileged))).stdout).toContain('(server dry run)');
+    await kubectl('delete', 'namespace', 'node-agents', '--wait=false');
+  });
+
   it('renders manifests and configs that this Kubernetes version accepts strictly', async () => {
     // Static pods: server-side dry run with strict field validation (unknown or duplicate fields fail).
     for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
@@ -172,6 +192,40 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(await ssh(cp, 'grep -c "name: key-" /etc/kubernetes/encryption/config.yaml')).toBe('1\n');
     expect((await kubectl('get', 'secret', 'e2e-rotate', '-o', 'jsonpath={.data.token}')).trim()).toBe(Buffer.from('rotate-me').toString('base64'));
     await kubectl('delete', 'secret', 'e2e-rotate');
+  });
+
+  it('passes the CIS Kubernetes Benchmark (kube-bench): no FAIL on a control plane, a worker or the policies', async () => {
+    expect(await cisFailures(labDir, `${NAME}1`, `${NAME}2`, kubeconfig, kubectlPath())).toEqual([]);
+  });
+
+  it('kubelets renew their own client certificates through CSRs the controller-manager approves for their own identity', async () => {
+    interface Row { location: string; path: string; subjectCn: string; issuerCn: string; fingerprint256: string; daysLeft: number }
+    const certificates = async (): Promise<Row[]> => {
+      const check = await kcluster(['certs', 'check', '-i', inventory, '--output', 'json']);
+      expect(check.code, check.stderr).toBe(0);
+      return (JSON.parse(check.stdout) as { certificates: Row[] }).certificates;
+    };
+    const issuedAndCurrent = (rows: Row[], host: string) => [
+      rows.find((r) => r.location === host && r.path === '/etc/kubernetes/kubelet.conf'),
+      rows.find((r) => r.location === host && r.path === '/var/lib/kubelet/pki/kubelet-client-current.pem'),
+    ];
+    // Every kubelet keeps the certificate it runs on in its own store, for its own identity.
+    for (const host of [`${NAME}1`, `${NAME}2`, `${NAME}3`]) {
+      const [issued, current] = issuedAndCurrent(await certificates(), host);
+      expect([issued?.subjectCn, current?.subjectCn, current?.issuerCn], host).toEqual([`system:node:${host}`, `system:node:${host}`, 'kubernetes']);
+    }
+    // What the kubelet does at 70-90% of a certificate's life, and after kcluster gives it a new
+    // kubelet.conf: start from the issued one, and ask for its own at once.
+    const worker = `${NAME}3`;
+    await ssh(worker, 'rm -f /var/lib/kubelet/pki/kubelet-client-*.pem && systemctl restart kubelet');
+    const rotated = await until(`${worker} on a certificate it asked for`, 120_000, async () => {
+      const [issued, current] = issuedAndCurrent(await certificates(), worker);
+      return current && issued && current.fingerprint256 !== issued.fingerprint256 ? current : undefined;
+    });
+    expect([rotated.subjectCn, rotated.issuerCn, rotated.daysLeft > 300]).toEqual([`system:node:${worker}`, 'kubernetes', true]);
+    const csrs = JSON.parse(await kubectl('get', 'csr', '-o', 'json')) as { items: { spec: { username: string; signerName: string }; status: { conditions?: { type: string }[] } }[] };
+    expect(csrs.items.some((c) => c.spec.username === `system:node:${worker}` && c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.status.conditions?.some((x) => x.type === 'Approved'))).toBe(true);
+    await until(`${worker} still Ready`, 120_000, async () => ((await kubectl('get', 'node', worker, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined));
   });
 
   it('a second apply changes nothing, and says so', async () => {

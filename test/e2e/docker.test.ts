@@ -2,7 +2,7 @@
 // (Docker Engine from Debian's packages, cri-dockerd from the bundle, images loaded with
 // `docker load`): all nodes Ready, a pod on one worker reaches a pod on the other through a
 // Service name resolved by CoreDNS, Docker runs the Kubernetes containers, a second apply
-// changes nothing, and reset removes the Kubernetes containers while Docker Engine stays.
+// changes nothing, kube-bench finds no FAIL, and reset removes the Kubernetes containers while Docker Engine stays.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
+import { cisFailures } from './support/kube-bench.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
 const run = promisify(execFile);
@@ -57,6 +58,9 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
     expect(answer).toContain('hello-from-docker');
     expect(await ssh(`${NAME}2`, "docker ps --filter name=k8s_web --format '{{.Names}}'")).toMatch(/^k8s_web_web_default_/m);
     expect(JSON.parse(await ssh(`${NAME}2`, 'cat /etc/docker/daemon.json'))).toMatchObject({ bridge: 'none', iptables: false });
+
+    // The CIS benchmark on this runtime too: no FAIL.
+    expect(await cisFailures(labDir, `${NAME}1`, `${NAME}2`, kubeconfig, kubectlBinary())).toEqual([]);
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
