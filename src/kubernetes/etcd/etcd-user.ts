@@ -8,14 +8,6 @@ import { sh, shellRaw } from '../../orchestrator/ssh/quote.js';
 export const ETCD_USER = 'etcd';
 export const ETCD_USER_COMMENT = 'etcd (kcluster)';
 export const ETCD_DATA_DIR = '/var/lib/etcd';
-/**
- * etcd's own server and peer certificates and keys, in a 0700 folder the etcd user owns: a
- * non-root etcd must read its keys, and /etc/kubernetes/pki stays root's alone (CIS 1.1.19).
- * The etcd CA and the clients' certificates stay in /etc/kubernetes/pki/etcd.
- */
-export const ETCD_OWN_PKI_DIR = '/etc/kubernetes/etcd';
-/** Where kcluster kept etcd's own keys before: removed once etcd runs on the new ones. */
-export const ETCD_OWN_PKI_FORMER_DIR = '/etc/kubernetes/pki/etcd';
 
 export type EtcdUser = { readonly exists: false } | { readonly exists: true; readonly uid: number; readonly gid: number };
 

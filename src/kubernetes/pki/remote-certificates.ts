@@ -4,7 +4,7 @@
 // kubeconfigs /etc/kubernetes/*.conf (client-certificate-data, or the file client-certificate
 // names). Only CERTIFICATE blocks and certificate data leave the host, never a key. Parsed on
 // the controller into the rows `kcluster certs check` prints.
-import { ETCD_OWN_PKI_DIR } from '../etcd/etcd-user.js';
+import { ETCD_OWN_PKI_DIR } from './etcd-key-folder.js';
 import { type CertificateProblem, type CertificateRow, describeCertificates } from './certificate-inventory.js';
 import { execChecked, type Connection } from '../../orchestrator/ssh/connection.js';
 import { sh, type ShellCommand } from '../../orchestrator/ssh/quote.js';
