@@ -15,6 +15,7 @@ import { topologyOrInputError } from '../src/kubernetes/cluster/installed-cluste
 import { InputError } from '../src/orchestrator/engine/input-error.js';
 import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js';
 import { DEFAULT_AUDIT_POLICY } from '../src/kubernetes/cluster/audit-policy.js';
+import { auditPolicyProblems } from '../src/kubernetes/cluster/audit-policy-check.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -43,8 +44,22 @@ async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec
   for (const { row, advice } of warnings) log(expiryLine(row, advice));
 }
 
+/** The API server's audit policy: kcluster's, or the operator's file once it passes the checks an API server makes. */
+async function auditPolicyOf(inventory: Inventory): Promise<string> {
+  const file = inventory.cluster.audit.policyFile;
+  if (file === undefined) return DEFAULT_AUDIT_POLICY;
+  const text = await readFile(file, 'utf8');
+  const problems = auditPolicyProblems(text);
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    throw new InputError(`${lines.join('\n')}\nthe audit policy that cluster.audit.policyFile names in ${inventory.file} would stop the API server from starting: fix it, or remove policyFile to use kcluster's`);
+  }
+  return text;
+}
+
 export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
   const topology = topologyOrInputError(inventory);
+  const auditPolicy = await auditPolicyOf(inventory);
   const { log } = io;
   const started = Date.now();
   let artifacts;
@@ -60,7 +75,6 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  const auditPolicy = inventory.cluster.audit.policyFile !== undefined ? await readFile(inventory.cluster.audit.policyFile, 'utf8') : DEFAULT_AUDIT_POLICY;
   return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
 }
 

@@ -75,6 +75,16 @@ describe('kcluster CLI', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('exports no playbook');
   });
+  it('apply: an audit policy the API server would refuse exits 2 with its file:line:col, before any host is touched', async () => {
+    const policy = join(dir, 'audit-policy.yaml');
+    writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadta\n');
+    const withPolicy = join(dir, 'inv-audit.yaml');
+    writeFileSync(withPolicy, `stateDir: ${join(dir, 'state')}\ncluster:\n  audit: { policyFile: ./audit-policy.yaml }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`);
+    const r = await cli(['apply', '-i', withPolicy, '--check']);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toContain(`${policy}:4:12: rules[0].level: must be one of None, Metadata, Request, RequestResponse (got "Metadta")`);
+    expect(r.err).toContain(`the audit policy that cluster.audit.policyFile names in ${withPolicy} would stop the API server from starting`);
+  });
   it('run: an unknown --limit term exits 2 before connecting anywhere', async () => {
     const r = await cli(['run', 'demo', '-i', inventory, '--limit', 'nosuchhost', '--output', 'json']);
     expect(r.code).toBe(2);
