@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects run in this order by test/run-all.sh, and a fifth by test/vm/run.sh:
+// Four projects run in this order by test/run-all.sh; two more have their own command:
 // - unit: pure and engine tests (fakes named as such); no network, no root;
 // - lab: the lab itself (each test brings up and tears down its own lab hosts);
 // - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB);
 // - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds;
+// - migration: an older kcluster's cluster hardened by the current one (npm run test:migration);
 // - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget.
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 
@@ -29,6 +30,8 @@ export default defineConfig({
       },
       // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE).
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...slow, testTimeout: 900_000 } },
+      // Hardening a cluster that kcluster installed before (npm run test:migration; two installs, not part of npm test).
+      { test: { name: 'migration', include: ['test/migration/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
       // A cluster on a real kernel in a QEMU VM (test/vm/run.sh; slow, not part of npm test).
       { test: { name: 'vm', include: ['test/vm/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
     ],

@@ -5,13 +5,12 @@
 // next apply changes nothing.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, newestKubernetesVersion, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, newestKubernetesVersion, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceup';
@@ -31,33 +30,6 @@ async function nodeVersions(): Promise<Record<string, string>> {
   const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[] };
   return Object.fromEntries(nodes.items.map((n) => [n.metadata.name, `${n.status.nodeInfo.kubeletVersion}${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? '' : ' NotReady'}`]));
 }
-/** Polls the NodePort every 200 ms, counting answers and failures. */
-function poller(url: string) {
-  const counts = { ok: 0, failed: 0, streak: 0, failures: [] as string[] };
-  let stopped = false;
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const req = get(url, { timeout: 2000 }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => {
-          if (res.statusCode === 200 && body.includes('hello')) (counts.ok++, counts.streak++);
-          else (counts.failed++, (counts.streak = 0), counts.failures.push(`HTTP ${res.statusCode}`));
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (e) => (counts.failed++, (counts.streak = 0), counts.failures.push(`${new Date().toISOString()} ${e.message}`), resolve()));
-    });
-  const loop = (async () => {
-    while (!stopped) {
-      await once();
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  return { counts, stop: async () => ((stopped = true), await loop) };
-}
-
 const BLOCK = ['OUTPUT', '-d', `${NET}.13`, '-p', 'tcp', '--dport', '22', '-j', 'REJECT', '--reject-with', 'tcp-reset'];
 
 beforeAll(async () => {
@@ -82,35 +54,7 @@ describe(`kcluster upgrade ${OLD} -> current, under load`, () => {
     const busybox = lock().find((a) => a.name === 'busybox')!;
     for (const host of [`${NAME}2`, `${NAME}3`]) await importImage(host, join(bundleDir(), busybox.path));
     const app = join(work, 'app.yaml');
-    writeFileSync(app, `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers:
-        - name: web
-          image: ${busybox.reference}
-          imagePullPolicy: Never
-          command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"]
-          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }
-          lifecycle: { preStop: { exec: { command: [/bin/busybox, sleep, "5"] } } }
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: { name: web }
-spec: { minAvailable: 1, selector: { matchLabels: { app: web } } }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web }
-spec: { type: NodePort, selector: { app: web }, ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }] }
-`);
+    writeFileSync(app, webDeploymentBehindNodePort(busybox.reference!));
     await kubectl('apply', '-f', app);
     await kubectl('rollout', 'status', 'deployment/web', '--timeout=180s');
     // The Service must answer before the measurement starts (kube-proxy and the vxlan routes

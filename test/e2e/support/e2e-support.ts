@@ -1,5 +1,6 @@
 // Shared by the end-to-end tests: the bundle they install from, its kubectl, SSH to lab
-// hosts, and waiting for a condition with a deadline.
+// hosts, waiting for a condition with a deadline, and a web app polled under load.
+import { get } from 'node:http';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,3 +96,61 @@ spec:
     - { name: client, image: ${image}, imagePullPolicy: Never, command: [/bin/busybox, sleep, "3600"] }
 `;
 }
+
+/** Polls the NodePort every 200 ms, counting answers and failures. */
+export function poller(url: string) {
+  const counts = { ok: 0, failed: 0, streak: 0, failures: [] as string[] };
+  let stopped = false;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const req = get(url, { timeout: 2000 }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => {
+          if (res.statusCode === 200 && body.includes('hello')) (counts.ok++, counts.streak++);
+          else (counts.failed++, (counts.streak = 0), counts.failures.push(`HTTP ${res.statusCode}`));
+          resolve();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (e) => (counts.failed++, (counts.streak = 0), counts.failures.push(`${new Date().toISOString()} ${e.message}`), resolve()));
+    });
+  const loop = (async () => {
+    while (!stopped) {
+      await once();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return { counts, stop: async () => ((stopped = true), await loop) };
+}
+
+/** A 2-replica web Deployment answering "hello" (PDB minAvailable 1) behind NodePort 30080. */
+export const webDeploymentBehindNodePort = (image: string): string => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+        - name: web
+          image: ${image}
+          imagePullPolicy: Never
+          command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"]
+          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }
+          lifecycle: { preStop: { exec: { command: [/bin/busybox, sleep, "5"] } } }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: web }
+spec: { minAvailable: 1, selector: { matchLabels: { app: web } } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web }
+spec: { type: NodePort, selector: { app: web }, ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }] }
+`;
