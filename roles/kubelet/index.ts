@@ -26,8 +26,6 @@ import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
 const FORGET_ROTATED_CLIENT_CERTIFICATE = 'forget the client certificate the kubelet rotated';
-/** Where the kubelet keeps the client certificates it rotated (rotateCertificates). */
-export const KUBELET_ROTATED_CLIENT_CERTIFICATE = '/var/lib/kubelet/pki/kubelet-client-current.pem';
 const templateDir = join(packageRoot(), 'roles', 'kubelet', 'templates');
 const SYSTEMD_RESOLV = '/run/systemd/resolve/resolv.conf';
 export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane:NoSchedule';
