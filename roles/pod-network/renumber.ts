@@ -152,15 +152,18 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
         if (!actions.deleteBridge && actions.removeSandboxes.length === 0) return;
         if (Date.now() > deadline) throw new Error(`still not inside ${change.payload.nodeCidr.text} after ${ROUNDS_WITHIN_MS / 1000} s (${describe(actions)}): look at journalctl -u kubelet and crictl pods`);
         ctx.log(describe(actions));
-        await execChecked(
+        // A sandbox the kubelet is tearing down or recreating at that moment may refuse removal:
+        // said, and tried again next round (the state is read afresh) until the deadline.
+        const { stdout } = await execChecked(
           ctx.connection,
           sh`${actions.deleteBridge ? sh`ip link delete ${BRIDGE} 2>/dev/null` : sh`:`}
 ${actions.removeSandboxes.some((s) => s.flannel) ? sh`rm -f ${FLANNEL_SUBNET_FILE}` : sh`:`}
 for id in ${actions.removeSandboxes.map((s) => s.id)}; do
-  if ! crictl rmp -f "$id" >/dev/null 2>&1 && crictl pods -q --id "$id" | grep -q .; then echo "cannot remove pod sandbox $id" >&2; exit 1; fi
+  if ! out=$(crictl rmp -f "$id" 2>&1) && crictl pods -q --id "$id" | grep -q .; then echo "pod sandbox $id not removed yet: $out"; fi
 done`,
           { become: true, label: 'move the bridge and pods into the pod CIDR' },
         );
+        for (const line of stdout.split('\n').filter(Boolean)) ctx.log(line);
         await new Promise((resolve) => setTimeout(resolve, PAUSE_BETWEEN_ROUNDS_MS));
       }
     },
