@@ -30,7 +30,7 @@ import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
 import { createEtcdUser, ETCD_DATA_DIR, ETCD_USER, etcdDataOwnership, etcdUser } from '../../src/kubernetes/etcd/etcd-user.js';
-import { ETCD_OWN_PKI_DIR, ETCD_OWN_PKI_FORMER_DIR } from '../../src/kubernetes/pki/etcd-key-folder.js';
+import { ETCD_OWN_PKI_DIR, ETCD_OWN_PKI_FILES, ETCD_OWN_PKI_FORMER_DIR } from '../../src/kubernetes/pki/etcd-key-folder.js';
 import { fileAbsent } from '../../src/orchestrator/tasks/file-absent.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { createTemplateRenderer, type CompiledTemplate } from '../../src/orchestrator/templates/render.js';
@@ -90,7 +90,7 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
 
 /** Which files each component reads: their hashes go into its manifest. */
 const READS: Readonly<Record<string, readonly string[]>> = {
-  etcd: ['etcd/ca.crt', ...['server.crt', 'server.key', 'peer.crt', 'peer.key'].map((f) => `${ETCD_OWN_PKI_DIR}/${f}`)],
+  etcd: ['etcd/ca.crt', ...ETCD_OWN_PKI_FILES.map((f) => `${ETCD_OWN_PKI_DIR}/${f}`)],
   'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH, ADMISSION_CONFIG_PATH],
   'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
@@ -264,7 +264,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       waitForControlPlane(options.staticPodsCurrent),
       // Clusters installed before 2026-11-24 kept etcd's keys in root's PKI folder: gone once
       // etcd runs on the ones in its own folder (the wait above).
-      ...['server.crt', 'server.key', 'peer.crt', 'peer.key'].map((f) => fileAbsent({ path: `${ETCD_OWN_PKI_FORMER_DIR}/${f}`, why: `etcd's own keys are in ${ETCD_OWN_PKI_DIR} now` })),
+      ...ETCD_OWN_PKI_FILES.map((f) => fileAbsent({ path: `${ETCD_OWN_PKI_FORMER_DIR}/${f}`, why: `etcd's own keys are in ${ETCD_OWN_PKI_DIR} now` })),
     ],
   };
 }

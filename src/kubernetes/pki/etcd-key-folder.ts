@@ -5,5 +5,7 @@
  * The etcd CA and the clients' certificates stay in /etc/kubernetes/pki/etcd.
  */
 export const ETCD_OWN_PKI_DIR = '/etc/kubernetes/etcd';
+/** The files in it (as in the former folder). */
+export const ETCD_OWN_PKI_FILES = ['server.crt', 'server.key', 'peer.crt', 'peer.key'] as const;
 /** Where kcluster kept etcd's own keys before: removed once etcd runs on the new ones. */
 export const ETCD_OWN_PKI_FORMER_DIR = '/etc/kubernetes/pki/etcd';
