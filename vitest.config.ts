@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
 // - integration: real SSH to the shared test lab that run-all.sh brings up (KCLUSTER_TEST_LAB);
 // - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds;
 // - migration: an older kcluster's cluster hardened by the current one (npm run test:migration);
-// - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget.
+// - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget;
+// - vagrant: the same through `vagrant up` (vagrant-libvirt), test/vagrant/run.sh.
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 
 export default defineConfig({
@@ -34,6 +35,8 @@ export default defineConfig({
       { test: { name: 'migration', include: ['test/migration/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
       // A cluster on a real kernel in a QEMU VM (test/vm/run.sh; slow, not part of npm test).
       { test: { name: 'vm', include: ['test/vm/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
+      // Two Vagrant VMs (vagrant-libvirt, a box built offline) made into a cluster (test/vagrant/run.sh).
+      { test: { name: 'vagrant', include: ['test/vagrant/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
     ],
   },
 });

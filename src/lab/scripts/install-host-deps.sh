@@ -7,11 +7,16 @@
 #   systemd-container  systemd-nspawn, which boots each lab host
 #   iproute2, iptables, e2fsprogs, procps, xz-utils: bridges/netns, lab plumbing
 #   qemu-system-x86  only with WITH_VM=1 (`kcluster lab up --vm`, test/vm/run.sh)
+#   vagrant, vagrant-libvirt, libvirt-daemon-system, dnsmasq-base, qemu-utils: only with
+#                    WITH_VAGRANT=1 (vagrant/, test/vagrant/run.sh). libvirt's package defines a
+#                    NAT network "default": its definition is moved aside before libvirtd first
+#                    starts, so nothing here ever turns on IP forwarding.
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "install-host-deps: run as root (apt-get needs it)" >&2; exit 2; }
 command -v apt-get >/dev/null || { echo "install-host-deps: needs a Debian or Ubuntu machine (apt-get not found)" >&2; exit 2; }
 want=(openssh-client openssh-server debootstrap systemd-container iproute2 iptables e2fsprogs procps xz-utils ca-certificates)
 [ "${WITH_VM:-0}" = 1 ] && want+=(qemu-system-x86)
+[ "${WITH_VAGRANT:-0}" = 1 ] && want+=(qemu-system-x86 qemu-utils vagrant vagrant-libvirt libvirt-daemon-system dnsmasq-base)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -31,3 +36,8 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq || apt-get update
 # --no-install-recommends: systemd-container's recommended packages rewrite /etc/nsswitch.conf.
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "${WITH_VAGRANT:-0}" = 1 ] && [ -f /etc/libvirt/qemu/networks/default.xml ] && ! pgrep -x libvirtd >/dev/null; then
+  mv /etc/libvirt/qemu/networks/default.xml /etc/libvirt/qemu/networks/default.xml.kcluster-off
+  rm -f /etc/libvirt/qemu/networks/autostart/default.xml
+  echo "install-host-deps: libvirt's NAT network \"default\" moved aside (/etc/libvirt/qemu/networks/default.xml.kcluster-off)"
+fi

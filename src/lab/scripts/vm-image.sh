@@ -20,6 +20,8 @@
 #   SUITE      (default bookworm)   CACHE_DIR (default /var/cache/kcluster/vm-base)
 #   EXTRA_PACKAGES  comma separated, added to the base (changes the cache key)
 #   VM_APT_PROXY    e.g. http://10.232.0.1:3142: apt proxy written into the VM's apt.conf.d
+#   BASE_ONLY=1     build (or find) the cached base only and print its path as the last line
+#                   (vagrant/build-box.sh makes its box from it)
 # Output in $VM_DIR: disk.img vmlinuz initrd.img id_ed25519[.pub] known_hosts ssh_config vm.env
 set -euo pipefail
 
@@ -124,6 +126,7 @@ if [ -x "$BASE_DIR/usr/bin/systemctl" ] && ls "$BASE_DIR"/boot/vmlinuz-* >/dev/n
 else
   build_base
 fi
+if [ -n "${BASE_ONLY:-}" ]; then echo "$BASE_DIR"; exit 0; fi
 
 # ---- per VM ----
 if [ -f "$VM_DIR/qemu.pid" ] && kill -0 "$(cat "$VM_DIR/qemu.pid")" 2>/dev/null; then
