@@ -16,6 +16,9 @@ import { InputError } from '../src/orchestrator/engine/input-error.js';
 import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js';
 import { DEFAULT_AUDIT_POLICY } from '../src/kubernetes/cluster/audit-policy.js';
 import { auditPolicyProblems } from '../src/kubernetes/cluster/audit-policy-check.js';
+import { componentArgProblems } from '../src/kubernetes/cluster/component-args.js';
+import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
+import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -57,8 +60,21 @@ async function auditPolicyOf(inventory: Inventory): Promise<string> {
   return text;
 }
 
+/** cluster.<component>.extraArgs that repeat a flag kcluster sets, each at its file:line:col (before any host is touched). */
+export function refuseFlagsKclusterSets(inventory: Inventory): void {
+  const problems = componentArgProblems(inventory.cluster, kclusterFlags);
+  if (problems.length === 0) return;
+  const map = SourceMap.ofFile(inventory.file);
+  const lines = problems.map((p) => {
+    const { line, col } = map.key(p.path, p.flag);
+    return `${inventory.file}:${line}:${col}: ${[...p.path, p.flag].join('.')}: ${p.message}`;
+  });
+  throw new InputError(lines.join('\n'));
+}
+
 export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
   const topology = topologyOrInputError(inventory);
+  refuseFlagsKclusterSets(inventory);
   const auditPolicy = await auditPolicyOf(inventory);
   const { log } = io;
   const started = Date.now();

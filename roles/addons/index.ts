@@ -18,6 +18,7 @@ import { createTemplateRenderer } from '../../src/orchestrator/templates/render.
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { secretsEncryptedTask } from './secrets-encrypted.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
@@ -62,7 +63,7 @@ export function addonsRole(inputs: ClusterInputs): Role {
   const common = { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
   const tasks = [
     addonTask('cluster-rbac', () => rbac({ apiServerKubeletClientUser: certificateSubjectCn(inputs.pki.apiServerKubeletClient.cert) })),
-    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? '') })),
+    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? ''), featureGates: featureGateList(inventory.cluster.featureGates) })),
     ...(inventory.cluster.cni === 'flannel' ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel') }))] : []),
     addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length) })),
     secretsEncryptedTask(inputs.encryption),

@@ -11,7 +11,7 @@ import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.
 import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
-import type { AnyTask, HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
+import type { AnyTask, ApplyContext, HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
@@ -25,6 +25,8 @@ import { ENCRYPTION_CONFIG_PATH, renderEncryptionConfig } from '../../src/kubern
 import { AUDIT_LOG_DIR, AUDIT_LOG_PATH, AUDIT_POLICY_PATH } from '../../src/kubernetes/cluster/audit-policy.js';
 import { ADMISSION_CONFIG_PATH, renderAdmissionConfig } from '../../src/kubernetes/cluster/admission-config.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
+import { componentExtraArgs, type ControlPlaneComponent } from '../../src/kubernetes/cluster/component-args.js';
+import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
@@ -121,28 +123,67 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
     apply: async (_change, ctx) => {
       const pods = staticPods(ctx.host.name);
       const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
-      const outcome = await pollUntil({
-        timeoutMs,
-        intervalMs: 2000,
-        signal: ctx.signal,
-        probe: async () => {
-          const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
-          return pending(api, current);
-        },
-        done: (waiting) => waiting.length === 0,
-      });
-      if (outcome.reached) return;
+      const waitUntilReady = () =>
+        pollUntil({
+          timeoutMs,
+          intervalMs: 2000,
+          signal: ctx.signal,
+          probe: async () => {
+            const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+            return pending(api, current);
+          },
+          done: (waiting) => waiting.length === 0,
+        });
+      const outcome = await waitUntilReady();
+      if (outcome.reached) {
+        await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the manifests that run as the last good ones' });
+        return;
+      }
       if (outcome.interrupted) throw new Error('interrupted while waiting for the control plane');
       const waiting = outcome.last ?? ['a probe that answers within 30 s'];
       const logs = await ctx.connection.exec(
-        sh`for c in etcd kube-apiserver; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
+        sh`for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
         { become: true, label: 'control-plane logs' },
       );
+      const undone = staticPodsCurrent ? await putBackLastGoodManifests(ctx, waitUntilReady) : '';
       throw new Error(
-        `the control plane is not ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+        `the control plane is not ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}.${undone} ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
       );
     },
     verify: true,
+  };
+}
+
+/**
+ * A running cluster's control plane did not come back after its manifests changed: put back
+ * the manifests that last ran (the change is undone on this host, and the run stops before the
+ * next control plane) and wait for the components again. Says what happened, for the error.
+ */
+async function putBackLastGoodManifests(ctx: ApplyContext, waitUntilReady: () => Promise<{ reached: boolean }>): Promise<string> {
+  const restored = await execChecked(ctx.connection, restoreLastGoodManifests, { become: true, label: 'put back the last good manifests' });
+  const files = restored.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
+  if (files.length === 0) return ` No manifest differs from its last good copy in ${LAST_GOOD_MANIFESTS_DIR}: nothing to put back.`;
+  const back = await waitUntilReady();
+  const what = `the last good ${files.join(', ')} (from ${LAST_GOOD_MANIFESTS_DIR}) ${files.length === 1 ? 'is' : 'are'} back`;
+  return back.reached
+    ? ` The change is undone on this host: ${what} and the control plane is ready again; no other control plane was touched. Fix what the log lines below show, then apply again.`
+    : ` ${what[0]!.toUpperCase()}${what.slice(1)}, but the control plane is still not ready: the cause is probably not the change.`;
+}
+
+/** Running clusters installed before the last good manifests were kept get their copy before any manifest changes. */
+function lastGoodManifestsKeptTask(): Task<{ kept: typeof lastGoodManifests }, null> {
+  return {
+    name: 'last good manifests kept',
+    tags: ['control-plane'],
+    facts: () => ({ kept: lastGoodManifests }),
+    plan: ({ kept }) =>
+      kept.kept.length === CONTROL_PLANE_MANIFESTS.length
+        ? noChange(`${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`)
+        : { kind: 'create', summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`, payload: null },
+    apply: async (_change, ctx) => {
+      await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the last good manifests' });
+    },
+    invalidates: ['last-good-manifests'],
   };
 }
 
@@ -199,9 +240,11 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   // The annotation hashes the files the component reads and the manifest itself (rendered
   // without the annotation), so any change to either, an image tag included, gives the pod a
   // new hash: what the control plane's wait for current static pods compares with the mirror pod's.
-  const manifestData = (component: string, imageName: string, compiled: CompiledTemplate, extra: Readonly<Record<string, unknown>> = {}) => (ctx: HostContext) => {
+  const manifestData = (component: ControlPlaneComponent, imageName: string, compiled: CompiledTemplate, extra: Readonly<Record<string, unknown>> = {}) => (ctx: HostContext) => {
       const base = {
         ...extra,
+        // The operator's flags and the feature gates, each a YAML double-quoted scalar.
+        extraArgs: componentExtraArgs(inventory.cluster, component).map((arg) => JSON.stringify(arg)),
         image: imageReference(inputs, imageName),
         inputsHash: '',
         nodeName: ctx.host.name,
@@ -224,7 +267,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
     };
   const MANIFEST_INVALIDATES = ['api-ready', 'static-pods:*'];
-  const manifest = (component: string, imageName: string): AnyTask => {
+  const manifest = (component: ControlPlaneComponent, imageName: string): AnyTask => {
     const template = join(templateDir, `${component}.yaml.hbs`);
     const data = manifestData(component, imageName, renderer.compile(template));
     return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: MANIFEST_INVALIDATES, data });
@@ -257,6 +300,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       etcdDataOwnedTask(),
       // The API server's audit log, readable by root only; collect it from here.
       directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
+      ...(options.staticPodsCurrent ? [lastGoodManifestsKeptTask()] : []),
       etcdManifest(),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),

@@ -22,6 +22,7 @@ import { createTemplateRenderer } from '../../src/orchestrator/templates/render.
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
 import { cgroupDriverOf, failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
@@ -83,6 +84,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
             failSwapOn: failSwapOnOf(ctx) ? 'true' : 'false',
             cgroupV1: facts.cgroup === 'v1',
             tlsCipherSuites: TLS_CIPHER_SUITES,
+            featureGates: featureGateList(inventory.cluster.featureGates),
           }),
       }),
       templateFile({

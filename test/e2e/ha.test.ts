@@ -2,14 +2,17 @@
 // node reaching the API servers through kcluster-apiproxy. With the first control plane
 // stopped (kubelet, containerd and every container on it), the cluster keeps answering: reads
 // and writes through another control plane, and the worker stays Ready through its proxy.
-// Before that, a change that restarts every API server is rolled out by apply one control
-// plane at a time, and some API server answers throughout.
+// Before that, on the running cluster, an API server flag the API server refuses is undone on
+// the first control plane (its last good manifest put back) with the others untouched; the
+// flag fixed is rolled out by apply one control plane at a time; some API server answers
+// throughout, and a second apply changes nothing.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
@@ -53,17 +56,8 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect((await ssh(`${NAME}4`, 'systemctl is-active kcluster-apiproxy')).trim()).toBe('active');
     expect(await ssh(`${NAME}4`, 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
 
-    // A change that restarts the API server on every control plane: apply rolls it out one
-    // control plane at a time, each back before the next, so some API server always answers.
+    // The operator's API server flags on a running cluster, under polling of every API server.
     const cps = [1, 2, 3].map((i) => `${NAME}${i}`);
-    await Promise.all(cps.map((h) => ssh(h, "sed -i 's/^\\( *kcluster.io\\/inputs-sha256:\\).*/\\1 drifted/' /etc/kubernetes/manifests/kube-apiserver.yaml")));
-    await until('every API server restarted with the drifted manifest', 180_000, async () => {
-      const pods = JSON.parse(await kubectl(adminFile, 'get', 'pods', '-n', 'kube-system', '-l', 'component=kube-apiserver', '-o', 'json').catch(() => '{"items":[]}')) as {
-        items: { metadata: { annotations?: Record<string, string> }; status: { conditions?: { type: string; status: string }[] } }[];
-      };
-      const settled = pods.items.filter((p) => p.metadata.annotations?.['kcluster.io/inputs-sha256'] === 'drifted' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return settled.length === 3 ? true : undefined;
-    });
     const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
     let polling = true;
     const poller = (async () => {
@@ -79,6 +73,27 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
+    const original = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
+    const withApiServerArgs = (extraArgs: Record<string, string>) =>
+      writeFileSync(inventory, stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }));
+    const manifestSums = async () => Promise.all(cps.map(async (h) => (await ssh(h, 'sha256sum /etc/kubernetes/manifests/kube-apiserver.yaml')).split(' ')[0]));
+    const before = await manifestSums();
+
+    // A flag the API server refuses: the first control plane does not come back, so its last
+    // good manifest goes back, it comes back, and the run stops before the second one.
+    withApiServerArgs({ 'event-ttl': '2h0m0s', 'no-such-flag': 'on' });
+    const refused = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(refused.code, refused.stderr).toBe(4);
+    const failure = parseEvents(refused.stdout).find((e) => e['type'] === 'task-result' && e['status'] === 'failed') as { host: string; task: string; error: string } | undefined;
+    expect(failure?.host).toBe(`${NAME}1`);
+    expect(failure?.task).toBe('API server ready, static pods current');
+    expect(failure?.error).toContain('The change is undone on this host: the last good kube-apiserver.yaml (from /etc/kubernetes/manifests-last-good) is back and the control plane is ready again; no other control plane was touched.');
+    expect(failure?.error).toContain('unknown flag: --no-such-flag');
+    expect(await manifestSums()).toEqual(before);
+    expect(parseEvents(refused.stdout).filter((e) => e['play'] === 'control plane' && e['type'] === 'host-start').map((e) => e['host'])).toEqual([`${NAME}1`]);
+
+    // The flag fixed: apply rolls it out one control plane at a time, each back before the next.
+    withApiServerArgs({ 'event-ttl': '2h0m0s' });
     const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     polling = false;
     await poller;
@@ -87,9 +102,13 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 1 && h.changed <= 2 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
     const order = parseEvents(rolled.stdout).filter((e) => e['play'] === 'control plane' && (e['type'] === 'host-start' || e['type'] === 'host-end'));
     expect(order.map((e) => `${String(e['type'])} ${String(e['host'])}`)).toEqual(cps.flatMap((h) => [`host-start ${h}`, `host-end ${h}`]));
-    console.log(`ha: rolling API server restart: ${answers.samples} samples, ${answers.someDown} with a server down, ${answers.noneAnswered} with none answering`);
+    for (const h of cps) expect(await ssh(h, 'ps -eo args | grep "^kube-apiserver "')).toContain(' --event-ttl=2h0m0s');
+    console.log(`ha: a refused API server flag undone, then a flag rolled out: ${answers.samples} samples, ${answers.someDown} with a server down, ${answers.noneAnswered} with none answering`);
     expect(answers.someDown).toBeGreaterThan(0);
     expect(answers.noneAnswered).toBe(0);
+    const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));

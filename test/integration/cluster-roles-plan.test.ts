@@ -14,6 +14,7 @@ import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.
 import { pkiSpecOf } from '../../src/kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../src/kubernetes/cluster/topology.js';
 import { DEFAULT_AUDIT_POLICY } from '../../src/kubernetes/cluster/audit-policy.js';
+import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { EncryptionKeyStore, type EncryptionKeys } from '../../src/kubernetes/secrets/encryption-keys.js';
 import type { RunEvent } from '../../src/orchestrator/engine/events.js';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
@@ -220,6 +221,37 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     expect(one.planned.find((p) => p.host === 'kctest2' && p.task === 'file /etc/kubernetes/kubelet.conf')?.summary).toMatch(/secret: content not shown/);
   });
 
+  describe("the operator's component flags and feature gates", () => {
+    let flags: Scenario;
+    beforeAll(async () => {
+      flags = await planScenario(lab, (doc) => {
+        doc['cluster'] = {
+          ...(doc['cluster'] as object),
+          featureGates: { InPlacePodVerticalScaling: true, AnonymousAuthConfigurableEndpoints: false },
+          apiServer: { extraArgs: { 'oidc-issuer-url': 'https://login.example/realms/a b', 'max-requests-inflight': 800 } },
+          scheduler: { extraArgs: { v: 4 } },
+        };
+      });
+    }, 180_000);
+
+    it('go on each command line after kcluster\'s flags, quoted, sorted, the gates last; into the kubelet and kube-proxy configuration as maps', () => {
+      expect(flags.failures).toEqual([]);
+      const gates = '--feature-gates=AnonymousAuthConfigurableEndpoints=false,InPlacePodVerticalScaling=true';
+      expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain(
+        `+        - --tls-cipher-suites=${TLS_CIPHER_SUITES.join(',')}\n+        - "--max-requests-inflight=800"\n+        - "--oidc-issuer-url=https://login.example/realms/a b"\n+        - "${gates}"\n`,
+      );
+      expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).toContain(`+        - "--v=4"\n+        - "${gates}"\n`);
+      expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-controller-manager.yaml')).toContain(`+        - "${gates}"\n`);
+      expect(flags.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+featureGates:\n+  AnonymousAuthConfigurableEndpoints: false\n+  InPlacePodVerticalScaling: true\n');
+      expect(flags.diff('kctest1', 'addon kube-proxy')).toContain('+    featureGates:\n+      AnonymousAuthConfigurableEndpoints: false\n+      InPlacePodVerticalScaling: true\n');
+    });
+
+    it('without any, the manifests and configuration files have no such line', () => {
+      expect(one.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).not.toContain('feature-gates');
+      expect(one.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).not.toContain('featureGates');
+    });
+  });
+
   describe('two control planes without a load balancer, on Docker', () => {
     let ha: Scenario;
     beforeAll(async () => {
@@ -288,6 +320,12 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
         expect(index(worker, 'drain')).toBeGreaterThan(index('kctest1', 'control-plane'));
         expect(index(worker, 'drain')).toBeLessThan(index(worker, 'kubelet'));
       }
+      // A running cluster's control plane keeps the manifests that run before any changes, to put them back if a component does not come back.
+      const cp = up.tasks('kctest1', 'control-plane');
+      expect(cp.indexOf('last good manifests kept')).toBeGreaterThanOrEqual(0);
+      expect(cp.indexOf('last good manifests kept')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/kube-apiserver.yaml'));
+      expect(up.planned.find((p) => p.task === 'last good manifests kept')?.summary).toBe('keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting');
+      expect(one.tasks('kctest1', 'control-plane')).not.toContain('last good manifests kept');
       expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe('cordon and drain before the kubelet becomes v1.35.8 (PodDisruptionBudgets respected, 60 s at most)');
     });
   });

@@ -71,8 +71,16 @@ export interface ClusterSettings {
   readonly cni: 'flannel' | 'none';
   readonly audit: AuditSettings;
   readonly podSecurity: PodSecuritySettings;
+  /** Kubernetes feature gates, given to every component that takes them (not etcd). */
+  readonly featureGates: Readonly<Record<string, boolean>>;
+  /** Each control-plane component's own extra flags (name without "--" -> value). */
+  readonly extraArgs: Readonly<Record<ControlPlaneComponentKey, Readonly<Record<string, string>>>>;
   readonly artifacts: ArtifactSource;
 }
+
+/** The inventory keys of the control-plane components (cluster.apiServer, ...). */
+export type ControlPlaneComponentKey = 'apiServer' | 'controllerManager' | 'scheduler' | 'etcd';
+export const CONTROL_PLANE_COMPONENT_KEYS: readonly ControlPlaneComponentKey[] = ['apiServer', 'controllerManager', 'scheduler', 'etcd'];
 
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 

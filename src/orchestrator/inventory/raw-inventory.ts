@@ -37,6 +37,10 @@ export interface RawHost extends RawSshSettings {
   readonly vars?: Vars;
 }
 
+export interface RawComponentSettings {
+  readonly extraArgs?: Readonly<Record<string, string | number | boolean>>;
+}
+
 export interface RawInventory {
   readonly cluster?: {
     readonly name?: string;
@@ -49,6 +53,11 @@ export interface RawInventory {
     readonly cni?: 'flannel' | 'none';
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
     readonly podSecurity?: { readonly enforce?: PodSecurityLevel; readonly warn?: PodSecurityLevel; readonly audit?: PodSecurityLevel; readonly exemptNamespaces?: readonly string[] };
+    readonly featureGates?: Readonly<Record<string, boolean>>;
+    readonly apiServer?: RawComponentSettings;
+    readonly controllerManager?: RawComponentSettings;
+    readonly scheduler?: RawComponentSettings;
+    readonly etcd?: RawComponentSettings;
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';
       readonly bundle?: string;

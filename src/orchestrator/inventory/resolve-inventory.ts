@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS } from './defaults.js';
-import type { HostRole, HostSettings, Inventory, SshEndpoint, Vars } from './model.js';
+import { CONTROL_PLANE_COMPONENT_KEYS, type ClusterSettings, type HostRole, type HostSettings, type Inventory, type SshEndpoint, type Vars } from './model.js';
 import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-inventory.js';
 import { deepMerge } from './deep-merge.js';
 
@@ -153,6 +153,10 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         audit: cluster.podSecurity?.audit ?? CLUSTER_DEFAULTS.podSecurityAudit,
         exemptNamespaces: [...(cluster.podSecurity?.exemptNamespaces ?? [])],
       },
+      featureGates: { ...(cluster.featureGates ?? {}) },
+      extraArgs: Object.fromEntries(
+        CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
+      ) as ClusterSettings['extraArgs'],
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),

@@ -1,5 +1,6 @@
 // Positions of nodes in the parsed YAML document, so every diagnostic names file:line:col.
-import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 
 export interface Position {
   readonly line: number;
@@ -11,6 +12,12 @@ export class SourceMap {
     private readonly doc: Document,
     private readonly lines: LineCounter,
   ) {}
+
+  /** The positions in an inventory file already loaded (for checks made after loading it). */
+  static ofFile(file: string): SourceMap {
+    const lines = new LineCounter();
+    return new SourceMap(parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false }), lines);
+  }
 
   private at(offset: number | undefined): Position {
     if (offset === undefined) return { line: 1, col: 1 };

@@ -38,6 +38,8 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       cni: 'none',
       audit: { maxAgeDays: 30, maxBackups: 10, maxSizeMB: 100 },
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
+      featureGates: {},
+      extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
     ssh: { connectTimeoutMs: 5_000, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 0, ...ssh },
