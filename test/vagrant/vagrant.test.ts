@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kcluster, parseEvents, repoRoot } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, until, webAndClientPods } from '../e2e/support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshCommand, until, webAndClientPods } from '../e2e/support/e2e-support.js';
 
 const run = promisify(execFile);
 const inventory = process.env['KCLUSTER_VAGRANT_INVENTORY'] ?? join(repoRoot, 'vagrant', 'inventory.yaml');
@@ -25,19 +25,10 @@ const hosts = (): InventoryHost[] => (parse(readFileSync(inventory, 'utf8')) as 
 const hostNamed = (name: string): InventoryHost => hosts().find((h) => h.name === name)!;
 
 /** A command as root on a VM, the way the inventory says to log in (the vagrant user, sudo). */
-async function onVm(name: string, command: string, input?: Buffer): Promise<string> {
+function onVm(name: string, command: string, input?: Buffer): Promise<string> {
   const h = hostNamed(name);
-  const args = ['-i', h.keyFile, '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(work, 'known_hosts')}`,
-    '-o', 'LogLevel=ERROR', `vagrant@${h.address}`, `sudo sh -c ${JSON.stringify(command)}`];
-  const child = execFile('ssh', args, { maxBuffer: 16 * 1024 * 1024 });
-  child.stdin?.end(input);
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  if (code !== 0) throw new Error(`ssh ${name} ${command}: exit ${code}: ${err}`);
-  return out;
+  return sshCommand(['-i', h.keyFile, '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(work, 'known_hosts')}`,
+    '-o', 'LogLevel=ERROR', `vagrant@${h.address}`, `sudo sh -c '${command.replaceAll("'", "'\\''")}'`], input);
 }
 
 async function kubectl(...args: string[]): Promise<string> {

@@ -30,18 +30,21 @@ export const kubectlBinary = (version = newestKubernetesVersion()): string =>
   join(bundleDir(), bundleEntries().find((a) => a.name === 'kubectl' && a.version === version)!.path);
 
 /** Runs a command on a lab host through the lab's ssh_config; rejects with stderr on failure. */
+/** OpenSSH's client with these arguments (the last one the command), `input` on its stdin; its stdout, or an error with its stderr. */
+export async function sshCommand(args: readonly string[], input?: string | Buffer): Promise<string> {
+  const child = execFile('ssh', args, { maxBuffer: 16 * 1024 * 1024 });
+  child.stdin?.end(input);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  if (code !== 0) throw new Error(`ssh ${args.slice(-2).join(' ')}: exit ${code}: ${err}`);
+  return out;
+}
+
 export function sshTo(labDir: string) {
-  return async (host: string, command: string, input?: string | Buffer): Promise<string> => {
-    const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, command], { maxBuffer: 16 * 1024 * 1024 });
-    child.stdin?.end(input);
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-    if (code !== 0) throw new Error(`ssh ${host} ${command}: exit ${code}: ${err}`);
-    return out;
-  };
+  return (host: string, command: string, input?: string | Buffer): Promise<string> => sshCommand(['-F', join(labDir, 'ssh_config'), host, command], input);
 }
 
 /** Polls `probe` every 2 s until it returns a value; throws with the last error after the deadline. */
