@@ -234,7 +234,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       });
     }, 180_000);
 
-    it('go on each command line after kcluster\'s flags, quoted, sorted, the gates last; into the kubelet and kube-proxy configuration as maps', () => {
+    it("go on each command line after kcluster's flags, quoted, sorted, the gates last; into the kubelet's configuration as a map", () => {
       expect(flags.failures).toEqual([]);
       const gates = '--feature-gates=AnonymousAuthConfigurableEndpoints=false,InPlacePodVerticalScaling=true';
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain(
@@ -243,7 +243,6 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).toContain(`+        - "--v=4"\n+        - "${gates}"\n`);
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-controller-manager.yaml')).toContain(`+        - "${gates}"\n`);
       expect(flags.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+featureGates:\n+  AnonymousAuthConfigurableEndpoints: false\n+  InPlacePodVerticalScaling: true\n');
-      expect(flags.diff('kctest1', 'addon kube-proxy')).toContain('+    featureGates:\n+      AnonymousAuthConfigurableEndpoints: false\n+      InPlacePodVerticalScaling: true\n');
     });
 
     it('without any, the manifests and configuration files have no such line', () => {

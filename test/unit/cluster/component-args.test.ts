@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { componentArgProblems, componentExtraArgs, featureGateList } from '../../../src/kubernetes/cluster/component-args.js';
 import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
@@ -51,6 +53,16 @@ describe('component flags and feature gates', () => {
       { name: 'AnonymousAuthConfigurableEndpoints', enabled: false },
       { name: 'InPlacePodVerticalScaling', enabled: true },
     ]);
+  });
+
+  it("kube-proxy's configuration (in the addon's ConfigMap) gets them as a map, indented inside its config.conf", () => {
+    const render = createTemplateRenderer().compile(join('roles', 'addons', 'templates', 'kube-proxy.yaml.hbs'));
+    const data = { podCIDR: '10.244.0.0/16', clusterDomain: 'cluster.local', apiServerUrl: 'https://10.0.0.1:6443', dnsServiceIp: '10.96.0.10', image: 'kube-proxy:v1', conntrackMaxPerCore: '' };
+    const withGates = render({ ...data, featureGates: featureGateList(inventory.cluster.featureGates) });
+    expect(withGates).toContain('    metricsBindAddress: 127.0.0.1:10249\n    featureGates:\n      AnonymousAuthConfigurableEndpoints: false\n      InPlacePodVerticalScaling: true\n  kubeconfig.conf: |\n');
+    const config = (parse(withGates.split('\n---\n').map((doc) => parse(doc) as { kind?: string; data?: Record<string, string> }).find((doc) => doc?.kind === 'ConfigMap')!.data!['config.conf']!) as { featureGates: Record<string, boolean> });
+    expect(config.featureGates).toEqual({ AnonymousAuthConfigurableEndpoints: false, InPlacePodVerticalScaling: true });
+    expect(render({ ...data, featureGates: [] })).not.toContain('featureGates');
   });
 
   it('nothing is added without settings', () => {
