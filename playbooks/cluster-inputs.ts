@@ -19,6 +19,10 @@ import { auditPolicyProblems } from '../src/kubernetes/cluster/audit-policy-chec
 import { componentArgProblems } from '../src/kubernetes/cluster/component-args.js';
 import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
+import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
+import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
+import { parse as parseYaml } from 'yaml';
+import { readFileSync } from 'node:fs';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -60,21 +64,38 @@ async function auditPolicyOf(inventory: Inventory): Promise<string> {
   return text;
 }
 
-/** cluster.<component>.extraArgs that repeat a flag kcluster sets, each at its file:line:col (before any host is touched). */
-export function refuseFlagsKclusterSets(inventory: Inventory): void {
-  const problems = componentArgProblems(inventory.cluster, kclusterFlags);
-  if (problems.length === 0) return;
+/**
+ * What repeats a setting kcluster makes itself, each at its file:line:col, before any host is
+ * touched: cluster.<component>.extraArgs flags, and vars.kubeletConfig fields (reported where
+ * the var is written: the host's vars, a group's, or the cluster's).
+ */
+export function refuseWhatKclusterSets(inventory: Inventory): void {
+  const flags = componentArgProblems(inventory.cluster, kclusterFlags);
+  const fields = kubeletConfigProblems(inventory, kclusterKubeletFields());
+  if (flags.length === 0 && fields.length === 0) return;
   const map = SourceMap.ofFile(inventory.file);
-  const lines = problems.map((p) => {
+  const lines = flags.map((p) => {
     const { line, col } = map.key(p.path, p.flag);
     return `${inventory.file}:${line}:${col}: ${[...p.path, p.flag].join('.')}: ${p.message}`;
   });
+  const raw = parseYaml(readFileSync(inventory.file, 'utf8')) as { groups?: Record<string, unknown> } | null;
+  const groupPaths = Object.keys(raw?.groups ?? {}).map((g) => ['groups', g, 'vars', 'kubeletConfig']);
+  const seen = new Set<string>();
+  for (const p of fields) {
+    const index = inventory.hosts.findIndex((h) => h.name === p.host);
+    const candidates = [['hosts', index, 'vars', 'kubeletConfig'], ...groupPaths, ['vars', 'kubeletConfig']];
+    const found = candidates.map((path) => ({ path, at: map.keyIfWritten(path, p.field) })).find((c) => c.at !== undefined);
+    const where = found ? `${inventory.file}:${found.at!.line}:${found.at!.col}: ${[...found.path, p.field].join('.')}` : `${inventory.file}: host ${p.host}: vars.kubeletConfig.${p.field}`;
+    if (seen.has(where)) continue;
+    seen.add(where);
+    lines.push(`${where}: ${p.message}`);
+  }
   throw new InputError(lines.join('\n'));
 }
 
 export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
   const topology = topologyOrInputError(inventory);
-  refuseFlagsKclusterSets(inventory);
+  refuseWhatKclusterSets(inventory);
   const auditPolicy = await auditPolicyOf(inventory);
   const { log } = io;
   const started = Date.now();

@@ -21,7 +21,8 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf, failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { cgroupDriverOf, failSwapOnOf, kubeletConfigOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubelet-config.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 
@@ -85,7 +86,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
             cgroupV1: facts.cgroup === 'v1',
             tlsCipherSuites: TLS_CIPHER_SUITES,
             featureGates: featureGateList(inventory.cluster.featureGates),
-          }),
+          }) + renderKubeletConfigFragment(kubeletConfigOf(ctx)),
       }),
       templateFile({
         path: '/etc/systemd/system/kubelet.service',

@@ -110,6 +110,17 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
 
+    // A kubelet setting for one host (vars.kubeletConfig): only that host's kubelet changes.
+    const current = parse(readFileSync(inventory, 'utf8')) as { hosts: { name: string; vars?: Record<string, unknown> }[] };
+    const worker = current.hosts.find((h) => h.name === `${NAME}4`)!;
+    worker.vars = { ...worker.vars, kubeletConfig: { maxPods: 150 } };
+    writeFileSync(inventory, stringify(current));
+    const tuned = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(tuned.code, tuned.stderr).toBe(0);
+    expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, false], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nmaxPods: 150$/m);
+    await until('the worker reports 150 pods as its capacity', 120_000, async () => ((await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined));
+
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));
     // Writes need etcd quorum (2 of 3): they still work through the second control plane.

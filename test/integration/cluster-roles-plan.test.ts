@@ -231,10 +231,11 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
           apiServer: { extraArgs: { 'oidc-issuer-url': 'https://login.example/realms/a b', 'max-requests-inflight': 800 } },
           scheduler: { extraArgs: { v: 4 } },
         };
+        doc['vars'] = { ...(doc['vars'] as object | undefined), kubeletConfig: { maxPods: 150, systemReserved: { cpu: '500m' } } };
       });
     }, 180_000);
 
-    it("go on each command line after kcluster's flags, quoted, sorted, the gates last; into the kubelet's configuration as a map", () => {
+    it("go on each command line after kcluster's flags, quoted, sorted, the gates last; into the kubelet's configuration as a map, before the operator's own fields", () => {
       expect(flags.failures).toEqual([]);
       const gates = '--feature-gates=AnonymousAuthConfigurableEndpoints=false,InPlacePodVerticalScaling=true';
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain(
@@ -242,7 +243,9 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       );
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).toContain(`+        - "--v=4"\n+        - "${gates}"\n`);
       expect(flags.diff('kctest1', 'file /etc/kubernetes/manifests/kube-controller-manager.yaml')).toContain(`+        - "${gates}"\n`);
-      expect(flags.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain('+featureGates:\n+  AnonymousAuthConfigurableEndpoints: false\n+  InPlacePodVerticalScaling: true\n');
+      expect(flags.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).toContain(
+        "+featureGates:\n+  AnonymousAuthConfigurableEndpoints: false\n+  InPlacePodVerticalScaling: true\n+# The operator's settings (vars.kubeletConfig):\n+maxPods: 150\n+systemReserved:\n+  cpu: 500m\n",
+      );
     });
 
     it('without any, the manifests and configuration files have no such line', () => {

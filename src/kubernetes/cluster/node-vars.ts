@@ -63,3 +63,10 @@ export function kubeProxyConntrackMaxPerCoreOf(ctx: VarsOf): number | undefined 
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) refuse(ctx, 'kubeProxyConntrackMaxPerCore', 'a whole number, 0 or more', value);
   return value;
 }
+
+/** `kubeletConfig`: KubeletConfiguration fields added to kcluster's (a map; empty when unset). */
+export function kubeletConfigOf(ctx: VarsOf): Readonly<Record<string, unknown>> {
+  const value = ctx.vars['kubeletConfig'] ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(ctx, 'kubeletConfig', 'a map of KubeletConfiguration fields', value);
+  return value as Readonly<Record<string, unknown>>;
+}

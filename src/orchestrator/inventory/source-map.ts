@@ -50,6 +50,14 @@ export class SourceMap {
     return this.at(target?.range?.[0]);
   }
 
+  /** Where a key of the map at `path` is written, or undefined when that map has no such key. */
+  keyIfWritten(path: readonly (string | number)[], key: string): Position | undefined {
+    const { node } = this.nodeAt(path);
+    if (!isMap(node)) return undefined;
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+    return pair && isScalar(pair.key) ? this.at(pair.key.range?.[0]) : undefined;
+  }
+
   /** Where a key of the map at `path` is written (for unknown keys). */
   key(path: readonly (string | number)[], key: string): Position {
     const { node } = this.nodeAt(path);

@@ -10,7 +10,7 @@ import { componentArgProblems, componentExtraArgs, featureGateList } from '../..
 import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { flagsInManifestTemplate, kclusterFlags } from '../../../roles/control-plane/kcluster-flags.js';
-import { refuseFlagsKclusterSets } from '../../../playbooks/cluster-inputs.js';
+import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-component-args-'));
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
@@ -96,7 +96,7 @@ describe('the flags kcluster sets itself', () => {
   it('each refusal names file:line:col of the flag in the inventory, before any host is touched', () => {
     const { file, result } = parsed(`cluster:\n  scheduler:\n    extraArgs:\n      v: 4\n      bind-address: 0.0.0.0\n${hosts}`);
     if (!result.ok) throw new Error('inventory did not load');
-    expect(() => refuseFlagsKclusterSets(result.inventory)).toThrow(`${file}:5:7: cluster.scheduler.extraArgs.bind-address: --bind-address is set by kcluster on kube-scheduler itself`);
+    expect(() => refuseWhatKclusterSets(result.inventory)).toThrow(`${file}:5:7: cluster.scheduler.extraArgs.bind-address: --bind-address is set by kcluster on kube-scheduler itself`);
   });
 
   it('the schema refuses a flag written with its dashes, a gate that is not a boolean, and unknown keys, each at file:line:col', () => {
