@@ -7,6 +7,7 @@
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
 // throughout, and a second apply changes nothing.
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,8 +75,8 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
       }
     })();
     const original = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
-    const withApiServerArgs = (extraArgs: Record<string, string>) =>
-      writeFileSync(inventory, stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }));
+    const withApiServerArgs = (extraArgs: Record<string, string>, certSANs: string[] = []) =>
+      writeFileSync(inventory, stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs, certSANs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }));
     const manifestSums = async () => Promise.all(cps.map(async (h) => (await ssh(h, 'sha256sum /etc/kubernetes/manifests/kube-apiserver.yaml')).split(' ')[0]));
     const before = await manifestSums();
 
@@ -92,14 +93,20 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(await manifestSums()).toEqual(before);
     expect(parseEvents(refused.stdout).filter((e) => e['play'] === 'control plane' && e['type'] === 'host-start').map((e) => e['host'])).toEqual([`${NAME}1`]);
 
-    // The flag fixed: apply rolls it out one control plane at a time, each back before the next.
-    withApiServerArgs({ 'event-ttl': '2h0m0s' });
+    // The flag fixed, and a name added to the API server's certificate: apply reissues it and
+    // rolls both out one control plane at a time, each back before the next.
+    withApiServerArgs({ 'event-ttl': '2h0m0s' }, ['api.kceha.example', '10.231.6.100']);
     const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     polling = false;
     await poller;
     expect(rolled.code, rolled.stderr).toBe(0);
-    // Per control plane: the manifest rewritten, and (usually) the wait for its new pod.
-    expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 1 && h.changed <= 2 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
+    // Per control plane: the certificate and its key, the manifest, and (usually) the wait for its new pod.
+    expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 3 && h.changed <= 4 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
+    for (const h of cps) {
+      const sans = new X509Certificate(await ssh(h, 'cat /etc/kubernetes/pki/apiserver.crt')).subjectAltName ?? '';
+      expect(sans).toContain('DNS:api.kceha.example');
+      expect(sans).toContain('IP Address:10.231.6.100');
+    }
     const order = parseEvents(rolled.stdout).filter((e) => e['play'] === 'control plane' && (e['type'] === 'host-start' || e['type'] === 'host-end'));
     expect(order.map((e) => `${String(e['type'])} ${String(e['host'])}`)).toEqual(cps.flatMap((h) => [`host-start ${h}`, `host-end ${h}`]));
     for (const h of cps) expect(await ssh(h, 'ps -eo args | grep "^kube-apiserver "')).toContain(' --event-ttl=2h0m0s');

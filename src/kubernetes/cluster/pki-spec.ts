@@ -12,5 +12,6 @@ export function pkiSpecOf(inventory: Inventory, topology: Topology): PkiSpec {
     apiEndpoint: { host: topology.apiEndpointHost, port: topology.apiPort },
     serviceCIDR: inventory.cluster.serviceCIDR,
     clusterDomain: inventory.cluster.clusterDomain,
+    extraApiServerSans: inventory.cluster.apiServerCertSANs,
   };
 }

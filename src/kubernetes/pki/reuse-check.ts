@@ -38,5 +38,10 @@ export function whyReplace(request: CertificateRequest, certPem: string, keyPem:
   const have = altNames(cert);
   const missing = [...(request.dnsNames ?? []).filter((d) => !have.dns.has(d)), ...(request.ipAddresses ?? []).filter((ip) => !have.ips.has(ip))];
   if (missing.length > 0) return `missing SAN ${missing.join(', ')}`;
+  // A name the certificate still holds but nobody asks for any more (a removed extra SAN, an
+  // address that changed) would stay valid for whoever gets it: reissue.
+  const wanted = { dns: new Set(request.dnsNames ?? []), ips: new Set(request.ipAddresses ?? []) };
+  const extra = [...[...have.dns].filter((d) => !wanted.dns.has(d)), ...[...have.ips].filter((ip) => !wanted.ips.has(ip))];
+  if (extra.length > 0) return `SAN ${extra.join(', ')} no longer asked for`;
   return undefined;
 }

@@ -75,6 +75,8 @@ export interface ClusterSettings {
   readonly featureGates: Readonly<Record<string, boolean>>;
   /** Each control-plane component's own extra flags (name without "--" -> value). */
   readonly extraArgs: Readonly<Record<ControlPlaneComponentKey, Readonly<Record<string, string>>>>;
+  /** More DNS names and addresses in the API server's certificate. */
+  readonly apiServerCertSANs: readonly string[];
   readonly artifacts: ArtifactSource;
 }
 

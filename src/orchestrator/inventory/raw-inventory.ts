@@ -54,7 +54,7 @@ export interface RawInventory {
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
     readonly podSecurity?: { readonly enforce?: PodSecurityLevel; readonly warn?: PodSecurityLevel; readonly audit?: PodSecurityLevel; readonly exemptNamespaces?: readonly string[] };
     readonly featureGates?: Readonly<Record<string, boolean>>;
-    readonly apiServer?: RawComponentSettings;
+    readonly apiServer?: RawComponentSettings & { readonly certSANs?: readonly string[] };
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
     readonly etcd?: RawComponentSettings;

@@ -157,6 +157,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       extraArgs: Object.fromEntries(
         CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
       ) as ClusterSettings['extraArgs'],
+      apiServerCertSANs: [...(cluster.apiServer?.certSANs ?? [])],
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),

@@ -11,6 +11,9 @@ import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inve
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { flagsInManifestTemplate, kclusterFlags } from '../../../roles/control-plane/kcluster-flags.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
+import { pkiSpecOf } from '../../../src/kubernetes/cluster/pki-spec.js';
+import { topologyOf } from '../../../src/kubernetes/cluster/topology.js';
+import { leafRequests } from '../../../src/kubernetes/pki/cluster-pki.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-component-args-'));
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
@@ -68,6 +71,19 @@ describe('component flags and feature gates', () => {
   it('nothing is added without settings', () => {
     const plain = load(hosts);
     for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const) expect(componentExtraArgs(plain.cluster, c)).toEqual([]);
+  });
+});
+
+describe('cluster.apiServer.certSANs', () => {
+  it("go into the API server certificate's request, and the schema refuses what is neither a DNS name nor an IPv4 address at file:line:col", () => {
+    const inventory = load(`cluster:\n  apiServer:\n    certSANs: [api.lab.example, "*.apps.example", 10.0.0.100]\n${hosts}`);
+    const spec = pkiSpecOf(inventory, topologyOf(inventory));
+    const request = leafRequests(spec).find((r) => r.file === 'apiserver')!;
+    expect(request.dnsNames).toEqual(expect.arrayContaining(['api.lab.example', '*.apps.example']));
+    expect(request.ipAddresses).toContain('10.0.0.100');
+    const { file, result } = parsed(`cluster:\n  apiServer:\n    certSANs: [API.example, ok.example]\n${hosts}`);
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.errors.map(formatDiagnostic).filter((m) => m.startsWith(`${file}:3:`) && m.includes('certSANs'))).toHaveLength(1);
   });
 });
 

@@ -81,6 +81,7 @@ describe('inventory resolution from the HA fixture', async () => {
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
+      apiServerCertSANs: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });

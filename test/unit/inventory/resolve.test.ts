@@ -46,6 +46,7 @@ describe('inventory resolution', () => {
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
+      apiServerCertSANs: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(inv.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });

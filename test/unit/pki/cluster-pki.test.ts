@@ -89,6 +89,13 @@ describe('cluster PKI', () => {
     expect(changed).toEqual(['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'kubelet/w2.crt', 'kubelet/w2.key']);
   });
 
+  it('reissues a certificate that holds a name nobody asks for any more (an extra SAN removed)', async () => {
+    const removed = await ensureClusterPki(dir, spec);
+    expect(removed.changes).toEqual(['apiserver: SAN api.example.com no longer asked for']);
+    expect(new X509Certificate(removed.apiServer.cert).subjectAltName).not.toContain('api.example.com');
+    expect((await ensureClusterPki(dir, spec)).changes).toEqual([]);
+  });
+
   it('never replaces a damaged CA by itself, and says what to do', async () => {
     const copy = mkdtempSync(join(dir, 'damaged-'));
     await ensureClusterPki(copy, spec);

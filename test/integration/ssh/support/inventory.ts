@@ -40,6 +40,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
+      apiServerCertSANs: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
     ssh: { connectTimeoutMs: 5_000, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 0, ...ssh },
