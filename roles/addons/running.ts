@@ -3,7 +3,7 @@
 // reports success (a flannel crash-looping on a host without a route to the Service range
 // once passed as done). On a converged cluster this is one read, no wait. When the deadline
 // passes, the run fails with the pods that are not Ready and their last log lines. Then each
-// Node gets its role label (node-roles.ts).
+// Node gets its role label (node-roles.ts) and the operator's labels and taints (node-metadata.ts).
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
@@ -14,6 +14,7 @@ import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/kubernetes/facts/workloads-ready.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { nodeRolesTask } from './node-roles.js';
+import { nodeMetadataTask } from './node-metadata.js';
 
 /** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;
@@ -66,5 +67,5 @@ export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Rol
     },
     verify: true,
   };
-  return { name: 'addons-running', tags: ['addons'], tasks: [task, nodeRolesTask(inputs)] };
+  return { name: 'addons-running', tags: ['addons'], tasks: [task, nodeRolesTask(inputs), nodeMetadataTask(inputs)] };
 }

@@ -21,7 +21,7 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
-import { cgroupDriverOf, failSwapOnOf, kubeletConfigOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { cgroupDriverOf, controlPlaneTaintOf, failSwapOnOf, kubeletConfigOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubelet-config.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
@@ -100,7 +100,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
           nodeName: ctx.host.name,
           nodeIp: nodeAddress(ctx.host),
           runtimeService: runtime.service,
-          registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 ? CONTROL_PLANE_TAINT : '',
+          registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 && controlPlaneTaintOf(ctx) ? CONTROL_PLANE_TAINT : '',
         }),
       }),
       systemdService({ name: 'kubelet.service', enabled: true, state: 'started' }),

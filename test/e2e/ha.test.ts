@@ -117,16 +117,32 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
 
-    // A kubelet setting for one host (vars.kubeletConfig): only that host's kubelet changes.
+    // For one host: a kubelet setting (vars.kubeletConfig), a label and a taint on its Node.
+    // Only that host's kubelet changes; the first control plane sets the label and the taint.
     const current = parse(readFileSync(inventory, 'utf8')) as { hosts: { name: string; vars?: Record<string, unknown> }[] };
     const worker = current.hosts.find((h) => h.name === `${NAME}4`)!;
-    worker.vars = { ...worker.vars, kubeletConfig: { maxPods: 150 } };
+    worker.vars = { ...worker.vars, kubeletConfig: { maxPods: 150 }, nodeLabels: { tier: 'gpu' }, nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
     writeFileSync(inventory, stringify(current));
     const tuned = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(tuned.code, tuned.stderr).toBe(0);
-    expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, false], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
+    expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
     expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nmaxPods: 150$/m);
     await until('the worker reports 150 pods as its capacity', 120_000, async () => ((await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined));
+    type NodeView = { metadata: { labels: Record<string, string> }; spec: { taints?: { key: string; value?: string; effect: string }[] } };
+    const node4 = async (): Promise<NodeView> => JSON.parse(await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'json')) as NodeView;
+    expect((await node4()).metadata.labels['tier']).toBe('gpu');
+    expect((await node4()).spec.taints).toContainEqual({ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' });
+    // Taken off again when they leave the inventory; a label somebody else set stays.
+    await kubectl(adminFile, 'label', 'node', `${NAME}4`, 'team=a');
+    worker.vars = { ...worker.vars, nodeLabels: {}, nodeTaints: [] };
+    writeFileSync(inventory, stringify(current));
+    const untouched = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(untouched.code, untouched.stderr).toBe(0);
+    expect(recapOf(untouched.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, false]]);
+    const after = await node4();
+    expect(after.metadata.labels['tier']).toBeUndefined();
+    expect(after.metadata.labels['team']).toBe('a');
+    expect(after.spec.taints ?? []).not.toContainEqual(expect.objectContaining({ key: 'dedicated' }));
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));

@@ -70,3 +70,32 @@ export function kubeletConfigOf(ctx: VarsOf): Readonly<Record<string, unknown>> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(ctx, 'kubeletConfig', 'a map of KubeletConfiguration fields', value);
   return value as Readonly<Record<string, unknown>>;
 }
+
+export interface WantedTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/** `nodeLabels`: label key -> value, put on the host's Node (empty when unset). */
+export function nodeLabelsOf(ctx: VarsOf): Readonly<Record<string, string>> {
+  const value = ctx.vars['nodeLabels'] ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) refuse(ctx, 'nodeLabels', 'a map of label key to string value', value);
+  return value as Readonly<Record<string, string>>;
+}
+
+/** `nodeTaints`: a list of { key, value?, effect } put on the host's Node (empty when unset). */
+export function nodeTaintsOf(ctx: VarsOf): readonly WantedTaint[] {
+  const value = ctx.vars['nodeTaints'] ?? [];
+  const valid = (t: unknown): t is WantedTaint =>
+    typeof t === 'object' && t !== null && typeof (t as WantedTaint).key === 'string' && ['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes((t as WantedTaint).effect) && ((t as WantedTaint).value === undefined || typeof (t as WantedTaint).value === 'string');
+  if (!Array.isArray(value) || !value.every(valid)) refuse(ctx, 'nodeTaints', 'a list of { key, value, effect: NoSchedule | PreferNoSchedule | NoExecute }', value);
+  return value as readonly WantedTaint[];
+}
+
+/** `controlPlaneTaint`: false lets ordinary pods run on the control planes of a cluster with workers (default true). */
+export function controlPlaneTaintOf(ctx: VarsOf): boolean {
+  const value = ctx.vars['controlPlaneTaint'] ?? true;
+  if (typeof value !== 'boolean') refuse(ctx, 'controlPlaneTaint', 'true or false', value);
+  return value;
+}
