@@ -21,8 +21,6 @@ import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
-import { parse as parseYaml } from 'yaml';
-import { readFileSync } from 'node:fs';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -78,11 +76,10 @@ export function refuseWhatKclusterSets(inventory: Inventory): void {
     const { line, col } = map.key(p.path, p.flag);
     return `${inventory.file}:${line}:${col}: ${[...p.path, p.flag].join('.')}: ${p.message}`;
   });
-  const raw = parseYaml(readFileSync(inventory.file, 'utf8')) as { groups?: Record<string, unknown> } | null;
-  const groupPaths = Object.keys(raw?.groups ?? {}).map((g) => ['groups', g, 'vars', 'kubeletConfig']);
   const seen = new Set<string>();
   for (const p of fields) {
     const index = inventory.hosts.findIndex((h) => h.name === p.host);
+    const groupPaths = Object.entries(inventory.groups).filter(([, members]) => members.includes(p.host)).map(([g]) => ['groups', g, 'vars', 'kubeletConfig']);
     const candidates = [['hosts', index, 'vars', 'kubeletConfig'], ...groupPaths, ['vars', 'kubeletConfig']];
     const found = candidates.map((path) => ({ path, at: map.keyIfWritten(path, p.field) })).find((c) => c.at !== undefined);
     const where = found ? `${inventory.file}:${found.at!.line}:${found.at!.col}: ${[...found.path, p.field].join('.')}` : `${inventory.file}: host ${p.host}: vars.kubeletConfig.${p.field}`;

@@ -12,9 +12,14 @@ import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { nodeLabels, type NodeLabels, type NodeTaint } from '../../src/kubernetes/facts/node-labels.js';
+import { CONTROL_PLANE_TAINT as KUBELET_CONTROL_PLANE_TAINT } from '../kubelet/index.js';
 
 export const MANAGED_ANNOTATION = 'kcluster.io/managed';
-const CONTROL_PLANE_TAINT: WantedTaint = { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' };
+/** The taint the kubelet registers a control plane with, as the API shows it. */
+const CONTROL_PLANE_TAINT: WantedTaint = (() => {
+  const [key, effect] = KUBELET_CONTROL_PLANE_TAINT.split(':') as [string, WantedTaint['effect']];
+  return { key, effect };
+})();
 
 export interface WantedNodeMetadata {
   readonly labels: Readonly<Record<string, string>>;
