@@ -1,5 +1,5 @@
-// End to end: `kcluster upgrade` from the previous minor (v1.34.10) to the current one
-// (v1.35.8) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
+// End to end: `kcluster upgrade` from the previous minor (KUBERNETES_RELEASES[1]) to the newest
+// (KUBERNETES_RELEASES[0], the default) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
 // Service is polled from the controller: no failed request. A worker made unreachable in the
 // middle of the rollout stops it with a clear message; once it is back, a rerun completes; the
 // next apply changes nothing.
@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBERNETES_RELEASES } from '../../src/kubernetes/artifacts/component-versions.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, newestKubernetesVersion, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
@@ -19,7 +20,7 @@ const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-up-'));
 const kubeconfig = join(work, 'admin.conf');
-const OLD = 'v1.34.10';
+const OLD = KUBERNETES_RELEASES[1]!;
 
 const lock = bundleEntries;
 const NEW = (): string => newestKubernetesVersion();

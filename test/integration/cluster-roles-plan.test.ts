@@ -31,6 +31,11 @@ import { certsRenewPlaybook } from '../../playbooks/certs-renew.js';
 import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
 import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
+import { componentVersionsFor } from '../../src/kubernetes/artifacts/component-versions.js';
+import { DEFAULT_KUBERNETES_VERSION } from '../../src/orchestrator/inventory/defaults.js';
+
+const K8S = DEFAULT_KUBERNETES_VERSION;
+const companions = componentVersionsFor(K8S);
 
 interface Planned {
   readonly host: string;
@@ -143,15 +148,15 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     ]);
     const config = one.diff('kctest2', 'file /etc/containerd/config.toml');
     expect(config).toContain('+        SystemdCgroup = true');
-    expect(config).toContain('+    sandbox = "kcluster.local/pause:3.10.1"');
+    expect(config).toContain(`+    sandbox = "kcluster.local/pause:${companions.pause}"`);
     expect(config).toContain('+        BinaryName = "/usr/local/sbin/runc"');
   });
 
   it('images: the node images everywhere, the control-plane images on the control plane only', () => {
     const image = (n: string) => `image kcluster.local/${n}`;
-    const node = ['pause:3.10.1', 'kube-proxy:v1.35.8', 'coredns:v1.13.1', 'flannel:v0.28.10'].map(image);
+    const node = [`pause:${companions.pause}`, `kube-proxy:${K8S}`, `coredns:${companions.coredns}`, `flannel:${companions.flannel}`].map(image);
     expect(one.tasks('kctest2', 'images')).toEqual(node);
-    expect([...one.tasks('kctest1', 'images')].sort()).toEqual([...node, ...['kube-apiserver:v1.35.8', 'kube-controller-manager:v1.35.8', 'kube-scheduler:v1.35.8', 'etcd:v3.6.16'].map(image)].sort());
+    expect([...one.tasks('kctest1', 'images')].sort()).toEqual([...node, ...[`kube-apiserver:${K8S}`, `kube-controller-manager:${K8S}`, `kube-scheduler:${K8S}`, `etcd:${companions.etcd}`].map(image)].sort());
   });
 
   it('kubelet: sysctls, binary, credentials, configuration and unit; the control plane registers with its taint', () => {
@@ -193,7 +198,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     // CIS 1.1.19: etcd's own keys in a folder it owns, root's PKI folder holds none of its keys.
     expect(one.planned.find((p) => p.host === 'kctest1' && p.task === 'directory /etc/kubernetes/etcd')?.summary).toBe('create directory /etc/kubernetes/etcd (mode 0700, etcd:etcd)');
     expect(one.planned.filter((p) => p.host === 'kctest1' && /^file \/etc\/kubernetes\/pki\/.*\.key$/.test(p.task)).map((p) => p.summary).filter((s) => !s.includes('root:root'))).toEqual([]);
-    expect(apiserver).toContain('image: kcluster.local/kube-apiserver:v1.35.8');
+    expect(apiserver).toContain(`image: kcluster.local/kube-apiserver:${K8S}`);
     // CIS 1.2.16-1.2.19 (audit log with rotation), 1.2.27 (Secrets encrypted), 1.2.29 (ciphers).
     for (const flag of ['--encryption-provider-config=/etc/kubernetes/encryption/config.yaml', '--audit-policy-file=/etc/kubernetes/audit/policy.yaml', '--audit-log-path=/var/log/kubernetes/audit/audit.log', '--audit-log-maxage=30', '--audit-log-maxbackup=10', '--audit-log-maxsize=100', '--tls-min-version=VersionTLS12', '--admission-control-config-file=/etc/kubernetes/admission/config.yaml']) {
       expect(apiserver).toContain(`+        - ${flag}\n`);
@@ -328,7 +333,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(cp.indexOf('last good manifests kept')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/kube-apiserver.yaml'));
       expect(up.planned.find((p) => p.task === 'last good manifests kept')?.summary).toBe('keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting');
       expect(one.tasks('kctest1', 'control-plane')).not.toContain('last good manifests kept');
-      expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe('cordon and drain before the kubelet becomes v1.35.8 (PodDisruptionBudgets respected, 60 s at most)');
+      expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe(`cordon and drain before the kubelet becomes ${K8S} (PodDisruptionBudgets respected, 60 s at most)`);
     });
   });
 

@@ -5,7 +5,7 @@
 // the default is what the end-to-end tests prove.
 
 /** The newest patch kcluster knows of each minor, newest minor first. */
-export const KUBERNETES_RELEASES: readonly string[] = ['v1.35.8', 'v1.34.10'];
+export const KUBERNETES_RELEASES: readonly string[] = ['v1.37.2', 'v1.36.5', 'v1.35.8'];
 
 /** How the bundle is built: the Go toolchain (from the module proxy), the architecture, and the
  * repository name the bundle's images are imported under. */
@@ -36,23 +36,26 @@ export interface ComponentVersions {
   readonly apiproxy: string;
 }
 
-const CURRENT: ComponentVersions = {
-  etcd: 'v3.6.16',
+/** The runtime and node tools: one set for every minor (upstream's CI runs each of these minors
+ * with containerd 2.x, runc 1.x and CNI plugins 1.9). */
+const RUNTIME = {
   containerd: 'v2.2.9',
   runc: 'v1.4.3',
-  crictl: 'v1.36.0',
   cniPlugins: 'v1.9.1',
-  coredns: 'v1.13.1',
   flannel: 'v0.28.10',
   criDockerd: 'v0.4.6',
-  pause: '3.10.1',
   apiproxy: '1',
-};
+} as const;
 
-/** Kubernetes minor ("1.35") -> companion versions. Both minors run with the same set. */
+/**
+ * Kubernetes minor ("1.37") -> companion versions. etcd, CoreDNS, pause and crictl follow what
+ * each minor's kubeadm and build/dependencies.yaml name (etcd: the newest patch of that minor
+ * the module proxy serves).
+ */
 export const COMPONENT_VERSIONS: Readonly<Record<string, ComponentVersions>> = {
-  '1.35': CURRENT,
-  '1.34': CURRENT,
+  '1.37': { ...RUNTIME, etcd: 'v3.7.3', coredns: 'v1.14.6', pause: '3.10.2', crictl: 'v1.36.0' },
+  '1.36': { ...RUNTIME, etcd: 'v3.6.16', coredns: 'v1.14.2', pause: '3.10.2', crictl: 'v1.36.0' },
+  '1.35': { ...RUNTIME, etcd: 'v3.6.16', coredns: 'v1.13.1', pause: '3.10.1', crictl: 'v1.36.0' },
 };
 
 export function minorOf(kubernetesVersion: string): string {

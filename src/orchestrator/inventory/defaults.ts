@@ -1,7 +1,7 @@
 // Defaults of every inventory setting: `kcluster config` shows them filled in.
 
 /** The Kubernetes version kcluster installs when the inventory names none. */
-export const DEFAULT_KUBERNETES_VERSION = 'v1.35.8';
+export const DEFAULT_KUBERNETES_VERSION = 'v1.37.2';
 
 export const CLUSTER_DEFAULTS = {
   name: 'kcluster',
@@ -11,6 +11,7 @@ export const CLUSTER_DEFAULTS = {
   apiPort: 6443,
   containerRuntime: 'containerd',
   cni: 'flannel',
+  kubeProxyMode: 'iptables',
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,

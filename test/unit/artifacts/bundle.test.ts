@@ -45,10 +45,10 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     const prepared = await prepareArtifacts(inventory(good));
     const pause = prepared.find((a) => a.name === 'pause')!;
     expect(pause.imageId).toBe(imageIds.get('pause'));
-    expect(pause.reference).toBe('kcluster.local/pause:3.10.1');
-    expect(pause.origin).toEqual({ kind: 'bundle', bundle: good, path: 'images/pause-3.10.1.tar' });
+    expect(pause.reference).toBe('kcluster.local/pause:3.10.2');
+    expect(pause.origin).toEqual({ kind: 'bundle', bundle: good, path: 'images/pause-3.10.2.tar' });
     const kubelet = prepared.find((a) => a.name === 'kubelet')!;
-    expect(kubelet.localPath).toBe(join(good, 'kubernetes', 'v1.35.8', 'kubelet'));
+    expect(kubelet.localPath).toBe(join(good, 'kubernetes', 'v1.37.2', 'kubelet'));
     expect(kubelet.installPath).toBe('/usr/local/bin/kubelet');
   });
 
@@ -56,7 +56,7 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     const ok = await kcluster(['artifacts', 'verify', '--bundle', good]);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/artifacts verified/);
-    expect(ok.out).toContain('  kubernetes: v1.35.8');
+    expect(ok.out).toContain('  kubernetes: v1.37.2');
     const tarball = join(dir, 'good.tar.gz');
     execFileSync('tar', ['-czf', tarball, '-C', dir, 'good']);
     const fromTar = await kcluster(['artifacts', 'verify', '--bundle', tarball]);
@@ -78,9 +78,9 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     writeFileSync(join(bad, pause.path), pauseBytes);
     const result = await kcluster(['artifacts', 'verify', '--bundle', bad]);
     expect(result.code).toBe(4);
-    expect(result.err).toContain(`kubernetes/kubelet v1.35.8 (amd64, binary): kubernetes/v1.35.8/kubelet is missing from the bundle (expected sha256 ${kubelet.sha256})`);
+    expect(result.err).toContain(`kubernetes/kubelet v1.37.2 (amd64, binary): kubernetes/v1.37.2/kubelet is missing from the bundle (expected sha256 ${kubelet.sha256})`);
     expect(result.err).toContain(`containerd/ctr v2.2.9 (amd64, binary): containerd/v2.2.9/ctr has ${ctr.size + 1} bytes, the lock says ${ctr.size}`);
-    expect(result.err).toMatch(new RegExp(`pause/pause 3.10.1 \\(amd64, image\\): images/pause-3.10.1.tar has sha256 [0-9a-f]{64}, expected ${pause.sha256}`));
+    expect(result.err).toMatch(new RegExp(`pause/pause 3.10.2 \\(amd64, image\\): images/pause-3.10.2.tar has sha256 [0-9a-f]{64}, expected ${pause.sha256}`));
     expect(result.err).toContain('3 of');
     await expect(prepareArtifacts(inventory(bad))).rejects.toThrow(/3 artifact problems \(bundle .*\); nothing was installed on any host/);
   });
@@ -92,9 +92,9 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     const result = await kcluster(['artifacts', 'verify', '--bundle', odd]);
     expect(result.code).toBe(2);
     expect(result.err).toContain(`${join(odd, 'kcluster-bundle.json')}: not a kcluster bundle lock file: /artifacts/0/path must match pattern`);
-    const older = parseInventory(inventoryText(good).replace('cluster:\n', 'cluster:\n  kubernetesVersion: v1.34.10\n'), join(dir, 'i2.yaml'), { env: {}, homeDir: dir });
+    const older = parseInventory(inventoryText(good).replace('cluster:\n', 'cluster:\n  kubernetesVersion: v1.36.5\n'), join(dir, 'i2.yaml'), { env: {}, homeDir: dir });
     if (!older.ok) throw new Error('bad inventory');
-    await expect(prepareArtifacts(older.inventory)).rejects.toThrow(`kubernetes/kubelet v1.34.10 (amd64, binary): not in bundle ${good}: rebuild the bundle with this version`);
+    await expect(prepareArtifacts(older.inventory)).rejects.toThrow(`kubernetes/kubelet v1.36.5 (amd64, binary): not in bundle ${good}: rebuild the bundle with this version`);
   });
 
   it('`artifacts list` shows what the inventory needs, on which hosts, from where', async () => {
@@ -102,9 +102,9 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     writeFileSync(file, inventoryText(good));
     const result = await kcluster(['artifacts', 'list', '-i', file]);
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/^kubernetes\s+kube-apiserver\s+v1\.35\.8\s+image\s+cp1\s+bundle /m);
-    expect(result.out).toMatch(/^kubernetes\s+kubelet\s+v1\.35\.8\s+binary\s+all\s+bundle /m);
+    expect(result.out).toMatch(/^kubernetes\s+kube-apiserver\s+v1\.37\.2\s+image\s+cp1\s+bundle /m);
+    expect(result.out).toMatch(/^kubernetes\s+kubelet\s+v1\.37\.2\s+binary\s+all\s+bundle /m);
     const fetched = await kcluster(['artifacts', 'list', '-i', file, '--fetch']);
-    expect(fetched.out).toMatch(/^pause\s+pause\s+3\.10\.1\s+image\s+all\s+bundle:images\/pause-3\.10\.1\.tar sha256:[0-9a-f]{64}$/m);
+    expect(fetched.out).toMatch(/^pause\s+pause\s+3\.10\.2\s+image\s+all\s+bundle:images\/pause-3\.10\.2\.tar sha256:[0-9a-f]{64}$/m);
   });
 });

@@ -62,7 +62,7 @@ describe('release source (loopback release server with stand-in files)', () => {
     expect(containerdArchive).toEqual([[expect.stringContaining('containerd-2.2.9-linux-amd64.tar.gz'), 1]]);
     expect([...server.requests.values()].every((n) => n === 1)).toBe(true);
     // Images are pulled by the runtime from the configured repository.
-    expect(prepared.find((a) => a.name === 'coredns')?.reference).toBe('mirror.lan/k8s/coredns/coredns:v1.13.1');
+    expect(prepared.find((a) => a.name === 'coredns')?.reference).toBe('mirror.lan/k8s/coredns/coredns:v1.14.6');
     expect(prepared.find((a) => a.name === 'kube-apiserver')?.hosts).toEqual(['cp1']);
 
     const before = new Map(server.requests);
@@ -113,6 +113,6 @@ describe('release source (loopback release server with stand-in files)', () => {
     if (!noRepo.ok) throw new Error('bad inventory');
     const error = await prepareArtifacts(noRepo.inventory).then(() => undefined, (e: unknown) => e as Error);
     expect(error?.message).toContain('cri-dockerd/cri-dockerd v0.4.6 (amd64, binary): its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it');
-    expect(error?.message).toContain('pause/pause 3.10.1 (amd64, image): with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where');
+    expect(error?.message).toContain('pause/pause 3.10.2 (amd64, image): with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where');
   });
 });

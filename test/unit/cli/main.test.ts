@@ -31,10 +31,10 @@ describe('kcluster CLI', () => {
   it('bundle build refuses contradictory or unknown versions before it builds anything', async () => {
     const both = await cli(['bundle', 'build', '-i', inventory, '--kubernetes-version', 'v1.35.8']);
     expect(both.code).toBe(2);
-    expect(both.err).toContain('takes one of -i INVENTORY, --kubernetes-version or --all-releases');
+    expect(both.err).toContain('takes one of -i INVENTORY, --kubernetes-version, --all-releases or --upgrade-pair');
     const unknown = await cli(['bundle', 'build', '--kubernetes-version', 'v1.29.3']);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^kcluster: --kubernetes-version v1\.29\.3: kcluster knows the component versions for Kubernetes .*not 1\.29: use one of those minors \(known releases: v1\.35\.8, /);
+    expect(unknown.err).toMatch(/^kcluster: --kubernetes-version v1\.29\.3: kcluster knows the component versions for Kubernetes .*not 1\.29: use one of those minors \(known releases: v1\.37\.2, /);
     expect(unknown.out).toBe('');
   });
 

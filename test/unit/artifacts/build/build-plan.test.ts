@@ -36,11 +36,15 @@ describe('bundle build plan', () => {
     expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'netbase-rootfs']);
   });
 
-  it('two releases with the same companions: two kubernetes stages, companions once, pause from the newest', () => {
-    const stages = planBundleBuild(everyComponentFor(['v1.35.8', 'v1.34.10']), { testTools: true });
-    expect(ids(stages).filter((id) => id.startsWith('kubernetes@'))).toEqual(['kubernetes@v1.35.8', 'kubernetes@v1.34.10']);
+  it('two releases: two kubernetes stages, shared companions once, each pause from the newest release', () => {
+    const stages = planBundleBuild(everyComponentFor(['v1.36.5', 'v1.35.8']), { testTools: true });
+    expect(ids(stages).filter((id) => id.startsWith('kubernetes@'))).toEqual(['kubernetes@v1.36.5', 'kubernetes@v1.35.8']);
     expect(ids(stages).filter((id) => id.startsWith('etcd@'))).toEqual(['etcd@v3.6.16']);
-    expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
+    expect(ids(stages).filter((id) => id.startsWith('coredns@'))).toEqual(['coredns@v1.14.2', 'coredns@v1.13.1']);
+    expect(stages.filter((s) => s.name === 'pause').map((s) => [s.id, s.after])).toEqual([
+      ['pause@3.10.2', ['kubernetes@v1.36.5']],
+      ['pause@3.10.1', ['kubernetes@v1.36.5']],
+    ]);
     expect(ids(stages).at(-1)).toBe('test-tools@1');
   });
 
