@@ -21,6 +21,10 @@ import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
+import { loadOperatorManifests, ManifestError, type OperatorManifests } from '../src/kubernetes/cluster/operator-manifests.js';
+import { MissingRegistryCredential, registryAuthFrom, type RegistryAuth } from '../src/kubernetes/cluster/registries.js';
+import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-config.js';
+import { kclusterKubeProxyFields } from '../roles/addons/kube-proxy-fields.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -70,12 +74,17 @@ async function auditPolicyOf(inventory: Inventory): Promise<string> {
 export function refuseWhatKclusterSets(inventory: Inventory): void {
   const flags = componentArgProblems(inventory.cluster, kclusterFlags);
   const fields = kubeletConfigProblems(inventory, kclusterKubeletFields());
-  if (flags.length === 0 && fields.length === 0) return;
+  const proxyFields = kubeProxyConfigProblems(inventory.cluster.kubeProxy, kclusterKubeProxyFields());
+  if (flags.length === 0 && fields.length === 0 && proxyFields.length === 0) return;
   const map = SourceMap.ofFile(inventory.file);
   const lines = flags.map((p) => {
     const { line, col } = map.key(p.path, p.flag);
     return `${inventory.file}:${line}:${col}: ${[...p.path, p.flag].join('.')}: ${p.message}`;
   });
+  for (const p of proxyFields) {
+    const { line, col } = map.key(['cluster', 'kubeProxy', 'config'], p.field);
+    lines.push(`${inventory.file}:${line}:${col}: cluster.kubeProxy.config.${p.field}: ${p.message}`);
+  }
   const seen = new Set<string>();
   for (const p of fields) {
     const index = inventory.hosts.findIndex((h) => h.name === p.host);
@@ -88,6 +97,27 @@ export function refuseWhatKclusterSets(inventory: Inventory): void {
     lines.push(`${where}: ${p.message}`);
   }
   throw new InputError(lines.join('\n'));
+}
+
+/** The operator's manifests, or every problem in them (file:line:col) before any host is touched. */
+export async function operatorManifestsOrInputError(inventory: Inventory): Promise<OperatorManifests> {
+  try {
+    return await loadOperatorManifests(inventory.cluster.manifests);
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    throw new InputError(`${error.message}\nthe manifests cluster.manifests names in ${inventory.file} cannot be applied: fix them, or remove them from the list`);
+  }
+}
+
+/** The registries' credentials, or an error at the place that names the variable that is not set. */
+export function registryAuthOrInputError(inventory: Inventory, env: Readonly<Record<string, string | undefined>>): RegistryAuth {
+  try {
+    return registryAuthFrom(inventory.cluster.registries, env);
+  } catch (error) {
+    if (!(error instanceof MissingRegistryCredential)) throw error;
+    const at = SourceMap.ofFile(inventory.file).value(['cluster', 'registries', error.registry, error.field]);
+    throw new InputError(`${inventory.file}:${at.line}:${at.col}: cluster.registries.${error.registry}.${error.message}`);
+  }
 }
 
 export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
@@ -109,7 +139,9 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+  const registryAuth = registryAuthOrInputError(inventory, process.env);
+  const operatorManifests = await operatorManifestsOrInputError(inventory);
+  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), registryAuth, operatorManifests };
 }
 
 /**

@@ -10,6 +10,7 @@
 import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
 import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
+import { manifestsRole } from '../roles/manifests/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
@@ -39,6 +40,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
       { name: 'addons running', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRunningRole(inputs)] },
+      { name: 'operator manifests', hosts: inputs.topology.firstControlPlane.name, roles: [manifestsRole(inputs)] },
     ],
   };
 }

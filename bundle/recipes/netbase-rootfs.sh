@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Debian's iptables (nft) and conntrack for the kube-proxy and flannel images, from the
-# machine's own apt sources (their versions go into the bundle's lock file).
+# Debian's iptables (nft), nft and conntrack for the kube-proxy and flannel images, from the
+# machine's own apt sources (their versions go into the bundle's lock file). nft is what
+# kube-proxy's nftables mode runs (cluster.kubeProxy.mode).
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2 debs=$CACHE/src/debs
 rm -rf "$debs"; mkdir -p "$debs" "$out/rootfs"
 (cd "$debs" && apt-get download conntrack iptables libc6 libgcc-s1 libip4tc2 libip6tc2 libmnl0 \
-    libnetfilter-conntrack3 libnfnetlink0 libnftnl11 libxtables12 netbase)
+    libnetfilter-conntrack3 libnfnetlink0 libnftnl11 libxtables12 netbase \
+    nftables libnftables1 libedit2 libbsd0 libmd0 libtinfo6 libgmp10 libjansson4)
 for deb in "$debs"/*.deb; do
   dpkg-deb -x "$deb" "$out/rootfs"
   dpkg-deb -f "$deb" Package Version | paste -sd' ' >> "$out/debian-packages.txt"
@@ -17,3 +19,4 @@ for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tab
   ln -sf xtables-nft-multi "$out/rootfs/usr/sbin/$t"
 done
 chroot "$out/rootfs" /usr/sbin/iptables --version | grep -F nf_tables
+chroot "$out/rootfs" /usr/sbin/nft --version

@@ -20,6 +20,8 @@ import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { secretsEncryptedTask } from './secrets-encrypted.js';
+import { corednsForwarding } from './coredns-forwarding.js';
+import { renderKubeProxyConfigFragment } from '../../src/kubernetes/cluster/kube-proxy-config.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 
@@ -63,9 +65,18 @@ export function addonsRole(inputs: ClusterInputs): Role {
   const common = { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
   const tasks = [
     addonTask('cluster-rbac', () => rbac({ apiServerKubeletClientUser: certificateSubjectCn(inputs.pki.apiServerKubeletClient.cert) })),
-    addonTask('kube-proxy', (ctx) => kubeProxy({ ...common, image: imageReference(inputs, 'kube-proxy'), conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? ''), featureGates: featureGateList(inventory.cluster.featureGates) })),
+    addonTask('kube-proxy', (ctx) => {
+      const config = {
+        conntrackMaxPerCore: String(kubeProxyConntrackMaxPerCoreOf(ctx) ?? ''),
+        featureGates: featureGateList(inventory.cluster.featureGates),
+        mode: inventory.cluster.kubeProxy.mode,
+        operatorConfig: renderKubeProxyConfigFragment(inventory.cluster.kubeProxy.config),
+      };
+      const configSha256 = createHash('sha256').update(JSON.stringify([common, config])).digest('hex');
+      return kubeProxy({ ...common, ...config, image: imageReference(inputs, 'kube-proxy'), configSha256 });
+    }),
     ...(inventory.cluster.cni === 'flannel' ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel') }))] : []),
-    addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length) })),
+    addonTask('coredns', () => coredns({ ...common, image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length), ...corednsForwarding(inventory.cluster.dns) })),
     secretsEncryptedTask(inputs.encryption),
   ];
   return { name: 'addons', templateDir, tags: ['addons'], tasks };

@@ -14,6 +14,8 @@ import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
+import { registryHostsTasks } from './registry-hosts.js';
+import { proxyDropInTask } from '../../src/kubernetes/cluster/proxy-environment.js';
 import { cgroupDriverOf, ociRuntimeBinaryOf } from '../../src/kubernetes/cluster/node-vars.js';
 
 export const RESTART_CONTAINERD = 'restart containerd';
@@ -39,7 +41,9 @@ export function containerdRole(inputs: ClusterInputs): Role {
       ...binaryTasks(inputs, (a) => a.component === 'containerd' || a.component === 'runc', [RESTART_CONTAINERD]),
       file('config.toml.hbs', '/etc/containerd/config.toml', [RESTART_CONTAINERD]),
       file('containerd.service.hbs', '/etc/systemd/system/containerd.service', [RESTART_CONTAINERD], ['systemd:*']),
+      proxyDropInTask(inputs.inventory, 'containerd.service', [RESTART_CONTAINERD], ['containerd', 'proxy']),
       file('crictl.yaml.hbs', '/etc/crictl.yaml'),
+      ...registryHostsTasks(inputs),
       systemdService({ name: 'containerd.service', enabled: true, state: 'started' }),
     ],
     handlers: [

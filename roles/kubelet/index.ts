@@ -22,6 +22,7 @@ import { createTemplateRenderer } from '../../src/orchestrator/templates/render.
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 import { binaryTasks } from '../artifacts/index.js';
 import { cgroupDriverOf, controlPlaneTaintOf, failSwapOnOf, kubeletConfigOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { proxyDropInTask } from '../../src/kubernetes/cluster/proxy-environment.js';
 import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubelet-config.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
@@ -103,6 +104,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
           registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 && controlPlaneTaintOf(ctx) ? CONTROL_PLANE_TAINT : '',
         }),
       }),
+      proxyDropInTask(inventory, 'kubelet.service', restart, ['kubelet', 'proxy']),
       systemdService({ name: 'kubelet.service', enabled: true, state: 'started' }),
     ],
     handlers: [

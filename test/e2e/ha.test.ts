@@ -7,8 +7,8 @@
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
 // throughout, and a second apply changes nothing.
 import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import { startTestRegistry } from './support/test-registry.js';
 
 const run = promisify(execFile);
 const NAME = 'kceha';
@@ -36,6 +37,26 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
 });
+
+/** Polls /version on every API server every 250 ms: how often some, or none, answered. */
+function pollApiServers() {
+  const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
+  let polling = true;
+  const loop = (async () => {
+    const pki = join(homedir(), '.kcluster', NAME, 'pki');
+    const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
+    const apis = [11, 12, 13].map((i) => apiClient({ server: `https://10.231.6.${i}:6443`, ...credentials }, 2_000));
+    while (polling) {
+      const results = await Promise.allSettled(apis.map((api) => api.get('/version')));
+      const up = results.filter((r) => r.status === 'fulfilled').length;
+      answers.samples++;
+      if (up === 0) answers.noneAnswered++;
+      if (up < 3) answers.someDown++;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return { answers, stop: async () => ((polling = false), await loop) };
+}
 
 describe('HA: 3 control planes without a load balancer, 1 worker', () => {
   it('installs, rolls a control-plane change one node at a time, and keeps answering with the first control plane stopped', async () => {
@@ -59,21 +80,8 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
 
     // The operator's API server flags on a running cluster, under polling of every API server.
     const cps = [1, 2, 3].map((i) => `${NAME}${i}`);
-    const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
-    let polling = true;
-    const poller = (async () => {
-      const pki = join(homedir(), '.kcluster', NAME, 'pki');
-      const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
-      const apis = [11, 12, 13].map((i) => apiClient({ server: `https://10.231.6.${i}:6443`, ...credentials }, 2_000));
-      while (polling) {
-        const results = await Promise.allSettled(apis.map((api) => api.get('/version')));
-        const up = results.filter((r) => r.status === 'fulfilled').length;
-        answers.samples++;
-        if (up === 0) answers.noneAnswered++;
-        if (up < 3) answers.someDown++;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    })();
+    const apiPolling = pollApiServers();
+    const answers = apiPolling.answers;
     const original = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
     const withApiServerArgs = (extraArgs: Record<string, string>, certSANs: string[] = []) =>
       writeFileSync(inventory, stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs, certSANs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }));
@@ -97,8 +105,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     // rolls both out one control plane at a time, each back before the next.
     withApiServerArgs({ 'event-ttl': '2h0m0s' }, ['api.kceha.example', '10.231.6.100']);
     const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
-    polling = false;
-    await poller;
+    await apiPolling.stop();
     expect(rolled.code, rolled.stderr).toBe(0);
     // Per control plane: the certificate and its key, the manifest, and (usually) the wait for its new pod.
     expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 3 && h.changed <= 4 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
@@ -143,6 +150,89 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(after.metadata.labels['tier']).toBeUndefined();
     expect(after.metadata.labels['team']).toBe('a');
     expect(after.spec.taints ?? []).not.toContainEqual(expect.objectContaining({ key: 'dedicated' }));
+
+    // The operator's settings on the running cluster, under traffic (a NodePort Service on the
+    // worker and every API server polled): a feature gate, a registry mirror with credentials and
+    // the operator's own manifests, shown by --check --diff first, then applied.
+    const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
+    await ssh(`${NAME}4`, 'ctr -n k8s.io images import -', readFileSync(join(bundleDir(), busybox.path)));
+    const app = join(work, 'web.yaml');
+    writeFileSync(app, webDeploymentBehindNodePort(busybox.reference!));
+    await kubectl(adminFile, 'apply', '-f', app);
+    await kubectl(adminFile, 'rollout', 'status', 'deployment/web', '--timeout=180s');
+    await until('the web Service answers on the worker', 60_000, async () => ((await fetch('http://10.231.6.14:30080/').then((r) => r.text(), () => '')).includes('hello') ? true : undefined));
+    const password = randomBytes(12).toString('hex');
+    const registry = await startTestRegistry(join(bundleDir(), busybox.path), '10.231.6.1', 'kc-e2e', password);
+    const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };
+    const own = join(work, 'manifests');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, '10-namespace.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: kc-own }\n');
+    const settings = 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings, namespace: kc-own }\ndata: { greeting: hello }\n';
+    const probe = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: probe, namespace: kc-own }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: probe } }
+  template:
+    metadata: { labels: { app: probe } }
+    spec:
+      containers:
+        - name: probe
+          image: registry.kcluster.test/kcluster-e2e/probe:1
+          command: [/bin/busybox, sleep, "86400"]
+`;
+    writeFileSync(join(own, '20-apps.yaml'), `${settings}---\n${probe}`);
+    const settled = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    settled.cluster = {
+      ...settled.cluster,
+      featureGates: { ContainerCheckpoint: false },
+      registries: { 'registry.kcluster.test': { mirrors: [registry.url], usernameEnv: 'KC_E2E_REGISTRY_USER', passwordEnv: 'KC_E2E_REGISTRY_PASSWORD' } },
+      manifests: [own],
+    };
+    writeFileSync(inventory, stringify(settled));
+    const preview = await kcluster(['apply', '-i', inventory, '--check', '--diff'], credentials);
+    expect(preview.code, preview.stderr).toBe(3);
+    expect(preview.stdout).toMatch(/^\+ +- --feature-gates=ContainerCheckpoint=false$/m);
+    expect(preview.stdout).toContain('+  ContainerCheckpoint: false');
+    expect(preview.stdout).toMatch(/create \/etc\/containerd\/certs\.d\/registry\.kcluster\.test\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
+    expect(preview.stdout).toContain('apply 3 objects (server-side)');
+    expect(preview.stdout).toContain('+kind: Deployment');
+    expect(preview.stdout).not.toContain(password);
+    expect(preview.stdout).not.toContain(Buffer.from(`kc-e2e:${password}`).toString('base64'));
+    expect((await ssh(`${NAME}4`, 'test -e /etc/containerd/certs.d/registry.kcluster.test/hosts.toml && echo present || echo absent')).trim()).toBe('absent');
+    const missing = await kcluster(['apply', '-i', inventory]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cluster\.registries\.registry\.kcluster\.test\.usernameEnv: the environment variable KC_E2E_REGISTRY_USER is not set/);
+
+    const servicePolling = poller('http://10.231.6.14:30080/');
+    const settingsPolling = pollApiServers();
+    const configured = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
+    await servicePolling.stop();
+    await settingsPolling.stop();
+    expect(configured.code, configured.stderr).toBe(0);
+    expect(configured.stdout).not.toContain(password);
+    console.log(`ha: a feature gate, a registry mirror and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`);
+    expect(servicePolling.counts.failures).toEqual([]);
+    expect(settingsPolling.answers.noneAnswered).toBe(0);
+    for (const h of cps) expect(await ssh(h, 'ps -eo args | grep "^kube-apiserver "')).toContain(' --feature-gates=ContainerCheckpoint=false');
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^featureGates:\n  ContainerCheckpoint: false$/m);
+    expect((await ssh(`${NAME}4`, 'stat -c %a /etc/containerd/certs.d/registry.kcluster.test/hosts.toml')).trim()).toBe('600');
+    await kubectl(adminFile, '-n', 'kc-own', 'rollout', 'status', 'deployment/probe', '--timeout=180s');
+    expect(registry.served.manifests).toBeGreaterThan(0);
+    expect(registry.served.blobs).toBeGreaterThan(0);
+    expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
+    // An object taken out of the manifests is deleted from the cluster; the others stay.
+    writeFileSync(join(own, '20-apps.yaml'), probe);
+    const pruned = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(changesIn(pruned.stdout)).toContain('delete ConfigMap kc-own/settings (v1) (no longer in cluster.manifests)');
+    await until('the ConfigMap is gone', 60_000, async () => ((await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', '-o', 'name')).includes('settings') ? undefined : true));
+    expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'deployment', 'probe', '-o', 'name')).toContain('deployment.apps/probe');
+    const settledAgain = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
+    expect(settledAgain.code, settledAgain.stderr).toBe(0);
+    expect(recapOf(settledAgain.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
+    await registry.close();
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));

@@ -7,6 +7,9 @@ import type { ClusterPki } from '../pki/cluster-pki.js';
 import type { EncryptionKeys } from '../secrets/encryption-keys.js';
 import type { Topology } from './topology.js';
 
+import type { RegistryAuth } from './registries.js';
+import type { OperatorManifests } from './operator-manifests.js';
+
 export interface ClusterInputs {
   readonly inventory: Inventory;
   readonly topology: Topology;
@@ -20,6 +23,10 @@ export interface ClusterInputs {
   readonly ignorePreflight: ReadonlySet<string>;
   /** The controller's clock when the run started (epoch seconds), for the clock-skew check. */
   readonly controllerEpochSeconds: number;
+  /** Registry credentials from the controller's environment (cluster.registries.*Env); none when absent. */
+  readonly registryAuth?: RegistryAuth;
+  /** The operator's manifests (cluster.manifests), read and checked on the controller; none when absent. */
+  readonly operatorManifests?: OperatorManifests;
 }
 
 export function imageReference(inputs: ClusterInputs, name: string): string {

@@ -34,6 +34,47 @@ function checkArtifacts(cluster: Record<string, unknown>, report: Report): void 
   }
 }
 
+/** A stub domain that is the cluster domain (or inside it) would take those names from the
+ * kubernetes plugin: Services would stop resolving. */
+function checkStubDomains(cluster: Record<string, unknown>, report: Report): void {
+  const stubs = recordAt(recordAt(cluster, 'dns') ?? {}, 'stubDomains');
+  if (!stubs) return;
+  const clusterDomain = stringAt(cluster, 'clusterDomain') ?? CLUSTER_DEFAULTS.clusterDomain;
+  for (const domain of Object.keys(stubs)) {
+    if (domain === clusterDomain || domain.endsWith(`.${clusterDomain}`) || clusterDomain.endsWith(`.${domain}`)) {
+      report(['cluster', 'dns', 'stubDomains', domain], `overlaps the cluster domain ${clusterDomain}: Service and Pod names would no longer resolve; use a domain outside it`);
+    }
+  }
+}
+
+/** Credentials come in pairs; plain HTTP is allowed with a warning; Docker Engine takes mirrors only for docker.io. */
+function checkRegistries(cluster: Record<string, unknown>, report: Report): void {
+  const registries = recordAt(cluster, 'registries');
+  if (!registries) return;
+  const docker = (cluster['containerRuntime'] ?? CLUSTER_DEFAULTS.containerRuntime) === 'docker';
+  for (const [name, value] of Object.entries(registries)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const registry = value as Record<string, unknown>;
+    const at = ['cluster', 'registries', name];
+    if ((registry['usernameEnv'] === undefined) !== (registry['passwordEnv'] === undefined)) {
+      report(at, `${registry['usernameEnv'] === undefined ? 'passwordEnv without usernameEnv' : 'usernameEnv without passwordEnv'}: set both (the names of the controller's environment variables with the user name and the password), or neither`);
+    }
+    const server = registry['server'];
+    if (typeof server === 'string' && server.startsWith('http://')) report([...at, 'server'], `${server} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the registry offers it`, 'warning');
+    const mirrors = Array.isArray(registry['mirrors']) ? (registry['mirrors'] as unknown[]) : [];
+    mirrors.forEach((mirror, i) => {
+      if (typeof mirror === 'string' && mirror.startsWith('http://')) report([...at, 'mirrors', i], `${mirror} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the mirror offers it`, 'warning');
+    });
+    if (docker && mirrors.length > 0 && name !== 'docker.io') report([...at, 'mirrors'], 'Docker Engine takes mirrors only for docker.io: use containerRuntime containerd for mirrors of other registries, or remove them');
+    if (docker && typeof server === 'string' && URL.canParse(server) && new URL(server).host !== name && name !== 'docker.io') report([...at, 'server'], `Docker Engine reaches a registry only at its own name (${name}): remove server, or name the registry by the host it answers on`);
+  }
+}
+
+function checkProxy(cluster: Record<string, unknown>, report: Report): void {
+  const proxy = recordAt(cluster, 'proxy');
+  if (proxy && proxy['http'] === undefined && proxy['https'] === undefined) report(['cluster', 'proxy'], 'neither http nor https is set, so no proxy is used and noProxy is ignored: set one, or remove cluster.proxy', 'warning');
+}
+
 export function checkCluster(raw: RawInventory, report: Report): void {
   const cluster = recordAt(raw, 'cluster') ?? {};
   const pod = cidrOf(cluster, 'podCIDR', report);
@@ -53,4 +94,7 @@ export function checkCluster(raw: RawInventory, report: Report): void {
     }
   });
   checkArtifacts(cluster, report);
+  checkStubDomains(cluster, report);
+  checkRegistries(cluster, report);
+  checkProxy(cluster, report);
 }

@@ -77,7 +77,46 @@ export interface ClusterSettings {
   readonly extraArgs: Readonly<Record<ControlPlaneComponentKey, Readonly<Record<string, string>>>>;
   /** More DNS names and addresses in the API server's certificate. */
   readonly apiServerCertSANs: readonly string[];
+  readonly dns: DnsSettings;
+  readonly kubeProxy: KubeProxySettings;
+  /** Absolute paths on the controller of the operator's manifest files and folders. */
+  readonly manifests: readonly string[];
+  /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
+  readonly proxy?: ProxySettings;
+  /** Registry name (as in image names) -> how the nodes reach it. */
+  readonly registries: Readonly<Record<string, RegistrySettings>>;
   readonly artifacts: ArtifactSource;
+}
+
+export interface ProxySettings {
+  readonly http?: string;
+  readonly https?: string;
+  /** The operator's own, after what kcluster computes. */
+  readonly noProxy: readonly string[];
+}
+
+export interface RegistrySettings {
+  /** Where the registry itself answers (https://NAME unless written). */
+  readonly server: string;
+  /** Tried in order before the server. */
+  readonly mirrors: readonly string[];
+  /** Names of the controller's environment variables with the credentials (never the values). */
+  readonly usernameEnv?: string;
+  readonly passwordEnv?: string;
+}
+
+export interface KubeProxySettings {
+  readonly mode: 'iptables' | 'nftables';
+  /** The operator's KubeProxyConfiguration fields, after kcluster's own. */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** CoreDNS: where names outside the cluster domain go. */
+export interface DnsSettings {
+  /** Servers for every other name; empty: each node's /etc/resolv.conf. */
+  readonly upstreams: readonly string[];
+  /** Domain -> its own servers (a server block each). */
+  readonly stubDomains: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The inventory keys of the control-plane components (cluster.apiServer, ...). */

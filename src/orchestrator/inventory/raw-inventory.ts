@@ -58,6 +58,11 @@ export interface RawInventory {
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
     readonly etcd?: RawComponentSettings;
+    readonly manifests?: readonly string[];
+    readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: readonly string[] };
+    readonly registries?: Readonly<Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>>;
+    readonly kubeProxy?: { readonly mode?: 'iptables' | 'nftables'; readonly config?: Readonly<Record<string, unknown>> };
+    readonly dns?: { readonly upstreams?: readonly string[]; readonly stubDomains?: Readonly<Record<string, readonly string[]>> };
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';
       readonly bundle?: string;

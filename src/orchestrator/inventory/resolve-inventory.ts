@@ -21,6 +21,11 @@ export interface ResolveContext {
   readonly homeDir: string;
 }
 
+/** Where a registry answers when the inventory does not say: Docker Hub's API host for docker.io. */
+export function defaultRegistryServer(name: string): string {
+  return name === 'docker.io' ? 'https://registry-1.docker.io' : `https://${name}`;
+}
+
 export function expandPath(path: string, ctx: ResolveContext): string {
   const expanded = path === '~' ? ctx.homeDir : path.startsWith('~/') ? join(ctx.homeDir, path.slice(2)) : path;
   return isAbsolute(expanded) ? expanded : resolve(dirname(resolve(ctx.file)), expanded);
@@ -158,6 +163,26 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
       ) as ClusterSettings['extraArgs'],
       apiServerCertSANs: [...(cluster.apiServer?.certSANs ?? [])],
+      manifests: (cluster.manifests ?? []).map((path) => expandPath(path, ctx)),
+      ...(cluster.proxy !== undefined && (cluster.proxy.http !== undefined || cluster.proxy.https !== undefined)
+        ? { proxy: { ...(cluster.proxy.http !== undefined ? { http: cluster.proxy.http } : {}), ...(cluster.proxy.https !== undefined ? { https: cluster.proxy.https } : {}), noProxy: [...(cluster.proxy.noProxy ?? [])] } }
+        : {}),
+      registries: Object.fromEntries(
+        Object.entries(cluster.registries ?? {}).map(([name, r]) => [
+          name,
+          {
+            server: r.server ?? defaultRegistryServer(name),
+            mirrors: [...(r.mirrors ?? [])],
+            ...(r.usernameEnv !== undefined ? { usernameEnv: r.usernameEnv } : {}),
+            ...(r.passwordEnv !== undefined ? { passwordEnv: r.passwordEnv } : {}),
+          },
+        ]),
+      ),
+      kubeProxy: { mode: cluster.kubeProxy?.mode ?? CLUSTER_DEFAULTS.kubeProxyMode, config: { ...(cluster.kubeProxy?.config ?? {}) } },
+      dns: {
+        upstreams: [...(cluster.dns?.upstreams ?? [])],
+        stubDomains: Object.fromEntries(Object.entries(cluster.dns?.stubDomains ?? {}).map(([domain, servers]) => [domain, [...servers]])),
+      },
       artifacts: {
         kind: artifacts.source ?? CLUSTER_DEFAULTS.artifactSource,
         ...(artifacts.bundle !== undefined ? { bundle: expandPath(artifacts.bundle, ctx) } : {}),

@@ -60,7 +60,7 @@ describe('component flags and feature gates', () => {
 
   it("kube-proxy's configuration (in the addon's ConfigMap) gets them as a map, indented inside its config.conf", () => {
     const render = createTemplateRenderer().compile(join('roles', 'addons', 'templates', 'kube-proxy.yaml.hbs'));
-    const data = { podCIDR: '10.244.0.0/16', clusterDomain: 'cluster.local', apiServerUrl: 'https://10.0.0.1:6443', dnsServiceIp: '10.96.0.10', image: 'kube-proxy:v1', conntrackMaxPerCore: '' };
+    const data = { podCIDR: '10.244.0.0/16', clusterDomain: 'cluster.local', apiServerUrl: 'https://10.0.0.1:6443', dnsServiceIp: '10.96.0.10', image: 'kube-proxy:v1', conntrackMaxPerCore: '', mode: 'iptables', operatorConfig: '', configSha256: 'x' };
     const withGates = render({ ...data, featureGates: featureGateList(inventory.cluster.featureGates) });
     expect(withGates).toContain('    metricsBindAddress: 127.0.0.1:10249\n    featureGates:\n      AnonymousAuthConfigurableEndpoints: false\n      InPlacePodVerticalScaling: true\n  kubeconfig.conf: |\n');
     const config = (parse(withGates.split('\n---\n').map((doc) => parse(doc) as { kind?: string; data?: Record<string, string> }).find((doc) => doc?.kind === 'ConfigMap')!.data!['config.conf']!) as { featureGates: Record<string, boolean> });

@@ -70,7 +70,7 @@ describe('inventory resolution from the HA fixture', async () => {
     const json = JSON.parse(renderEffectiveConfig(inv, 'json')) as { cluster: unknown; ssh: unknown; stateDir: string };
     expect(json.cluster).toEqual({
       name: 'ha',
-      kubernetesVersion: 'v1.35.8',
+      kubernetesVersion: 'v1.37.2',
       podCIDR: '10.244.0.0/16',
       serviceCIDR: '10.96.0.0/12',
       clusterDomain: 'cluster.local',
@@ -82,6 +82,10 @@ describe('inventory resolution from the HA fixture', async () => {
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
+      dns: { upstreams: [], stubDomains: {} },
+      kubeProxy: { mode: 'iptables', config: {} },
+      registries: {},
+      manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });

@@ -35,7 +35,7 @@ describe('inventory resolution', () => {
     const inv = load(three);
     expect(inv.cluster).toEqual({
       name: 'kcluster',
-      kubernetesVersion: 'v1.35.8',
+      kubernetesVersion: 'v1.37.2',
       podCIDR: '10.244.0.0/16',
       serviceCIDR: '10.96.0.0/12',
       clusterDomain: 'cluster.local',
@@ -47,6 +47,10 @@ describe('inventory resolution', () => {
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
+      dns: { upstreams: [], stubDomains: {} },
+      kubeProxy: { mode: 'iptables', config: {} },
+      registries: {},
+      manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(inv.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });

@@ -101,7 +101,8 @@ describe('cluster PKI', () => {
     await ensureClusterPki(copy, spec);
     writeFileSync(join(copy, 'pki', 'ca.key'), 'garbage');
     await expect(ensureClusterPki(copy, spec)).rejects.toThrow(/ca.crt: the stored key does not parse: kcluster does not replace a CA by itself. Delete ca.crt and ca.key to create a new CA/);
-  });
+    // A whole cluster PKI of RSA keys is generated first: seconds of CPU, more on a busy machine.
+  }, 60_000);
 
   it('renders kubeconfigs with the CA and the client pair embedded', () => {
     const text = renderKubeconfig({ clusterName: 'lab', server: 'https://10.0.0.100:6443', caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
