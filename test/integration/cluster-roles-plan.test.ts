@@ -32,6 +32,8 @@ import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
 import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
 import { componentVersionsFor } from '../../src/kubernetes/artifacts/component-versions.js';
+import { registryAuthFrom } from '../../src/kubernetes/cluster/registries.js';
+import { loadOperatorManifests } from '../../src/kubernetes/cluster/operator-manifests.js';
 import { DEFAULT_KUBERNETES_VERSION } from '../../src/orchestrator/inventory/defaults.js';
 
 const K8S = DEFAULT_KUBERNETES_VERSION;
@@ -83,7 +85,18 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
   const pki = await ensureClusterPki(stateDir, pkiSpecOf(inventory, topology));
   const artifacts = await prepareArtifacts(inventory, {});
   const encryption = await new EncryptionKeyStore(stateDir).ensure();
-  const inputs: ClusterInputs = { inventory, topology, artifacts, pki, encryption, auditPolicy: DEFAULT_AUDIT_POLICY, ignorePreflight: new Set(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+  const inputs: ClusterInputs = {
+    inventory,
+    topology,
+    artifacts,
+    pki,
+    encryption,
+    auditPolicy: DEFAULT_AUDIT_POLICY,
+    ignorePreflight: new Set(),
+    controllerEpochSeconds: Math.floor(Date.now() / 1000),
+    registryAuth: registryAuthFrom(inventory.cluster.registries, process.env),
+    operatorManifests: await loadOperatorManifests(inventory.cluster.manifests),
+  };
   const playbook = build(inputs);
   const log: string[] = [];
   const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env), log: (line) => log.push(line) });
@@ -256,6 +269,40 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
     it('without any, the manifests and configuration files have no such line', () => {
       expect(one.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).not.toContain('feature-gates');
       expect(one.diff('kctest2', 'file /var/lib/kubelet/config.yaml')).not.toContain('featureGates');
+    });
+  });
+
+  describe("the operator's registries, proxy and manifests", () => {
+    let settings: Scenario;
+    const password = 'plan-test-password';
+    beforeAll(async () => {
+      process.env['KC_PLAN_REGISTRY_USER'] = 'robot';
+      process.env['KC_PLAN_REGISTRY_PASSWORD'] = password;
+      const own = mkdtempSync(join(tmpdir(), 'kc-plan-manifests-'));
+      writeFileSync(join(own, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-a }\n');
+      settings = await planScenario(lab, (doc) => {
+        doc['cluster'] = {
+          ...(doc['cluster'] as object),
+          registries: { 'registry.corp.example': { mirrors: ['http://10.231.3.1:5000'], usernameEnv: 'KC_PLAN_REGISTRY_USER', passwordEnv: 'KC_PLAN_REGISTRY_PASSWORD' } },
+          proxy: { http: 'http://proxy.corp.example:3128', noProxy: ['.corp.example'] },
+          manifests: [own],
+        };
+      });
+    }, 180_000);
+
+    it('plans a hosts.toml per registry (secret), the proxy drop-ins for containerd and the kubelet, and never shows the credentials', () => {
+      expect(settings.failures).toEqual([]);
+      for (const host of ['kctest1', 'kctest2', 'kctest3']) {
+        expect(settings.planned.find((p) => p.host === host && p.task === 'registry registry.corp.example')?.summary).toMatch(/^create \/etc\/containerd\/certs\.d\/registry\.corp\.example\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/);
+        expect(settings.diff(host, 'proxy for containerd.service')).toContain('+Environment="HTTP_PROXY=http://proxy.corp.example:3128"\n');
+        expect(settings.diff(host, 'proxy for kubelet.service')).toMatch(/\+Environment="NO_PROXY=localhost,127\.0\.0\.1,10\.244\.0\.0\/16,10\.96\.0\.0\/12,\.svc,\.cluster\.local,kctest1,[0-9.]+,kctest2,[0-9.]+,kctest3,[0-9.]+,\.corp\.example"\n/);
+      }
+      expect(settings.diff('kctest1', 'file /etc/containerd/config.toml')).toContain('+    config_path = "/etc/containerd/certs.d"\n');
+      const everything = JSON.stringify(settings.planned) + settings.log.join('\n');
+      expect(everything).not.toContain(password);
+      expect(everything).not.toContain(Buffer.from(`robot:${password}`).toString('base64'));
+      // Without a proxy nothing is written, and nothing is there to remove.
+      expect(one.planned.filter((p) => p.task.startsWith('proxy for') || p.task.includes('kcluster-proxy.conf'))).toEqual([]);
     });
   });
 
