@@ -21,6 +21,7 @@ import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
+import { ComponentFileError, loadComponentFiles, type ComponentFiles } from '../src/kubernetes/cluster/component-files.js';
 import { loadOperatorManifests, ManifestError, type OperatorManifests } from '../src/kubernetes/cluster/operator-manifests.js';
 import { MissingRegistryCredential, registryAuthFrom, type RegistryAuth } from '../src/kubernetes/cluster/registries.js';
 import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-config.js';
@@ -99,6 +100,16 @@ export function refuseWhatKclusterSets(inventory: Inventory): void {
   throw new InputError(lines.join('\n'));
 }
 
+/** The files the components' flags reference, or every problem with them, before any host is touched. */
+export async function componentFilesOrInputError(inventory: Inventory): Promise<ComponentFiles> {
+  try {
+    return await loadComponentFiles(inventory.cluster);
+  } catch (error) {
+    if (!(error instanceof ComponentFileError)) throw error;
+    throw new InputError(error.problems.map((p) => `${inventory.file}: ${p}`).join('\n'));
+  }
+}
+
 /** The operator's manifests, or every problem in them (file:line:col) before any host is touched. */
 export async function operatorManifestsOrInputError(inventory: Inventory): Promise<OperatorManifests> {
   try {
@@ -141,7 +152,8 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
   const registryAuth = registryAuthOrInputError(inventory, process.env);
   const operatorManifests = await operatorManifestsOrInputError(inventory);
-  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), registryAuth, operatorManifests };
+  const componentFiles = await componentFilesOrInputError(inventory);
+  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), registryAuth, operatorManifests, componentFiles };
 }
 
 /**

@@ -26,6 +26,7 @@ import { AUDIT_LOG_DIR, AUDIT_LOG_PATH, AUDIT_POLICY_PATH } from '../../src/kube
 import { ADMISSION_CONFIG_PATH, renderAdmissionConfig } from '../../src/kubernetes/cluster/admission-config.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { componentExtraArgs, type ControlPlaneComponent } from '../../src/kubernetes/cluster/component-args.js';
+import { extraFilesDir, FILE_COMPONENTS, type FileComponent } from '../../src/kubernetes/cluster/component-files.js';
 import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
@@ -233,6 +234,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   const renderer = createTemplateRenderer();
   const { inventory, topology } = inputs;
   const files = controlPlaneFiles(inputs);
+  const extraFilesOf = (component: ControlPlaneComponent) => (component === 'etcd' ? [] : (inputs.componentFiles?.[component] ?? []));
   const hashOf = (ctx: HostContext, component: string): string =>
     sha(...(READS[component] ?? []).map((f) => files.find((x) => x.path === (f.startsWith('/') ? f : `${PKI}/${f}`))?.content(ctx) ?? `missing ${f}`));
   const initialCluster = topology.controlPlanes.map((h) => `${h.name}=https://${nodeAddress(h)}:2380`).join(',');
@@ -263,8 +265,9 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
         etcdOwnPkiDir: ETCD_OWN_PKI_DIR,
         admissionConfigPath: ADMISSION_CONFIG_PATH,
         tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
+        extraFilesDir: component !== 'etcd' && extraFilesOf(component).length > 0 ? extraFilesDir(component) : '',
       };
-      return { ...base, inputsHash: sha(hashOf(ctx, component), compiled(base)) };
+      return { ...base, inputsHash: sha(hashOf(ctx, component), ...extraFilesOf(component).map((f) => `${f.name}\0${f.content.toString('base64')}`), compiled(base)) };
     };
   const MANIFEST_INVALIDATES = ['api-ready', 'static-pods:*'];
   const manifest = (component: ControlPlaneComponent, imageName: string): AnyTask => {
@@ -301,6 +304,10 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       // The API server's audit log, readable by root only; collect it from here.
       directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
       ...(options.staticPodsCurrent ? [lastGoodManifestsKeptTask()] : []),
+      // The files the components' flags reference (extraFiles, the OIDC CA), before the manifests that mount them.
+      ...(Object.keys(FILE_COMPONENTS) as FileComponent[]).flatMap((component) =>
+        extraFilesOf(component).map((f) => managedFile({ path: `${extraFilesDir(component)}/${f.name}`, mode: 0o600, content: () => f.content, secret: true, tags: ['control-plane', 'extra-files'] })),
+      ),
       etcdManifest(),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),

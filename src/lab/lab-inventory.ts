@@ -15,7 +15,19 @@ export function labInventoryYaml(settings: LabSettings, schemaPath: string): str
     // Lab adaptations (see ../shared/lab-recipe, "Kubernetes inside lab hosts"): this machine has
     // no CAP_SYS_RESOURCE, so runc goes through a wrapper; nspawn hosts use cgroupfs; the global
     // conntrack table size is not writable from a host. Real machines need none of these.
-    ...(settings.privileged ? { vars: { ociRuntimeBinary: '/usr/local/sbin/runc-lab', cgroupDriver: 'cgroupfs', kubeProxyConntrackMaxPerCore: 0 } } : {}),
+    // Lab hosts also share this machine's disk, whose free share moves with everything else on
+    // it: the kubelet's default thresholds (a percentage of the whole disk) evicted test pods for
+    // space they never used, so a lab sets absolute ones.
+    ...(settings.privileged
+      ? {
+          vars: {
+            ociRuntimeBinary: '/usr/local/sbin/runc-lab',
+            cgroupDriver: 'cgroupfs',
+            kubeProxyConntrackMaxPerCore: 0,
+            kubeletConfig: { evictionHard: { 'nodefs.available': '2Gi', 'imagefs.available': '2Gi', 'memory.available': '200Mi' } },
+          },
+        }
+      : {}),
     // VMs under software emulation run 10-20x slower: the control plane may need longer to come up.
     ...(settings.vm !== undefined ? { vars: { readyTimeoutSeconds: 1200 } } : {}),
     hosts: labHosts(settings),

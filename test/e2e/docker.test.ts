@@ -1,7 +1,7 @@
 // End to end, the Docker runtime: 1 control plane + 2 workers with `containerRuntime: docker`
 // (Docker Engine from Debian's packages, cri-dockerd from the bundle, images loaded with
 // `docker load`): all nodes Ready, a pod on one worker reaches a pod on the other through a
-// Service name resolved by CoreDNS, Docker runs the Kubernetes containers, a second apply
+// Service name resolved by CoreDNS (kube-proxy in nftables mode), Docker runs the Kubernetes containers, a second apply
 // changes nothing, kube-bench finds no FAIL, and reset removes the Kubernetes containers while Docker Engine stays.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,8 @@ beforeAll(async () => {
   await kcluster(['lab', 'down', '--name', NAME]);
   const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', '10.231.11.0/24', '--bundle', bundleDir()]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
-  writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n/m, 'cluster:\n  containerRuntime: docker\n'));
+  // kube-proxy in nftables mode on this cluster (cluster.kubeProxy.mode): the Service test below runs through it.
+  writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n/m, 'cluster:\n  containerRuntime: docker\n  kubeProxy: { mode: nftables }\n'));
 });
 afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
@@ -55,6 +56,9 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
       const out = await kubectl('exec', 'client', '--', '/bin/busybox', 'wget', '-qO-', 'http://web.default.svc.cluster.local/');
       return out.includes('hello-from-docker') ? out : undefined;
     });
+    // The Service answered through kube-proxy's nftables rules: its table is there, with the Service in it.
+    const table = await kubectl('-n', 'kube-system', 'exec', 'ds/kube-proxy', '--', 'nft', 'list', 'table', 'ip', 'kube-proxy');
+    expect(table).toContain('default/web');
     expect(answer).toContain('hello-from-docker');
     expect(await ssh(`${NAME}2`, "docker ps --filter name=k8s_web --format '{{.Names}}'")).toMatch(/^k8s_web_web_default_/m);
     expect(JSON.parse(await ssh(`${NAME}2`, 'cat /etc/docker/daemon.json'))).toMatchObject({ bridge: 'none', iptables: false });

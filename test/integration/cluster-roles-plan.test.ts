@@ -4,6 +4,7 @@
 // would change on a control plane and on a worker, and what the rendered files say: a template,
 // flag or task change shows here in seconds, without a cluster; the upgrade playbook's order
 // (snapshot, control plane, then each worker drained before its kubelet) too. Nothing changes.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
 import { componentVersionsFor } from '../../src/kubernetes/artifacts/component-versions.js';
 import { registryAuthFrom } from '../../src/kubernetes/cluster/registries.js';
 import { loadOperatorManifests } from '../../src/kubernetes/cluster/operator-manifests.js';
+import { loadComponentFiles } from '../../src/kubernetes/cluster/component-files.js';
 import { DEFAULT_KUBERNETES_VERSION } from '../../src/orchestrator/inventory/defaults.js';
 
 const K8S = DEFAULT_KUBERNETES_VERSION;
@@ -96,6 +98,7 @@ async function planScenario(lab: TestLab, edit: (doc: Record<string, unknown>) =
     controllerEpochSeconds: Math.floor(Date.now() / 1000),
     registryAuth: registryAuthFrom(inventory.cluster.registries, process.env),
     operatorManifests: await loadOperatorManifests(inventory.cluster.manifests),
+    componentFiles: await loadComponentFiles(inventory.cluster),
   };
   const playbook = build(inputs);
   const log: string[] = [];
@@ -280,9 +283,12 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       process.env['KC_PLAN_REGISTRY_PASSWORD'] = password;
       const own = mkdtempSync(join(tmpdir(), 'kc-plan-manifests-'));
       writeFileSync(join(own, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-a }\n');
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(own, '..', 'oidc.key'), '-out', join(own, '..', 'oidc-ca.pem'), '-subj', '/CN=issuer', '-days', '2'], { stdio: 'ignore' });
+      writeFileSync(join(own, '..', 'admission.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n');
       settings = await planScenario(lab, (doc) => {
         doc['cluster'] = {
           ...(doc['cluster'] as object),
+          apiServer: { extraFiles: [join(own, '..', 'admission.yaml')], oidc: { issuerUrl: 'https://login.example', clientId: 'kubernetes', caFile: join(own, '..', 'oidc-ca.pem') } },
           registries: { 'registry.corp.example': { mirrors: ['http://10.231.3.1:5000'], usernameEnv: 'KC_PLAN_REGISTRY_USER', passwordEnv: 'KC_PLAN_REGISTRY_PASSWORD' } },
           proxy: { http: 'http://proxy.corp.example:3128', noProxy: ['.corp.example'] },
           manifests: [own],
@@ -290,7 +296,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       });
     }, 180_000);
 
-    it('plans a hosts.toml per registry (secret), the proxy drop-ins for containerd and the kubelet, and never shows the credentials', () => {
+    it('plans a hosts.toml per registry (secret), the proxy drop-ins, the API server\'s files for OIDC and admission, and never shows the credentials', () => {
       expect(settings.failures).toEqual([]);
       for (const host of ['kctest1', 'kctest2', 'kctest3']) {
         expect(settings.planned.find((p) => p.host === host && p.task === 'registry registry.corp.example')?.summary).toMatch(/^create \/etc\/containerd\/certs\.d\/registry\.corp\.example\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/);
@@ -301,6 +307,15 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       const everything = JSON.stringify(settings.planned) + settings.log.join('\n');
       expect(everything).not.toContain(password);
       expect(everything).not.toContain(Buffer.from(`robot:${password}`).toString('base64'));
+      // The API server's files for its flags: on the control plane only, content hidden, mounted read-only.
+      expect(settings.planned.filter((p) => p.task.startsWith('file /etc/kubernetes/extra/')).map((p) => [p.host, p.task, /secret: content not shown/.test(p.summary)])).toEqual([
+        ['kctest1', 'file /etc/kubernetes/extra/kube-apiserver/admission.yaml', true],
+        ['kctest1', 'file /etc/kubernetes/extra/kube-apiserver/oidc-ca.crt', true],
+      ]);
+      const apiserver = settings.diff('kctest1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
+      expect(apiserver).toContain('+        - "--oidc-ca-file=/etc/kubernetes/extra/kube-apiserver/oidc-ca.crt"\n+        - "--oidc-client-id=kubernetes"\n+        - "--oidc-issuer-url=https://login.example"\n');
+      expect(apiserver).toContain('+        - name: extra-files\n+          mountPath: /etc/kubernetes/extra/kube-apiserver\n+          readOnly: true\n');
+      expect(settings.diff('kctest1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).not.toContain('extra-files');
       // Without a proxy nothing is written, and nothing is there to remove.
       expect(one.planned.filter((p) => p.task.startsWith('proxy for') || p.task.includes('kcluster-proxy.conf'))).toEqual([]);
     });

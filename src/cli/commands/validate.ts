@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { operatorManifestsOrInputError, refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
+import { componentFilesOrInputError, operatorManifestsOrInputError, refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
 
 export function registerValidateCommand(program: Command, cli: CliContext): void {
   program
@@ -14,6 +14,7 @@ export function registerValidateCommand(program: Command, cli: CliContext): void
       if (!inventory) return;
       refuseWhatKclusterSets(inventory);
       await operatorManifestsOrInputError(inventory);
+      await componentFilesOrInputError(inventory);
       const count = (group: string): number => inventory.groups[group]?.length ?? 0;
       cli.stdout.write(
         `${options.inventory}: valid (${inventory.hosts.length} hosts: ${count('control-plane')} control planes, ` +

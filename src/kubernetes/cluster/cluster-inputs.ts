@@ -9,6 +9,7 @@ import type { Topology } from './topology.js';
 
 import type { RegistryAuth } from './registries.js';
 import type { OperatorManifests } from './operator-manifests.js';
+import type { ComponentFiles } from './component-files.js';
 
 export interface ClusterInputs {
   readonly inventory: Inventory;
@@ -27,6 +28,8 @@ export interface ClusterInputs {
   readonly registryAuth?: RegistryAuth;
   /** The operator's manifests (cluster.manifests), read and checked on the controller; none when absent. */
   readonly operatorManifests?: OperatorManifests;
+  /** Files the components' flags reference (extraFiles, the OIDC CA), read on the controller; none when absent. */
+  readonly componentFiles?: ComponentFiles;
 }
 
 export function imageReference(inputs: ClusterInputs, name: string): string {

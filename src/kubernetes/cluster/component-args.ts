@@ -6,6 +6,7 @@
 // and waits assume its value. Where the value comes from an inventory setting, the refusal
 // names it.
 import type { ClusterSettings, ControlPlaneComponentKey } from '../../orchestrator/inventory/model.js';
+import { oidcArgs } from './component-files.js';
 
 export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 
@@ -31,9 +32,9 @@ export function featureGateList(gates: Readonly<Record<string, boolean>>): { nam
 }
 
 /** The flags kcluster adds to the component's own: the operator's, sorted, then the feature gates. */
-export function componentExtraArgs(cluster: Pick<ClusterSettings, 'extraArgs' | 'featureGates'>, component: ControlPlaneComponent): string[] {
+export function componentExtraArgs(cluster: Pick<ClusterSettings, 'extraArgs' | 'featureGates' | 'apiServerOidc'>, component: ControlPlaneComponent): string[] {
   const own = cluster.extraArgs[COMPONENT_KEY[component]];
-  const flags = Object.keys(own).sort().map((flag) => `--${flag}=${own[flag]}`);
+  const flags = [...Object.keys(own).sort().map((flag) => `--${flag}=${own[flag]}`), ...(component === 'kube-apiserver' ? oidcArgs(cluster.apiServerOidc) : [])];
   const gates = takesFeatureGates(component) ? featureGatesValue(cluster.featureGates) : undefined;
   return gates === undefined ? flags : [...flags, `--feature-gates=${gates}`];
 }
@@ -64,7 +65,7 @@ export interface ComponentArgProblem {
  * (`kcluster` lists them), and --feature-gates where cluster.featureGates applies.
  */
 export function componentArgProblems(
-  cluster: Pick<ClusterSettings, 'extraArgs'>,
+  cluster: Pick<ClusterSettings, 'extraArgs' | 'apiServerOidc'>,
   kclusterFlags: (component: ControlPlaneComponent) => ReadonlySet<string>,
 ): ComponentArgProblem[] {
   const problems: ComponentArgProblem[] = [];
@@ -72,9 +73,10 @@ export function componentArgProblems(
     const key = COMPONENT_KEY[component];
     const own = kclusterFlags(component);
     for (const flag of Object.keys(cluster.extraArgs[key])) {
-      const owned = own.has(flag) || (flag === 'feature-gates' && takesFeatureGates(component));
+      const oidc = component === 'kube-apiserver' && cluster.apiServerOidc !== undefined && flag.startsWith('oidc-');
+      const owned = own.has(flag) || (flag === 'feature-gates' && takesFeatureGates(component)) || oidc;
       if (!owned) continue;
-      const setting = SETTING_FOR[flag];
+      const setting = oidc ? 'cluster.apiServer.oidc' : SETTING_FOR[flag];
       problems.push({
         path: ['cluster', key, 'extraArgs'],
         flag,

@@ -77,6 +77,10 @@ export interface ClusterSettings {
   readonly extraArgs: Readonly<Record<ControlPlaneComponentKey, Readonly<Record<string, string>>>>;
   /** More DNS names and addresses in the API server's certificate. */
   readonly apiServerCertSANs: readonly string[];
+  /** Files on the controller (absolute) each component's flags reference; etcd has none. */
+  readonly extraFiles: Readonly<Record<Exclude<ControlPlaneComponentKey, 'etcd'>, readonly string[]>>;
+  /** OpenID Connect login for the API server. */
+  readonly apiServerOidc?: OidcSettings;
   readonly dns: DnsSettings;
   readonly kubeProxy: KubeProxySettings;
   /** Absolute paths on the controller of the operator's manifest files and folders. */
@@ -86,6 +90,17 @@ export interface ClusterSettings {
   /** Registry name (as in image names) -> how the nodes reach it. */
   readonly registries: Readonly<Record<string, RegistrySettings>>;
   readonly artifacts: ArtifactSource;
+}
+
+export interface OidcSettings {
+  readonly issuerUrl: string;
+  readonly clientId: string;
+  readonly usernameClaim?: string;
+  readonly usernamePrefix?: string;
+  readonly groupsClaim?: string;
+  readonly groupsPrefix?: string;
+  /** Absolute path on the controller of the issuer's CA. */
+  readonly caFile?: string;
 }
 
 export interface ProxySettings {

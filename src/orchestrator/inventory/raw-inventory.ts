@@ -39,6 +39,7 @@ export interface RawHost extends RawSshSettings {
 
 export interface RawComponentSettings {
   readonly extraArgs?: Readonly<Record<string, string | number | boolean>>;
+  readonly extraFiles?: readonly string[];
 }
 
 export interface RawInventory {
@@ -54,7 +55,10 @@ export interface RawInventory {
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
     readonly podSecurity?: { readonly enforce?: PodSecurityLevel; readonly warn?: PodSecurityLevel; readonly audit?: PodSecurityLevel; readonly exemptNamespaces?: readonly string[] };
     readonly featureGates?: Readonly<Record<string, boolean>>;
-    readonly apiServer?: RawComponentSettings & { readonly certSANs?: readonly string[] };
+    readonly apiServer?: RawComponentSettings & {
+      readonly certSANs?: readonly string[];
+      readonly oidc?: { readonly issuerUrl: string; readonly clientId: string; readonly usernameClaim?: string; readonly usernamePrefix?: string; readonly groupsClaim?: string; readonly groupsPrefix?: string; readonly caFile?: string };
+    };
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
     readonly etcd?: RawComponentSettings;

@@ -163,6 +163,14 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
       ) as ClusterSettings['extraArgs'],
       apiServerCertSANs: [...(cluster.apiServer?.certSANs ?? [])],
+      extraFiles: {
+        apiServer: (cluster.apiServer?.extraFiles ?? []).map((f) => expandPath(f, ctx)),
+        controllerManager: (cluster.controllerManager?.extraFiles ?? []).map((f) => expandPath(f, ctx)),
+        scheduler: (cluster.scheduler?.extraFiles ?? []).map((f) => expandPath(f, ctx)),
+      },
+      ...(cluster.apiServer?.oidc !== undefined
+        ? { apiServerOidc: { ...cluster.apiServer.oidc, ...(cluster.apiServer.oidc.caFile !== undefined ? { caFile: expandPath(cluster.apiServer.oidc.caFile, ctx) } : {}) } }
+        : {}),
       manifests: (cluster.manifests ?? []).map((path) => expandPath(path, ctx)),
       ...(cluster.proxy !== undefined && (cluster.proxy.http !== undefined || cluster.proxy.https !== undefined)
         ? { proxy: { ...(cluster.proxy.http !== undefined ? { http: cluster.proxy.http } : {}), ...(cluster.proxy.https !== undefined ? { https: cluster.proxy.https } : {}), noProxy: [...(cluster.proxy.noProxy ?? [])] } }

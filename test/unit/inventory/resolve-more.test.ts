@@ -82,6 +82,7 @@ describe('inventory resolution from the HA fixture', async () => {
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
+      extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
       registries: {},

@@ -47,6 +47,7 @@ describe('inventory resolution', () => {
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
+      extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
       registries: {},

@@ -41,6 +41,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
+      extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       manifests: [],
       registries: {},
       kubeProxy: { mode: 'iptables', config: {} },
