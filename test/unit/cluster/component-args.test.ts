@@ -1,34 +1,26 @@
 // The operator's component flags and feature gates: how they reach each component's command
 // line, and the refusal (at file:line:col, before any host) of flags kcluster sets itself.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { componentArgProblems, componentExtraArgs, featureGateList } from '../../../src/kubernetes/cluster/component-args.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { flagsInManifestTemplate, kclusterFlags } from '../../../roles/control-plane/kcluster-flags.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
 import { pkiSpecOf } from '../../../src/kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../../src/kubernetes/cluster/topology.js';
 import { leafRequests } from '../../../src/kubernetes/pki/cluster-pki.js';
+import { loadInventoryText, parseInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-component-args-'));
+const parsed = (text: string) => parseInventoryText(root, text);
+const load = (text: string): Inventory => loadInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
 
-function parsed(text: string) {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  return { file, result: parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') }) };
-}
-
-function load(text: string): Inventory {
-  const { result } = parsed(text);
-  if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
-  return result.inventory;
-}
 
 describe('component flags and feature gates', () => {
   const inventory = load(

@@ -6,26 +6,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { componentArgProblems, componentExtraArgs } from '../../../src/kubernetes/cluster/component-args.js';
 import { loadComponentFiles, oidcArgs } from '../../../src/kubernetes/cluster/component-files.js';
 import { kclusterFlags } from '../../../roles/control-plane/kcluster-flags.js';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
+import { loadInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-component-files-'));
+const load = (text: string): Inventory => loadInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
 execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(root, 'ca.key'), '-out', join(root, 'ca.crt'), '-subj', '/CN=issuer-ca', '-days', '2'], { stdio: 'ignore' });
 writeFileSync(join(root, 'admission.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n');
 
-function load(text: string): Inventory {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  const result = parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') });
-  if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
-  return result.inventory;
-}
 
 const oidc = '    oidc: { issuerUrl: "https://login.example/realms/a", clientId: kubernetes, usernameClaim: email, groupsClaim: groups, groupsPrefix: "oidc:", caFile: ca.crt }\n';
 

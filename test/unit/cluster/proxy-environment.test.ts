@@ -1,20 +1,16 @@
 // cluster.proxy: the drop-in the runtime and the kubelet get, with NO_PROXY computed from the
 // cluster (its CIDRs, domain, nodes and API endpoint) before the operator's own entries.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { noProxyList, proxyDropIn } from '../../../src/kubernetes/cluster/proxy-environment.js';
+import { parseInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-proxy-'));
+const parsed = (text: string) => parseInventoryText(root, text).result;
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n';
-
-function parsed(text: string) {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  return parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') });
-}
 
 describe('cluster.proxy', () => {
   it('NO_PROXY holds localhost, the CIDRs, the cluster domain, the API endpoint and every node, then the operator\'s entries once', () => {

@@ -1,27 +1,19 @@
 // cluster.registries: what containerd, Docker Engine and the kubelet are given, credentials
 // from the controller's environment only, and bad input refused at file:line:col.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { containerdHostsToml, dockerRegistrySettings, kubeletRegistryCredentials, registryAuthFrom } from '../../../src/kubernetes/cluster/registries.js';
 import { registryAuthOrInputError } from '../../../playbooks/cluster-inputs.js';
+import { loadInventoryText, parseInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-registries-'));
+const parsed = (text: string) => parseInventoryText(root, text);
+const load = (text: string): Inventory => loadInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
-
-function parsed(text: string) {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  return { file, result: parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') }) };
-}
-function load(text: string): Inventory {
-  const { result } = parsed(text);
-  if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
-  return result.inventory;
-}
 
 const registries =
   'cluster:\n  registries:\n' +

@@ -1,23 +1,19 @@
 // cluster.dns: CoreDNS's upstreams and stub domains, rendered into the real Corefile template
 // and parsed back; bad input refused at file:line:col before any host.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
 import { corednsForwarding } from '../../../roles/addons/coredns-forwarding.js';
+import { parseInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-coredns-'));
+const parsed = (text: string) => parseInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
-
-function parsed(text: string) {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  return { file, result: parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') }) };
-}
 
 function corefile(dnsYaml: string): string {
   const { result } = parsed(`cluster:\n${dnsYaml}${hosts}`);

@@ -1,28 +1,22 @@
 // cluster.kubeProxy: the mode and the operator's KubeProxyConfiguration fields, rendered into
 // the real kube-proxy template and parsed back; a field kcluster sets refused at file:line:col.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
 import { renderKubeProxyConfigFragment } from '../../../src/kubernetes/cluster/kube-proxy-config.js';
 import { kclusterKubeProxyFields } from '../../../roles/addons/kube-proxy-fields.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
+import { loadInventoryText } from '../support/inventory-text.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-kube-proxy-'));
+const load = (text: string): Inventory => loadInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
 
-function load(text: string): Inventory {
-  const file = join(root, `inventory-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  const result = parseInventory(text, file, { env: { SSH_AUTH_SOCK: '/a' }, homeDir: join(root, 'home') });
-  if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
-  return result.inventory;
-}
 
 function kubeProxyConfig(inventory: Inventory): Record<string, unknown> {
   const render = createTemplateRenderer().compile(join(packageRoot(), 'roles', 'addons', 'templates', 'kube-proxy.yaml.hbs'));
