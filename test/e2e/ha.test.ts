@@ -194,7 +194,8 @@ spec:
     writeFileSync(inventory, stringify(settled));
     const preview = await kcluster(['apply', '-i', inventory, '--check', '--diff'], credentials);
     expect(preview.code, preview.stderr).toBe(3);
-    expect(preview.stdout).toMatch(/^\+ +- "--feature-gates=ContainerCheckpoint=false"$/m);
+    // Diffs are indented under their task line.
+    expect(preview.stdout).toMatch(/^ *\+ +- "--feature-gates=ContainerCheckpoint=false"$/m);
     expect(preview.stdout).toContain('+  ContainerCheckpoint: false');
     expect(preview.stdout).toMatch(/create \/etc\/containerd\/certs\.d\/registry\.kcluster\.test\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
     expect(preview.stdout).toContain('apply 3 objects (server-side)');

@@ -1,7 +1,7 @@
 // The wait on each control plane (control-plane role, certs renew) before the next: every static pod
 // runs the manifest now on disk (same kcluster.io/inputs-sha256) and is Ready.
 import { describe, expect, it } from 'vitest';
-import { lagging, parseStaticPods, staticPods } from '../../../src/kubernetes/facts/static-pods.js';
+import { KUBELET_PICKUP_SECONDS, lagging, parseStaticPods, staticPods } from '../../../src/kubernetes/facts/static-pods.js';
 
 const manifests = 'manifest etcd e2\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\n';
 
@@ -24,6 +24,19 @@ describe('static pods after a renewal', () => {
     const down = parseStaticPods(`${manifests}The connection to the server 10.0.0.11:6443 was refused\n`);
     expect(lagging(down)).toHaveLength(4);
     expect(down.detail).toMatch(/was refused/);
+  });
+
+  it('waits while a container predates its manifest (a hand edit that kept the hash, undone), for the kubelet\'s pickup time at most', () => {
+    const current = `${manifests}pod etcd e2 True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n`;
+    const containers = (apiserverCreated: number) =>
+      `containers ${JSON.stringify({ containers: [{ metadata: { name: 'kube-apiserver' }, createdAt: String(apiserverCreated * 1e9) }, { metadata: { name: 'etcd' }, createdAt: '1000000000000' }] })}\n`;
+    const at = (now: number, apiserverCreated: number) => parseStaticPods(`${current}mtime kube-apiserver 2000\nmtime etcd 900\nnow ${now}\n${containers(apiserverCreated)}`);
+    expect(lagging(at(2010, 1500))).toEqual(['kube-apiserver (its container predates its manifest: the kubelet has not restarted it yet)']);
+    expect(lagging(at(2010, 2003))).toEqual([]);
+    // A write the kubelet does not restart for (the same pod spec): current once the pickup time has passed.
+    expect(lagging(at(2000 + KUBELET_PICKUP_SECONDS, 1500))).toEqual([]);
+    // Without the runtime's list (crictl missing or failing) the hashes decide, as before.
+    expect(lagging(parseStaticPods(`${current}mtime kube-apiserver 2000\nnow 2010\ncontainers \n`))).toEqual([]);
   });
 
   it('asks for the mirror pods of this node, by name', () => {
