@@ -39,6 +39,12 @@ export interface PreparationIo {
 export interface ClusterInputsOptions {
   /** Replace every leaf certificate of the PKI now (kcluster certs renew); CAs and sa.key never. */
   readonly renewLeaves?: boolean;
+  /**
+   * Read the registries' credentials from the environment (default true). Playbooks without a
+   * container runtime role (certs renew, secrets rotate-key) never write them, so they do not
+   * ask for them.
+   */
+  readonly registryCredentials?: boolean;
 }
 
 /** Warn on stderr about state-folder certificates within 30 days of expiry this run did not renew (the CAs, in practice). */
@@ -150,10 +156,10 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  const registryAuth = registryAuthOrInputError(inventory, process.env);
+  const registryAuth = options.registryCredentials === false ? undefined : registryAuthOrInputError(inventory, process.env);
   const operatorManifests = await operatorManifestsOrInputError(inventory);
   const componentFiles = await componentFilesOrInputError(inventory);
-  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), registryAuth, operatorManifests, componentFiles };
+  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
 }
 
 /**

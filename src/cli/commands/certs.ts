@@ -64,7 +64,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         if (refusal) throw new InputError(refusal);
       }
       await refuseUnsupported(inventory);
-      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), options.check ? {} : { renewLeaves: true });
+      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, ...(options.check ? {} : { renewLeaves: true }) });
       return { playbook: certsRenewPlaybook(inputs) };
     },
     options,
