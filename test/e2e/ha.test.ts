@@ -184,7 +184,11 @@ spec:
           command: [/bin/busybox, sleep, "86400"]
 `;
     writeFileSync(join(own, '20-apps.yaml'), `${settings}---\n${probe}`);
-    const settled = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    const settled = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
+    // The default wait again (the refused flag above was given 60 s to fail fast): a feature gate
+    // restarts every component and kubelet of a control plane at once, slower on a busy machine.
+    const { readyTimeoutSeconds: _fast, ...defaultVars } = settled.vars ?? {};
+    settled.vars = defaultVars;
     settled.cluster = {
       ...settled.cluster,
       featureGates: { ContainerCheckpoint: false },
