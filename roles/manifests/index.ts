@@ -4,8 +4,8 @@
 // last apply: `--check --diff` shows the text that changes and every object that would go.
 // See README.md beside this file.
 import { createHash } from 'node:crypto';
-import { createTwoFilesPatch } from 'diff';
 import { noChange } from '../../src/orchestrator/engine/change.js';
+import { createTwoFilesPatch } from '../../src/orchestrator/tasks/managed-file.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';

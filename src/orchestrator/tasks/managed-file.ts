@@ -56,7 +56,8 @@ function hidesContent(options: FilePlanOptions, current: FileState, desired: Buf
 // The diff library is loaded on the first diff (a no-op run shows none: about 20 ms of start-up).
 const requireFromHere = createRequire(import.meta.url);
 let diffLibrary: { createTwoFilesPatch: typeof CreateTwoFilesPatch } | undefined;
-function createTwoFilesPatch(oldName: string, newName: string, oldText: string, newText: string): string {
+/** A unified diff of two texts, the diff library loaded on first use (shared by every task that shows one). */
+export function createTwoFilesPatch(oldName: string, newName: string, oldText: string, newText: string): string {
   diffLibrary ??= requireFromHere('diff') as { createTwoFilesPatch: typeof CreateTwoFilesPatch };
   return diffLibrary.createTwoFilesPatch(oldName, newName, oldText, newText);
 }
