@@ -5,7 +5,6 @@
 // drop-in is removed again.
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { AnyTask } from '../../orchestrator/engine/types.js';
-import { fileStateKeys } from '../../orchestrator/facts/file-state.js';
 import { fileAbsent } from '../../orchestrator/tasks/file-absent.js';
 import { managedFile } from '../../orchestrator/tasks/managed-file.js';
 
@@ -45,6 +44,6 @@ const HEADER = '# Managed by kcluster (cluster.proxy): local changes are replace
 export function proxyDropInTask(inventory: Inventory, unit: string, notify: readonly string[], tags: readonly string[]): AnyTask {
   const path = `/etc/systemd/system/${unit}.d/kcluster-proxy.conf`;
   const text = proxyDropIn(inventory, HEADER);
-  if (text === undefined) return { ...fileAbsent({ path, why: 'cluster.proxy is not set', tags }), notify, invalidates: [...fileStateKeys(path), 'systemd:*'] } as AnyTask;
+  if (text === undefined) return fileAbsent({ path, why: 'cluster.proxy is not set', tags, notify, invalidates: ['systemd:*'] });
   return managedFile({ name: `proxy for ${unit}`, path, content: () => text, mode: 0o644, notify, tags, invalidates: ['systemd:*'] });
 }

@@ -12,6 +12,10 @@ export interface FileAbsentOptions {
   /** Why it goes, for the plan, e.g. "moved to /etc/kubernetes/etcd". */
   readonly why: string;
   readonly tags?: readonly string[];
+  /** Handlers to run when the file is removed (e.g. restart the unit a drop-in belonged to). */
+  readonly notify?: readonly string[];
+  /** Fact keys the removal makes stale besides the file's own (e.g. "systemd:*" for a drop-in). */
+  readonly invalidates?: readonly string[];
 }
 
 /** Pure: the host's path in, the Change out. */
@@ -26,7 +30,8 @@ export function fileAbsent(options: FileAbsentOptions): Task<{ file: ReturnType<
   return {
     name: `no file ${options.path}`,
     ...(options.tags ? { tags: options.tags } : {}),
-    invalidates: fileStateKeys(options.path),
+    ...(options.notify ? { notify: options.notify } : {}),
+    invalidates: [...fileStateKeys(options.path), ...(options.invalidates ?? [])],
     facts: () => ({ file: fileState(options.path) }),
     plan: (facts) => planFileAbsent(options, facts.file),
     apply: async (_change, ctx) => {
