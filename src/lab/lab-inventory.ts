@@ -17,14 +17,20 @@ export function labInventoryYaml(settings: LabSettings, schemaPath: string): str
     // conntrack table size is not writable from a host. Real machines need none of these.
     // Lab hosts also share this machine's disk, whose free share moves with everything else on
     // it: the kubelet's default thresholds (a percentage of the whole disk) evicted test pods for
-    // space they never used, so a lab sets absolute ones.
+    // space they never used, so a lab sets absolute ones. For the same reason the kubelet's image
+    // garbage collection (from 85% of the disk used) removed images imported for tests, which no
+    // registry can give back offline: a lab collects images only when the disk is full.
     ...(settings.privileged
       ? {
           vars: {
             ociRuntimeBinary: '/usr/local/sbin/runc-lab',
             cgroupDriver: 'cgroupfs',
             kubeProxyConntrackMaxPerCore: 0,
-            kubeletConfig: { evictionHard: { 'nodefs.available': '2Gi', 'imagefs.available': '2Gi', 'memory.available': '200Mi' } },
+            kubeletConfig: {
+              evictionHard: { 'nodefs.available': '2Gi', 'imagefs.available': '2Gi', 'memory.available': '200Mi' },
+              imageGCHighThresholdPercent: 100,
+              imageGCLowThresholdPercent: 99,
+            },
           },
         }
       : {}),
