@@ -3,7 +3,8 @@
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
 // drift is shown and repaired; adding a control plane to the running cluster is refused before
-// anything changes; a kubelet certificate from another CA is refused.
+// anything changes; a kubelet certificate from another CA is refused; and the Conformance selection
+// (test/conformance) passes on it.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
+import { conformanceSelection } from './support/conformance.js';
 import { cisFailures } from './support/kube-bench.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
 
@@ -290,4 +292,17 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     );
     expect(attempt).toMatch(/Unauthorized|must be logged in/);
   });
+
+  // Last, on the cluster every step above changed and converged again. Four specs at a time: most
+  // of a spec's time is spent waiting for pods, not on this machine's two cores (measured in
+  // test/conformance/results).
+  it('passes the Conformance selection (test/conformance/selection.txt), built and run by the project\'s own tooling', async () => {
+    const selection = readFileSync(join(import.meta.dirname, '..', 'conformance', 'selection.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+    const result = await conformanceSelection(inventory, join(work, 'conformance'), 4);
+    timings['conformanceSeconds'] = result.seconds;
+    console.log(result.line);
+    expect(result.failures, result.logTail).toEqual([]);
+    expect([result.failed, result.passed + result.skipped], result.line).toEqual([0, selection.length]);
+    expect(result.passed).toBeGreaterThanOrEqual(80);
+  }, 2_400_000);
 });
