@@ -26,7 +26,8 @@ import { AUDIT_LOG_DIR, AUDIT_LOG_PATH, AUDIT_POLICY_PATH } from '../../src/kube
 import { ADMISSION_CONFIG_PATH, renderAdmissionConfig } from '../../src/kubernetes/cluster/admission-config.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { componentExtraArgs, type ControlPlaneComponent } from '../../src/kubernetes/cluster/component-args.js';
-import { extraFilesDir, FILE_COMPONENTS, type FileComponent } from '../../src/kubernetes/cluster/component-files.js';
+import { extraFilesDir } from '../../src/kubernetes/cluster/component-files.js';
+import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
 import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
@@ -305,14 +306,14 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
       ...(options.staticPodsCurrent ? [lastGoodManifestsKeptTask()] : []),
       // The files the components' flags reference (extraFiles, the OIDC CA), before the manifests that mount them.
-      ...(Object.keys(FILE_COMPONENTS) as FileComponent[]).flatMap((component) =>
-        extraFilesOf(component).map((f) => managedFile({ path: `${extraFilesDir(component)}/${f.name}`, mode: 0o600, content: () => f.content, secret: true, tags: ['control-plane', 'extra-files'] })),
-      ),
+      ...extraFilesWritten(inputs.componentFiles),
       etcdManifest(),
       manifest('kube-apiserver', 'kube-apiserver'),
       manifest('kube-controller-manager', 'kube-controller-manager'),
       manifest('kube-scheduler', 'kube-scheduler'),
       waitForControlPlane(options.staticPodsCurrent),
+      // Files dropped from the inventory go once the components run manifests that no longer name them.
+      ...extraFilesPruned(inputs.componentFiles),
       // Clusters installed before 2026-11-24 kept etcd's keys in root's PKI folder: gone once
       // etcd runs on the ones in its own folder (the wait above).
       ...ETCD_OWN_PKI_FILES.map((f) => fileAbsent({ path: `${ETCD_OWN_PKI_FORMER_DIR}/${f}`, why: `etcd's own keys are in ${ETCD_OWN_PKI_DIR} now` })),

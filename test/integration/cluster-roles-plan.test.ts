@@ -31,7 +31,7 @@ import { snapshotRestorePlaybook } from '../../playbooks/etcd-snapshot.js';
 import { certsRenewPlaybook } from '../../playbooks/certs-renew.js';
 import { writeStandInBundle } from '../support/stand-in-bundle.js';
 import { sharedPkiStateDir } from '../support/shared-pki.js';
-import { inventoryVariant, testLab, type TestLab } from './support/test-lab.js';
+import { inventoryVariant, sshHost, testLab, type TestLab } from './support/test-lab.js';
 import { componentVersionsFor } from '../../src/kubernetes/artifacts/component-versions.js';
 import { registryAuthFrom } from '../../src/kubernetes/cluster/registries.js';
 import { loadOperatorManifests } from '../../src/kubernetes/cluster/operator-manifests.js';
@@ -285,6 +285,9 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       writeFileSync(join(own, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-a }\n');
       execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(own, '..', 'oidc.key'), '-out', join(own, '..', 'oidc-ca.pem'), '-subj', '/CN=issuer', '-days', '2'], { stdio: 'ignore' });
       writeFileSync(join(own, '..', 'admission.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n');
+      // A file an earlier inventory listed (and one still listed, with other content): only the first goes.
+      const placed = await sshHost(lab, 'kctest1', 'mkdir -p /etc/kubernetes/extra/kube-apiserver && echo old > /etc/kubernetes/extra/kube-apiserver/old-webhook.conf && echo old > /etc/kubernetes/extra/kube-apiserver/admission.yaml');
+      expect(placed.code, placed.stderr).toBe(0);
       settings = await planScenario(lab, (doc) => {
         doc['cluster'] = {
           ...(doc['cluster'] as object),
@@ -294,6 +297,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
           manifests: [own],
         };
       });
+      await sshHost(lab, 'kctest1', 'rm -rf /etc/kubernetes/extra');
     }, 180_000);
 
     it('plans a hosts.toml per registry (secret), the proxy drop-ins, the API server\'s files for OIDC and admission, and never shows the credentials', () => {
@@ -308,7 +312,7 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(everything).not.toContain(password);
       expect(everything).not.toContain(Buffer.from(`robot:${password}`).toString('base64'));
       // The API server's files for its flags: on the control plane only, content hidden, mounted read-only.
-      expect(settings.planned.filter((p) => p.task.startsWith('file /etc/kubernetes/extra/')).map((p) => [p.host, p.task, /secret: content not shown/.test(p.summary)])).toEqual([
+      expect(settings.planned.filter((p) => p.task.startsWith('file /etc/kubernetes/extra/')).map((p) => [p.host, p.task, /secret: content not shown|content \(secret: not shown\)/.test(p.summary)])).toEqual([
         ['kctest1', 'file /etc/kubernetes/extra/kube-apiserver/admission.yaml', true],
         ['kctest1', 'file /etc/kubernetes/extra/kube-apiserver/oidc-ca.crt', true],
       ]);
@@ -316,6 +320,10 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
       expect(apiserver).toContain('+        - "--oidc-ca-file=/etc/kubernetes/extra/kube-apiserver/oidc-ca.crt"\n+        - "--oidc-client-id=kubernetes"\n+        - "--oidc-issuer-url=https://login.example"\n');
       expect(apiserver).toContain('+        - name: extra-files\n+          mountPath: /etc/kubernetes/extra/kube-apiserver\n+          readOnly: true\n');
       expect(settings.diff('kctest1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).not.toContain('extra-files');
+      // A file no longer listed is removed after the control plane's wait; a listed one is rewritten, not removed.
+      expect(settings.planned.filter((p) => p.task === 'no extra files the inventory no longer lists').map((p) => [p.host, p.summary])).toEqual([
+        ['kctest1', 'remove /etc/kubernetes/extra/kube-apiserver/old-webhook.conf (no longer in cluster.<component>.extraFiles or oidc.caFile)'],
+      ]);
       // Without a proxy nothing is written, and nothing is there to remove.
       expect(one.planned.filter((p) => p.task.startsWith('proxy for') || p.task.includes('kcluster-proxy.conf'))).toEqual([]);
     });
