@@ -17,6 +17,10 @@
 #   nonroot            the busybox image as user 1234
 #   nonewprivs         test/images/nonewprivs of the kubernetes module (nnp, setuid root) on busybox
 #   pause              built from the kubernetes module's build/pause/linux/pause.c
+#   nautilus, kitten   agnhost's test-webserver serving the version's test/images/<name>/html
+#   sample-apiserver   k8s.io/sample-apiserver (the published module of the same minor) on busybox
+#   etcd               go.etcd.io/etcd/server/v3 at the version kubernetes' go.mod requires, in
+#                      /usr/local/bin on busybox (the aggregator specs run it beside sample-apiserver)
 #
 # The images are assembled by kcluster's own bundle/mkimage. Their names follow the version's
 # test/utils/image/manifest.go with every registry replaced by kcluster.local/e2e/...:
@@ -92,6 +96,10 @@ agnhost_version=$(tr -d ' \n' < "$moddir/test/images/agnhost/VERSION")
 "$work/agnhost.bin" --version 2>&1 | grep -qF "$agnhost_version" || fail "agnhost does not report version $agnhost_version"
 (cd "$w" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/nnp" k8s.io/kubernetes/test/images/nonewprivs) \
   || fail "cannot build nonewprivs from k8s.io/kubernetes@$v"
+(cd "$w" && CGO_ENABLED=0 nice -n 15 go build -trimpath -tags "$K8S_TAGS" -ldflags "-s -w $(version_ldflags "$v")" \
+  -o "$work/sample-apiserver" k8s.io/sample-apiserver) || fail "cannot build k8s.io/sample-apiserver for $v"
+(cd "$w" && CGO_ENABLED=0 nice -n 15 go build -trimpath -ldflags "-s -w" -o "$work/etcd" go.etcd.io/etcd/server/v3) \
+  || fail "cannot build etcd (go.etcd.io/etcd/server/v3) for $v"
 note "building pause and the /bin/sh shim"
 gcc -Os -Wall -static -DVERSION="$v-kcluster-e2e" -o "$work/pause" "$moddir/build/pause/linux/pause.c" || fail "cannot compile pause.c"
 gcc -Os -Wall -Werror -static -o "$work/sh-shim" "$CONFORMANCE_DIR/sh-shim.c" || fail "cannot compile sh-shim.c"
@@ -251,6 +259,22 @@ rootfs "$work/nonewprivs"
 mkdir -p "$work/nonewprivs/usr/local/bin"
 install -m 4755 "$work/nnp" "$work/nonewprivs/usr/local/bin/nnp"
 image "$(image_ref Nonewprivs)" "$work/nonewprivs" -cmd nnp
+
+# nautilus and kitten: agnhost serving / over HTTP on port 80, with the version's data.json and picture there.
+for name in Nautilus Kitten; do
+  lower=$(tr 'A-Z' 'a-z' <<< "$name")
+  [ -d "$moddir/test/images/$lower/html" ] || fail "k8s.io/kubernetes@$v has no test/images/$lower/html"
+  mkdir -p "$work/$lower-html"; cp "$moddir/test/images/$lower/html/"* "$work/$lower-html/"; chmod 0644 "$work/$lower-html/"*
+  image "$(image_ref "$name")" "$work/agnhost" -layer "$work/$lower-html" -entrypoint /agnhost -cmd test-webserver
+done
+
+# The aggregator specs: sample-apiserver, and the etcd it stores in (run as /usr/local/bin/etcd).
+mkdir -p "$work/sample-apiserver-root" "$work/etcd-root/usr/local/bin"
+cp "$work/sample-apiserver" "$work/sample-apiserver-root/sample-apiserver"
+cp "$work/etcd" "$work/etcd-root/usr/local/bin/etcd"
+"$work/etcd" --version | grep -q '^etcd Version: ' || fail "the etcd built does not run"
+image "$(image_ref APIServer)" "$work/busybox" -layer "$work/sample-apiserver-root" -entrypoint /sample-apiserver
+image "$(image_ref Etcd)" "$work/busybox" -layer "$work/etcd-root" -cmd /usr/local/bin/etcd
 
 mkdir -p "$work/pause-root"; cp "$work/pause" "$work/pause-root/pause"
 image "$(image_ref Pause)" "$work/pause-root" -entrypoint /pause -user 65535:65535

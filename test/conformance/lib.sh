@@ -45,7 +45,8 @@ check_version() {
 # k8s.io/kubernetes VERSION, the staging k8s.io/* modules replaced by the published
 # v0.MINOR.PATCH ones, kubernetes' own godebug line. tools.go imports every package
 # test/e2e's test files import (go mod tidy tracks no tests of dependencies), agnhost,
-# kubectl and the ginkgo CLI, so all are pinned by one go.sum.
+# kubectl, the ginkgo CLI, and the sample-apiserver and etcd of the aggregator specs' images, so
+# all are pinned by one go.sum (etcd at the version kubernetes' own go.mod requires).
 conformance_wrapper() {
   local v=$1 w gomod gover pkgs moddir stamp
   w=$CACHE/src/conformance-$v
@@ -67,7 +68,7 @@ conformance_wrapper() {
       | sed -n 's#^[[:space:]]*\(_ \|[A-Za-z0-9_]* \)\{0,1\}"\([a-z0-9.-]*\.[a-z]*/[^"]*\)".*#\2#p' | sort -u)
     # shellcheck disable=SC2086
     tools_go k8s.io/kubernetes/test/e2e $pkgs k8s.io/kubernetes/test/images/agnhost \
-      k8s.io/kubernetes/cmd/kubectl github.com/onsi/ginkgo/v2/ginkgo
+      k8s.io/kubernetes/cmd/kubectl github.com/onsi/ginkgo/v2/ginkgo k8s.io/sample-apiserver go.etcd.io/etcd/server/v3
     go mod tidy
   ) >&2
   echo "$stamp" > "$w/.complete"
