@@ -11,7 +11,6 @@ import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
 import { addonRecord } from '../../src/kubernetes/facts/addon-record.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
@@ -22,6 +21,7 @@ import { featureGateList } from '../../src/kubernetes/cluster/component-args.js'
 import { secretsEncryptedTask } from './secrets-encrypted.js';
 import { corednsForwarding } from './coredns-forwarding.js';
 import { renderKubeProxyConfigFragment } from '../../src/kubernetes/cluster/kube-proxy-config.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 
@@ -44,7 +44,7 @@ function addonTask(name: string, render: (ctx: HostContext) => string): Task<{ r
       return { kind: before === undefined ? 'create' : 'update', summary: `${before === undefined ? 'apply' : 're-apply'} ${name} (server-side apply)`, payload: { manifest, sha256 } };
     },
     apply: async (change, ctx) => {
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=60s`;
+      const kubectl = adminKubectl(60);
       await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, { become: true, stdin: change.payload.manifest, label: `apply ${name}` });
       // Each addon owns its own key of the record (one field manager per addon).
       const record = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kcluster-addons', namespace: 'kube-system' }, data: { [name]: change.payload.sha256 } });

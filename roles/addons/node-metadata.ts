@@ -10,9 +10,9 @@ import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { nodeLabels, type NodeLabels, type NodeTaint } from '../../src/kubernetes/facts/node-labels.js';
 import { CONTROL_PLANE_TAINT as KUBELET_CONTROL_PLANE_TAINT } from '../kubelet/index.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 export const MANAGED_ANNOTATION = 'kcluster.io/managed';
 /** The taint the kubelet registers a control plane with, as the API shows it. */
@@ -118,7 +118,7 @@ export function nodeMetadataTask(inputs: Pick<ClusterInputs, 'inventory'>): Task
       return { kind: 'update', summary: changes.map(describeNodeMetadataChange).join('; '), payload: changes };
     },
     apply: async (change, ctx) => {
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=30s`;
+      const kubectl = adminKubectl(30);
       for (const c of change.payload) {
         const run = (what: string, command: ReturnType<typeof sh>) => execChecked(ctx.connection, command, { become: true, label: `${what} ${c.node}` });
         if (c.setLabels.length > 0 || c.removeLabels.length > 0) {

@@ -7,8 +7,8 @@ import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { nodeLabels } from '../../src/kubernetes/facts/node-labels.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 export const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
 
@@ -30,7 +30,7 @@ export function nodeRolesTask(inputs: Pick<ClusterInputs, 'inventory'>): Task<{ 
       return { kind: 'update', summary: `label ${missing.map(([n, l]) => `${n} ${l.slice(ROLE_LABEL_PREFIX.length)}`).join(', ')}`, payload: missing };
     },
     apply: async (change, ctx) => {
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=30s`;
+      const kubectl = adminKubectl(30);
       for (const [node, label] of change.payload) {
         await execChecked(ctx.connection, sh`${kubectl} label node ${node} ${`${label}=`} --overwrite`, { become: true, label: `label ${node}` });
       }

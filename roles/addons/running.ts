@@ -10,11 +10,11 @@ import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/kubernetes/facts/workloads-ready.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { nodeRolesTask } from './node-roles.js';
 import { nodeMetadataTask } from './node-metadata.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 /** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;
@@ -57,7 +57,7 @@ export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Rol
       if (outcome.interrupted) throw new Error('interrupted while waiting for the addons to run');
       const last = outcome.last;
       const waiting = last?.reachable ? notReady(last.states) : [];
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=20s -n kube-system`;
+      const kubectl = sh`${adminKubectl(20)} -n kube-system`;
       const report = await ctx.connection.exec(
         sh`for sel in ${waiting.map((s) => s.workload.selector)}; do echo "--- pods $sel"; ${kubectl} get pods -l "$sel" -o wide 2>&1; echo "--- last log lines"; ${kubectl} logs -l "$sel" --all-containers --prefix --tail 10 2>&1 | tail -n 30; done`,
         { become: true, label: 'addon pods and logs', timeoutMs: 60_000 },

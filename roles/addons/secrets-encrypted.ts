@@ -6,9 +6,9 @@ import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import type { EncryptionKeys } from '../../src/kubernetes/secrets/encryption-keys.js';
 import { secretsAtRest } from '../../src/kubernetes/secrets/secrets-at-rest.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 export function secretsEncryptedTask(encryption: EncryptionKeys): Task<{ stored: typeof secretsAtRest }, null> {
   const current = `secretbox:${encryption.keys[0]!.name}`;
@@ -26,7 +26,7 @@ export function secretsEncryptedTask(encryption: EncryptionKeys): Task<{ stored:
     apply: async (_change, ctx) => {
       // Every Secret read and written back unchanged: the API server stores it with the current
       // key. A Secret changed in between makes replace conflict: the next round reads it again.
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=120s`;
+      const kubectl = adminKubectl(120);
       await execChecked(ctx.connection, sh`for i in 1 2 3; do ${kubectl} get secrets --all-namespaces -o json | ${kubectl} replace -f - >/dev/null && exit 0; sleep 2; done; exit 1`, {
         become: true,
         label: 'rewrite every Secret',

@@ -9,10 +9,10 @@ import { createTwoFilesPatch } from '../../src/orchestrator/tasks/managed-file.j
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/api-ready.js';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { refText, removedObjects, type ObjectRef } from '../../src/kubernetes/cluster/operator-manifests.js';
 import { manifestRecord, recordManifest } from './record.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 interface ManifestPayload {
   readonly text: string;
@@ -47,7 +47,7 @@ function operatorManifestsTask(inputs: ClusterInputs): Task<{ record: typeof man
       return { kind: record.sha256 === undefined ? 'create' : 'update', summary: parts.join('; '), diff, payload: { text: manifests.text, sha256, objects: manifests.objects, remove } };
     },
     apply: async (change, ctx) => {
-      const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=60s`;
+      const kubectl = adminKubectl(60);
       if (change.payload.objects.length > 0) {
         await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER} -f -`, { become: true, stdin: change.payload.text, label: 'apply cluster.manifests' });
       }

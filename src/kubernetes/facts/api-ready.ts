@@ -2,16 +2,15 @@
 // plane? "missing" when kubectl or the kubeconfig is not there yet.
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
+import { ADMIN_KUBECONFIG, adminKubectl } from './admin-kubectl.js';
 
 export type ApiReadiness = { readonly ready: true } | { readonly ready: false; readonly detail: string };
-
-export const ADMIN_KUBECONFIG = '/etc/kubernetes/admin.conf';
 
 export const apiReady: Fact<ApiReadiness> = {
   key: 'api-ready',
   become: true,
   script: sh`[ -x /usr/local/bin/kubectl ] && [ -f ${ADMIN_KUBECONFIG} ] || { echo missing; exit 0; }
-out=$(/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=5s get --raw=/readyz 2>&1) && echo ready || { echo not-ready; printf '%s\\n' "$out" | tail -n 3; }`,
+out=$(${adminKubectl(5)} get --raw=/readyz 2>&1) && echo ready || { echo not-ready; printf '%s\\n' "$out" | tail -n 3; }`,
   parse(stdout) {
     const [first = '', ...rest] = stdout.trim().split('\n');
     if (first === 'ready') return { ready: true };

@@ -3,7 +3,7 @@
 // not be asked. What kcluster records there: the addons it applied, the operator's manifests.
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
-import { ADMIN_KUBECONFIG } from './api-ready.js';
+import { adminKubectl } from './admin-kubectl.js';
 
 export type ConfigMapData = { readonly reachable: true; readonly data: Readonly<Record<string, string>> } | { readonly reachable: false; readonly detail: string };
 
@@ -11,7 +11,7 @@ export function kubeSystemConfigMapData(key: string, name: string): Fact<ConfigM
   return {
     key,
     become: true,
-    script: sh`out=$(/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=10s -n kube-system get configmap ${name} -o 'jsonpath={.data}' 2>&1)
+    script: sh`out=$(${adminKubectl(10)} -n kube-system get configmap ${name} -o 'jsonpath={.data}' 2>&1)
 case $? in
   0) echo ok; printf '%s\\n' "$out" ;;
   *) case "$out" in *NotFound*|*'not found'*) echo ok; echo '{}' ;; *) echo unreachable; printf '%s\\n' "$out" | tail -n 2 ;; esac ;;

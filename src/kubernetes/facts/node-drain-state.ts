@@ -3,8 +3,7 @@
 // pods' mirrors, not finished pods), by namespace/name.
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
-
-export const ADMIN_KUBECONFIG = '/etc/kubernetes/admin.conf';
+import { adminKubectl } from './admin-kubectl.js';
 
 export type NodeDrainState = { readonly exists: false } | { readonly exists: true; readonly unschedulable: boolean; readonly evictable: readonly string[] };
 
@@ -29,7 +28,7 @@ export function parseNodeDrainState(stdout: string): NodeDrainState {
 }
 
 export function nodeDrainState(node: string): Fact<NodeDrainState> {
-  const kubectl = sh`/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=10s`;
+  const kubectl = adminKubectl(10);
   return {
     key: `node-drain:${node}`,
     become: true,

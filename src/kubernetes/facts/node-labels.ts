@@ -3,7 +3,7 @@
 // it installed).
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
-import { ADMIN_KUBECONFIG } from './api-ready.js';
+import { adminKubectl } from './admin-kubectl.js';
 
 export interface NodeTaint {
   readonly key: string;
@@ -35,6 +35,6 @@ export function parseNodeLabels(stdout: string, exitCode: number): NodeLabels {
 export const nodeLabels: Fact<NodeLabels> = {
   key: 'node-labels',
   become: true,
-  script: sh`out=$(/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=20s get nodes -o json 2>&1) || { printf '%s\n' "$out" | tail -n 2; exit 3; }; printf '%s\n' "$out"`,
+  script: sh`out=$(${adminKubectl(20)} get nodes -o json 2>&1) || { printf '%s\n' "$out" | tail -n 2; exit 3; }; printf '%s\n' "$out"`,
   parse: parseNodeLabels,
 };

@@ -8,7 +8,7 @@
 // running container's creation time (crictl, host clock) against the manifest's mtime tells.
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
-import { ADMIN_KUBECONFIG } from './api-ready.js';
+import { adminKubectl } from './admin-kubectl.js';
 
 export const STATIC_POD_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
 const MANIFESTS = '/etc/kubernetes/manifests';
@@ -108,7 +108,7 @@ export function staticPods(node: string): Fact<StaticPods> {
 for c in ${[...STATIC_POD_COMPONENTS]}; do m=$(stat -c %Y ${MANIFESTS}/"$c".yaml 2>/dev/null) && echo "mtime $c $m"; done
 echo "now $(date +%s)"
 printf 'containers '; crictl ps --state running -o json 2>/dev/null | tr -d '\n'; echo
-/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=5s -n kube-system get pod ${podNames} -o 'jsonpath={range .items[*]}pod {.metadata.labels.component} {.metadata.annotations.kcluster\\.io/inputs-sha256} {range .status.conditions[?(@.type=="Ready")]}{.status}{end}{"\\n"}{end}' 2>&1 | tail -n 8; true`,
+${adminKubectl(5)} -n kube-system get pod ${podNames} -o 'jsonpath={range .items[*]}pod {.metadata.labels.component} {.metadata.annotations.kcluster\\.io/inputs-sha256} {range .status.conditions[?(@.type=="Ready")]}{.status}{end}{"\\n"}{end}' 2>&1 | tail -n 8; true`,
     parse: (stdout) => parseStaticPods(stdout),
   };
 }

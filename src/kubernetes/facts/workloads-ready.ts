@@ -3,7 +3,7 @@
 // kubeconfig on a control plane, one `kubectl get` for all of them.
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
-import { ADMIN_KUBECONFIG } from './api-ready.js';
+import { adminKubectl } from './admin-kubectl.js';
 
 export interface Workload {
   readonly kind: 'daemonset' | 'deployment';
@@ -65,7 +65,7 @@ export function workloadsReady(namespace: string, workloads: readonly Workload[]
     key: `workloads:${namespace}:${refs.join(',')}`,
     become: true,
     // --ignore-not-found: a missing workload shows as "not found", not as an unreachable API.
-    script: sh`out=$(/usr/local/bin/kubectl --kubeconfig=${ADMIN_KUBECONFIG} --request-timeout=10s -n ${namespace} get ${refs} --ignore-not-found -o json 2>&1) && { echo ok; printf '%s\\n' "$out"; } || { echo unreachable; printf '%s\\n' "$out" | tail -n 2; }`,
+    script: sh`out=$(${adminKubectl(10)} -n ${namespace} get ${refs} --ignore-not-found -o json 2>&1) && { echo ok; printf '%s\\n' "$out"; } || { echo unreachable; printf '%s\\n' "$out" | tail -n 2; }`,
     parse: (stdout) => parseWorkloads(stdout, workloads),
   };
 }
