@@ -8,6 +8,9 @@
 #   2. the test images it needs (build-test-images.sh, cached under .../conformance/images/VERSION);
 #   3. imports those images on every host of the inventory over SSH (`ctr -n k8s.io images import`,
 #      or `docker load` with containerRuntime docker), skipping those already there;
+#      When the inventory's cluster.registries gives kcluster.local a plain-HTTP mirror on an
+#      address of this machine, serves the images there too for the run (registry.mjs): the specs
+#      that pull with imagePullPolicy Always need a registry;
 #   4. runs e2e.test with the admin kubeconfig, --provider=skeleton, KUBE_TEST_REPO_LIST naming
 #      the local images, JUnit into OUT/report, the whole log in OUT/e2e.log;
 #   5. prints one summary line (passed, failed, skipped, seconds) and exits 1 if a spec failed.
@@ -47,7 +50,8 @@ inventory=$(cd "$(dirname "$inventory")" && pwd)/$(basename "$inventory")
 kc() { node "$REPO_ROOT/bin/kcluster.js" "$@"; }
 
 # ---------------------------------------------------------------- the cluster, from the inventory
-errors=$(mktemp); trap 'rm -f "$errors"' EXIT
+errors=$(mktemp) registry_pid=''
+trap 'rm -f "$errors"; [ -z "$registry_pid" ] || kill "$registry_pid" 2>/dev/null' EXIT
 config=$(kc config -i "$inventory" -o json 2>"$errors") || fail "kcluster config -i $inventory failed: $(cat "$errors")"
 json() { node -e 'const c=JSON.parse(require("fs").readFileSync(0,"utf8")); const f=new Function("c", "return ("+process.argv[1]+")"); const v=f(c); console.log(Array.isArray(v)?v.join("\n"):String(v??""))' "$1" <<< "$config"; }
 version=$(json 'c.cluster.kubernetesVersion')
@@ -154,6 +158,20 @@ fi
 
 [ -z "$images_only" ] || exit 0
 kc kubeconfig -i "$inventory" -o "$out/admin.conf" >/dev/null || fail "kcluster kubeconfig -i $inventory failed"
+
+# ---------------------------------------------------------------- the registry mirror, if the cluster names one
+# Specs that pull with imagePullPolicy Always (an image volume, pod certificates) need a registry:
+# when the inventory's cluster.registries gives kcluster.local a plain-HTTP mirror on an address of
+# this machine, the test images are served there (registry.mjs) for the run.
+mirror=$(json '(c.cluster.registries?.["kcluster.local"]?.mirrors ?? []).find((m) => /^http:\/\/[0-9.]+:[0-9]+\/?$/.test(m)) ?? ""')
+if [ -n "$mirror" ]; then
+  hostport=${mirror#http://}; hostport=${hostport%/}
+  node "$CONFORMANCE_DIR/registry.mjs" "$images" "${hostport%:*}" "${hostport##*:}" > "$out/registry.log" 2>&1 &
+  registry_pid=$!
+  for _ in $(seq 1 50); do grep -q '^registry: listening' "$out/registry.log" && break; kill -0 "$registry_pid" 2>/dev/null || break; sleep 0.2; done
+  grep -q '^registry: listening' "$out/registry.log" || fail "the registry mirror $mirror did not start: $(tail -n 3 "$out/registry.log")"
+  note "$(head -n 1 "$out/registry.log") for cluster.registries' kcluster.local mirror"
+fi
 
 # ---------------------------------------------------------------- run
 rm -rf "$out/report"; mkdir -p "$out/report"
