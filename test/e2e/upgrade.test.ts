@@ -1,5 +1,6 @@
-// End to end: `kcluster upgrade` from the previous minor (KUBERNETES_RELEASES[1]) to the newest
-// (KUBERNETES_RELEASES[0], the default) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
+// End to end: `kcluster upgrade` from the bundle's second-newest release to its newest (npm test's
+// bundle: v1.36.5 and v1.37.2, the default; a bundle of v1.35.8 and v1.36.5 gives the documented
+// 1.35 -> 1.36 run) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
 // Service is polled from the controller: no failed request. A worker made unreachable in the
 // middle of the rollout stops it with a clear message; once it is back, a rerun completes; the
 // next apply changes nothing.
@@ -9,9 +10,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBERNETES_RELEASES } from '../../src/kubernetes/artifacts/component-versions.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, newestKubernetesVersion, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, bundleKubernetesVersions, changesIn, kubectlBinary, newestKubernetesVersion, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceup';
@@ -20,7 +20,11 @@ const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-up-'));
 const kubeconfig = join(work, 'admin.conf');
-const OLD = KUBERNETES_RELEASES[1]!;
+const OLD = (): string => {
+  const versions = bundleKubernetesVersions();
+  if (versions.length < 2) throw new Error(`the bundle holds ${versions.join(', ')}: the upgrade test needs two releases (kcluster bundle build --upgrade-pair)`);
+  return versions.at(-2)!;
+};
 
 const lock = bundleEntries;
 const NEW = (): string => newestKubernetesVersion();
@@ -44,13 +48,13 @@ afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
 });
 
-describe(`kcluster upgrade ${OLD} -> current, under load`, () => {
+describe('kcluster upgrade from the previous release in the bundle to the newest, under load', () => {
   it('upgrades with zero failed requests, stops cleanly on an unreachable worker, and a rerun completes', async () => {
-    setVersion(OLD);
+    setVersion(OLD());
     const install = await kcluster(['apply', '-i', inventory]);
     expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
     expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
-    await until('3 nodes Ready at the old version', 240_000, async () => (Object.values(await nodeVersions()).every((v) => v === OLD) && Object.keys(await nodeVersions()).length === 3 ? true : undefined));
+    await until('3 nodes Ready at the old version', 240_000, async () => (Object.values(await nodeVersions()).every((v) => v === OLD()) && Object.keys(await nodeVersions()).length === 3 ? true : undefined));
 
     const busybox = lock().find((a) => a.name === 'busybox')!;
     for (const host of [`${NAME}2`, `${NAME}3`]) await importImage(host, join(bundleDir(), busybox.path));
@@ -89,7 +93,7 @@ describe(`kcluster upgrade ${OLD} -> current, under load`, () => {
     expect(stopped).toEqual([`${NAME}3`]);
     const midway = await nodeVersions();
     expect(midway[`${NAME}1`]).toBe(NEW());
-    expect(midway[`${NAME}3`]).toBe(OLD);
+    expect(midway[`${NAME}3`]).toBe(OLD());
 
     await run('iptables', ['-D', ...BLOCK]);
     const rerun = await kcluster(['upgrade', '-i', inventory, '--output', 'json']);

@@ -21,9 +21,14 @@ export const bundleEntries = (): BundleEntry[] =>
   (JSON.parse(readFileSync(join(bundleDir(), 'kcluster-bundle.json'), 'utf8')) as { artifacts: BundleEntry[] }).artifacts;
 
 /** The newest Kubernetes version in the bundle (the one kcluster defaults to). */
-export function newestKubernetesVersion(): string {
+/** The Kubernetes releases the bundle holds, oldest first. */
+export function bundleKubernetesVersions(): string[] {
   const versions = bundleEntries().filter((a) => a.name === 'kubelet').map((a) => a.version);
-  return versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
+  return versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+export function newestKubernetesVersion(): string {
+  return bundleKubernetesVersions().at(-1)!;
 }
 
 export const kubectlBinary = (version = newestKubernetesVersion()): string =>
