@@ -5,7 +5,10 @@
 // Before that, on the running cluster, an API server flag the API server refuses is undone on
 // the first control plane (its last good manifest put back) with the others untouched; the
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
-// throughout, and a second apply changes nothing.
+// throughout, and a second apply changes nothing. Then the operator's settings under traffic:
+// a feature gate, a registry mirror with credentials, OIDC login against a test issuer, a file
+// a flag reads, a CoreDNS stub domain and the operator's own manifests, each shown first by
+// --check --diff.
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +20,8 @@ import { parse, stringify } from 'yaml';
 import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import { startTestDnsServer } from './support/test-dns-server.js';
+import { startTestOidcIssuer } from './support/test-oidc-issuer.js';
 import { startTestRegistry } from './support/test-registry.js';
 
 const run = promisify(execFile);
@@ -104,6 +109,12 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     // The flag fixed, and a name added to the API server's certificate: apply reissues it and
     // rolls both out one control plane at a time, each back before the next.
     withApiServerArgs({ 'event-ttl': '2h0m0s' }, ['api.kceha.example', '10.231.6.100']);
+    // Shown first, on every control plane, with nothing changed.
+    const flagPreview = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
+    expect(flagPreview.code, flagPreview.stderr).toBe(3);
+    expect(flagPreview.stdout.match(/^ *\+ +- "--event-ttl=2h0m0s"$/gm) ?? [], flagPreview.stdout.slice(-3000)).toHaveLength(3);
+    expect(flagPreview.stdout).toContain('/etc/kubernetes/pki/apiserver.crt');
+    expect(await manifestSums()).toEqual(before);
     const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     await apiPolling.stop();
     expect(rolled.code, rolled.stderr).toBe(0);
@@ -130,11 +141,16 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const worker = current.hosts.find((h) => h.name === `${NAME}4`)!;
     worker.vars = { ...worker.vars, kubeletConfig: { maxPods: 150 }, nodeLabels: { tier: 'gpu' }, nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
     writeFileSync(inventory, stringify(current));
+    const tunedPreview = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
+    expect(tunedPreview.code, tunedPreview.stderr).toBe(3);
+    expect(tunedPreview.stdout).toMatch(/^ *\+maxPods: 150$/m);
+    expect(tunedPreview.stdout).toContain(`${NAME}4: label tier=gpu, taint dedicated=gpu:NoSchedule`);
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).not.toContain('maxPods: 150');
     const tuned = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(tuned.code, tuned.stderr).toBe(0);
     expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
     // After the lab's own eviction thresholds (the lab inventory's vars.kubeletConfig), merged with the host's.
-    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n(  .*\n)+maxPods: 150$/m);
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n(  .*\n)+imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nmaxPods: 150$/m);
     await until('the worker reports 150 pods as its capacity', 120_000, async () => ((await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined));
     type NodeView = { metadata: { labels: Record<string, string> }; spec: { taints?: { key: string; value?: string; effect: string }[] } };
     const node4 = async (): Promise<NodeView> => JSON.parse(await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'json')) as NodeView;
@@ -153,8 +169,10 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(after.spec.taints ?? []).not.toContainEqual(expect.objectContaining({ key: 'dedicated' }));
 
     // The operator's settings on the running cluster, under traffic (a NodePort Service on the
-    // worker and every API server polled): a feature gate, a registry mirror with credentials and
-    // the operator's own manifests, shown by --check --diff first, then applied.
+    // worker and every API server polled): a feature gate, a registry mirror with credentials,
+    // OIDC (a test issuer on the bridge), a file a flag reads (an egress selector configuration),
+    // a stub domain (a test DNS server on the bridge) and the operator's own manifests, shown by
+    // --check --diff first, then applied.
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
     await ssh(`${NAME}4`, 'ctr -n k8s.io images import -', readFileSync(join(bundleDir(), busybox.path)));
     const app = join(work, 'web.yaml');
@@ -165,6 +183,11 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const password = randomBytes(12).toString('hex');
     const registry = await startTestRegistry(join(bundleDir(), busybox.path), '10.231.6.1', 'kc-e2e', password);
     const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };
+    const issuer = await startTestOidcIssuer('10.231.6.1');
+    const dns = await startTestDnsServer('10.231.6.1', 'corp.kcluster.test', '10.231.6.77');
+    const egress = join(work, 'egress-selector.yaml');
+    writeFileSync(egress, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n  - name: cluster\n    connection: { proxyProtocol: Direct }\n');
+    const egressOnHost = '/etc/kubernetes/extra/kube-apiserver/egress-selector.yaml';
     const own = join(work, 'manifests');
     mkdirSync(own, { recursive: true });
     writeFileSync(join(own, '10-namespace.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: kc-own }\n');
@@ -189,8 +212,16 @@ spec:
     // restarts every component and kubelet of a control plane at once, slower on a busy machine.
     const { readyTimeoutSeconds: _fast, ...defaultVars } = settled.vars ?? {};
     settled.vars = defaultVars;
+    const apiServer = settled.cluster['apiServer'] as { extraArgs: Record<string, string> };
     settled.cluster = {
       ...settled.cluster,
+      apiServer: {
+        ...apiServer,
+        extraArgs: { ...apiServer.extraArgs, 'egress-selector-config-file': egressOnHost },
+        extraFiles: [egress],
+        oidc: { issuerUrl: issuer.issuerUrl, clientId: 'kcluster-e2e', usernameClaim: 'sub', usernamePrefix: 'oidc:', groupsClaim: 'groups', groupsPrefix: 'oidc:', caFile: issuer.caFile },
+      },
+      dns: { stubDomains: { 'corp.kcluster.test': [`${dns.address}:${dns.port}`] } },
       featureGates: { ContainerCheckpoint: false },
       registries: { 'registry.kcluster.test': { mirrors: [registry.url], usernameEnv: 'KC_E2E_REGISTRY_USER', passwordEnv: 'KC_E2E_REGISTRY_PASSWORD' } },
       manifests: [own],
@@ -204,6 +235,9 @@ spec:
     expect(preview.stdout).toMatch(/create \/etc\/containerd\/certs\.d\/registry\.kcluster\.test\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
     expect(preview.stdout).toContain('apply 3 objects (server-side)');
     expect(preview.stdout).toContain('+kind: Deployment');
+    expect(preview.stdout.match(/^ *\+ +- "--oidc-issuer-url=https:\/\/10\.231\.6\.1:\d+"$/gm) ?? []).toHaveLength(3);
+    expect(preview.stdout).toMatch(/create \/etc\/kubernetes\/extra\/kube-apiserver\/egress-selector\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
+    expect(preview.stdout).toContain('re-apply coredns (server-side apply)');
     expect(preview.stdout).not.toContain(password);
     expect(preview.stdout).not.toContain(Buffer.from(`kc-e2e:${password}`).toString('base64'));
     expect((await ssh(`${NAME}4`, 'test -e /etc/containerd/certs.d/registry.kcluster.test/hosts.toml && echo present || echo absent')).trim()).toBe('absent');
@@ -221,7 +255,26 @@ spec:
     console.log(`ha: a feature gate, a registry mirror and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`);
     expect(servicePolling.counts.failures).toEqual([]);
     expect(settingsPolling.answers.noneAnswered).toBe(0);
-    for (const h of cps) expect(await ssh(h, 'ps -eo args | grep "^kube-apiserver "')).toContain(' --feature-gates=ContainerCheckpoint=false');
+    for (const h of cps) {
+      const args = await ssh(h, 'ps -eo args | grep "^kube-apiserver "');
+      expect(args).toContain(' --feature-gates=ContainerCheckpoint=false');
+      // The API server started with the file its flag names (it refuses to start without it).
+      expect(args).toContain(` --egress-selector-config-file=${egressOnHost}`);
+      expect(args).toContain(` --oidc-issuer-url=${issuer.issuerUrl}`);
+      expect((await ssh(h, `stat -c %a ${egressOnHost}`)).trim()).toBe('600');
+    }
+    // OIDC: an ID token from the test issuer is a user of the cluster, through every API server.
+    const oidcConfig = join(work, 'oidc.conf');
+    const server = /server: (\S+)/.exec(readFileSync(adminFile, 'utf8'))![1]!;
+    const ca = /certificate-authority-data: (\S+)/.exec(readFileSync(adminFile, 'utf8'))![1]!;
+    writeFileSync(oidcConfig, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: alice, user: { token: ${issuer.token('kcluster-e2e', 'alice', ['dev'])} } }]\ncontexts: [{ name: x, context: { cluster: c, user: alice } }]\ncurrent-context: x\n`);
+    const whoami = await until('the OIDC token is accepted', 120_000, async () => {
+      const out = await kubectl(oidcConfig, 'auth', 'whoami', '-o', 'json').catch(() => '');
+      return out.includes('oidc:alice') ? (JSON.parse(out) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo : undefined;
+    });
+    expect(whoami.username).toBe('oidc:alice');
+    expect(whoami.groups).toContain('oidc:dev');
+    expect(issuer.requests.keys).toBeGreaterThan(0);
     expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^featureGates:\n  ContainerCheckpoint: false$/m);
     expect((await ssh(`${NAME}4`, 'stat -c %a /etc/containerd/certs.d/registry.kcluster.test/hosts.toml')).trim()).toBe('600');
     await kubectl(adminFile, '-n', 'kc-own', 'rollout', 'status', 'deployment/probe', '--timeout=180s');
@@ -232,6 +285,13 @@ spec:
     expect(registry.served.unauthorized).toBe(0);
     expect(await ssh(`${NAME}4`, 'crictl images -o json')).toContain('registry.kcluster.test/kcluster-e2e/probe:1');
     expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
+    // The stub domain: a pod's lookup goes through CoreDNS to the test DNS server.
+    const answer = await until('a name of the stub domain resolves in a pod', 120_000, async () => {
+      const out = await kubectl(adminFile, '-n', 'kc-own', 'exec', 'deploy/probe', '--', '/bin/busybox', 'nslookup', 'web.corp.kcluster.test').catch(() => '');
+      return out.includes('10.231.6.77') ? out : undefined;
+    });
+    expect(answer).toContain('10.231.6.77');
+    expect(dns.asked).toContain('web.corp.kcluster.test');
     // An object taken out of the manifests is deleted from the cluster; the others stay.
     writeFileSync(join(own, '20-apps.yaml'), probe);
     const pruned = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
@@ -243,6 +303,8 @@ spec:
     expect(settledAgain.code, settledAgain.stderr).toBe(0);
     expect(recapOf(settledAgain.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
     await registry.close();
+    await issuer.close();
+    await dns.close();
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));
