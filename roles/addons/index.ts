@@ -1,16 +1,17 @@
 // The addons role, run once per cluster on the first control plane: cluster RBAC, kube-proxy,
 // the CNI (flannel by default; none when cluster.cni is none) and CoreDNS, applied with
 // server-side apply through the local API server. Each addon is re-applied only when its
-// rendered manifest changed since kcluster last applied it (sha256 recorded in the ConfigMap
-// kube-system/kcluster-addons). Last, every Secret is checked in etcd to be encrypted with the
-// current key, and rewritten when it is not (secrets-encrypted.ts). See README.md beside this file.
+// rendered manifest changed since kcluster last applied it (sha256 and text recorded in the
+// ConfigMap kube-system/kcluster-addons; `--check --diff` shows the text that changes). Last,
+// every Secret is checked in etcd to be encrypted with the current key, and rewritten when it is
+// not (secrets-encrypted.ts). See README.md beside this file.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
-import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
-import { addonRecord } from '../../src/kubernetes/facts/addon-record.js';
+import { addonRecord, addonRecordManifest } from '../../src/kubernetes/facts/addon-record.js';
+import { planAddon, type AddonPayload } from './addon-plan.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
@@ -25,29 +26,17 @@ import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
 const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
 
-interface AddonPayload {
-  readonly manifest: string;
-  readonly sha256: string;
-}
-
 function addonTask(name: string, render: (ctx: HostContext) => string): Task<{ record: typeof addonRecord }, AddonPayload> {
   return {
     name: `addon ${name}`,
     tags: ['addons', name],
     facts: () => ({ record: addonRecord }),
-    plan: (facts, ctx) => {
-      if (!facts.record.reachable) throw new Error(`cannot read the addon record through the API server: ${facts.record.detail}`);
-      const manifest = render(ctx);
-      const sha256 = createHash('sha256').update(manifest).digest('hex');
-      const before = facts.record.applied[name];
-      if (before === sha256) return noChange(`${name} is applied as rendered (sha256 ${sha256.slice(0, 12)}…)`);
-      return { kind: before === undefined ? 'create' : 'update', summary: `${before === undefined ? 'apply' : 're-apply'} ${name} (server-side apply)`, payload: { manifest, sha256 } };
-    },
+    plan: (facts, ctx) => planAddon(name, render(ctx), facts.record),
     apply: async (change, ctx) => {
       const kubectl = adminKubectl(60);
       await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, { become: true, stdin: change.payload.manifest, label: `apply ${name}` });
-      // Each addon owns its own key of the record (one field manager per addon).
-      const record = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kcluster-addons', namespace: 'kube-system' }, data: { [name]: change.payload.sha256 } });
+      // Each addon owns its own keys of the record (one field manager per addon).
+      const record = addonRecordManifest(name, change.payload.sha256, change.payload.manifest);
       await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${`kcluster-addon-${name}`} -f -`, { become: true, stdin: record, label: `record ${name}` });
     },
     invalidates: ['addon-record'],
