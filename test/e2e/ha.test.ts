@@ -6,9 +6,9 @@
 // the first control plane (its last good manifest put back) with the others untouched; the
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
 // throughout, and a second apply changes nothing. Then the operator's settings under traffic:
-// a feature gate, a registry mirror with credentials, OIDC login against a test issuer, a file
-// a flag reads, a CoreDNS stub domain and the operator's own manifests, each shown first by
-// --check --diff.
+// a feature gate, a registry mirror with credentials reached through an HTTP proxy, OIDC login
+// against a test issuer, a file a flag reads, a CoreDNS stub domain (its Corefile lines in the
+// diff) and the operator's own manifests, each shown first by --check --diff.
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 import { startTestDnsServer } from './support/test-dns-server.js';
+import { startTestHttpProxy } from './support/test-http-proxy.js';
 import { startTestOidcIssuer } from './support/test-oidc-issuer.js';
 import { startTestRegistry } from './support/test-registry.js';
 
@@ -169,10 +170,10 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(after.spec.taints ?? []).not.toContainEqual(expect.objectContaining({ key: 'dedicated' }));
 
     // The operator's settings on the running cluster, under traffic (a NodePort Service on the
-    // worker and every API server polled): a feature gate, a registry mirror with credentials,
-    // OIDC (a test issuer on the bridge), a file a flag reads (an egress selector configuration),
-    // a stub domain (a test DNS server on the bridge) and the operator's own manifests, shown by
-    // --check --diff first, then applied.
+    // worker and every API server polled): a feature gate, a registry mirror with credentials
+    // behind an HTTP proxy, OIDC (a test issuer on the bridge), a file a flag reads (an egress
+    // selector configuration), a stub domain (a test DNS server on the bridge) and the operator's
+    // own manifests, shown by --check --diff first, then applied.
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
     await ssh(`${NAME}4`, 'ctr -n k8s.io images import -', readFileSync(join(bundleDir(), busybox.path)));
     const app = join(work, 'web.yaml');
@@ -185,6 +186,10 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };
     const issuer = await startTestOidcIssuer('10.231.6.1');
     const dns = await startTestDnsServer('10.231.6.1', 'corp.kcluster.test', '10.231.6.77');
+    // The nodes reach the outside only through an HTTP proxy: the registry pull goes through it,
+    // the cluster's own traffic (NO_PROXY: nodes, API endpoint, CIDRs) does not.
+    const httpProxy = await startTestHttpProxy('10.231.6.1');
+    const registryHost = new URL(registry.url).host;
     const egress = join(work, 'egress-selector.yaml');
     writeFileSync(egress, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n  - name: cluster\n    connection: { proxyProtocol: Direct }\n');
     const egressOnHost = '/etc/kubernetes/extra/kube-apiserver/egress-selector.yaml';
@@ -222,6 +227,7 @@ spec:
         oidc: { issuerUrl: issuer.issuerUrl, clientId: 'kcluster-e2e', usernameClaim: 'sub', usernamePrefix: 'oidc:', groupsClaim: 'groups', groupsPrefix: 'oidc:', caFile: issuer.caFile },
       },
       dns: { stubDomains: { 'corp.kcluster.test': [`${dns.address}:${dns.port}`] } },
+      proxy: { http: httpProxy.url, https: httpProxy.url },
       featureGates: { ContainerCheckpoint: false },
       registries: { 'registry.kcluster.test': { mirrors: [registry.url], usernameEnv: 'KC_E2E_REGISTRY_USER', passwordEnv: 'KC_E2E_REGISTRY_PASSWORD' } },
       manifests: [own],
@@ -238,6 +244,14 @@ spec:
     expect(preview.stdout.match(/^ *\+ +- "--oidc-issuer-url=https:\/\/10\.231\.6\.1:\d+"$/gm) ?? []).toHaveLength(3);
     expect(preview.stdout).toMatch(/create \/etc\/kubernetes\/extra\/kube-apiserver\/egress-selector\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
     expect(preview.stdout).toContain('re-apply coredns (server-side apply)');
+    expect(preview.stdout).not.toContain('the text last applied was not recorded');
+    for (const unit of ['containerd', 'kubelet']) {
+      expect(preview.stdout.match(new RegExp(`create /etc/systemd/system/${unit}\\.service\\.d/kcluster-proxy\\.conf`, 'g')) ?? []).toHaveLength(4);
+    }
+    expect(preview.stdout).toContain(`+Environment="HTTPS_PROXY=${httpProxy.url}"`);
+    // The Corefile's new server block, as lines added to the text kcluster last applied.
+    expect(preview.stdout).toMatch(/^ *\+ +corp\.kcluster\.test:1053 \{$/m);
+    expect(preview.stdout).toMatch(new RegExp(`^ *\\+ +forward \\. ${dns.address.replaceAll('.', '\\.')}:${dns.port}$`, 'm'));
     expect(preview.stdout).not.toContain(password);
     expect(preview.stdout).not.toContain(Buffer.from(`kc-e2e:${password}`).toString('base64'));
     expect((await ssh(`${NAME}4`, 'test -e /etc/containerd/certs.d/registry.kcluster.test/hosts.toml && echo present || echo absent')).trim()).toBe('absent');
@@ -252,7 +266,7 @@ spec:
     await settingsPolling.stop();
     expect(configured.code, configured.stderr).toBe(0);
     expect(configured.stdout).not.toContain(password);
-    console.log(`ha: a feature gate, a registry mirror and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`);
+    console.log(`ha: a feature gate, a registry mirror behind a proxy, OIDC, an extra file, a stub domain and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`);
     expect(servicePolling.counts.failures).toEqual([]);
     expect(settingsPolling.answers.noneAnswered).toBe(0);
     for (const h of cps) {
@@ -284,6 +298,11 @@ spec:
     expect(registry.served.manifests).toBeGreaterThan(0);
     expect(registry.served.unauthorized).toBe(0);
     expect(await ssh(`${NAME}4`, 'crictl images -o json')).toContain('registry.kcluster.test/kcluster-e2e/probe:1');
+    // ... and through the HTTP proxy, which nothing else went through.
+    expect(await ssh(`${NAME}4`, 'systemctl show containerd -p Environment')).toContain(`HTTP_PROXY=${httpProxy.url}`);
+    expect(httpProxy.destinations).toContain(registryHost);
+    expect([...new Set(httpProxy.destinations)]).toEqual([registryHost]);
+    console.log(`ha: through the HTTP proxy: ${httpProxy.destinations.length} requests, all to the registry ${registryHost}`);
     expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
     // The stub domain: a pod's lookup goes through CoreDNS to the test DNS server.
     const answer = await until('a name of the stub domain resolves in a pod', 120_000, async () => {
@@ -305,6 +324,7 @@ spec:
     await registry.close();
     await issuer.close();
     await dns.close();
+    await httpProxy.close();
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
     await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));

@@ -27,7 +27,8 @@ function question(msg: Buffer): { name: string; type: number; end: number } | un
   return { name: labels.join('.'), type: msg.readUInt16BE(at + 1), end: at + 5 };
 }
 
-function answer(query: Buffer, zone: string, ip: string): Buffer | undefined {
+/** The reply to a query with one question and that question's name, or undefined for a malformed query. */
+function answer(query: Buffer, zone: string, ip: string): { reply: Buffer; name: string } | undefined {
   if (query.length < 12 || query.readUInt16BE(4) !== 1) return undefined;
   const q = question(query);
   if (q === undefined) return undefined;
@@ -50,17 +51,17 @@ function answer(query: Buffer, zone: string, ip: string): Buffer | undefined {
     ip.split('.').forEach((octet, i) => record.writeUInt8(Number(octet), 12 + i));
     parts.push(record);
   }
-  return Buffer.concat(parts);
+  return { reply: Buffer.concat(parts), name: q.name };
 }
 
 export async function startTestDnsServer(address: string, zone: string, ip: string): Promise<TestDnsServer> {
   const socket = createSocket('udp4');
   const asked: string[] = [];
   socket.on('message', (msg: Buffer, from: RemoteInfo) => {
-    const reply = answer(msg, zone.toLowerCase(), ip);
-    if (reply === undefined) return;
-    asked.push(question(msg)!.name);
-    socket.send(reply, from.port, from.address);
+    const answered = answer(msg, zone.toLowerCase(), ip);
+    if (answered === undefined) return;
+    asked.push(answered.name);
+    socket.send(answered.reply, from.port, from.address);
   });
   await new Promise<void>((resolve, reject) => socket.once('error', reject).bind(0, address, resolve));
   return {
