@@ -16,7 +16,7 @@ import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { conformanceSelection } from './support/conformance.js';
 import { cisFailures } from './support/kube-bench.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods, writeKubeconfigAs } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kce2e';
@@ -281,11 +281,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     await o('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=not-the-cluster-ca');
     await o('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'node.key', '-out', 'node.csr', '-subj', `/O=system:nodes/CN=system:node:${NAME}2`);
     await o('x509', '-req', '-in', 'node.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'node.crt', '-days', '1');
-    const admin = readFileSync(kubeconfig, 'utf8');
-    const server = /server: (\S+)/.exec(admin)![1]!;
-    const ca = /certificate-authority-data: (\S+)/.exec(admin)![1]!;
-    const forged = join(d, 'forged.conf');
-    writeFileSync(forged, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: u, user: { client-certificate: ${join(d, 'node.crt')}, client-key: ${join(d, 'node.key')} } }]\ncontexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x\n`);
+    const forged = writeKubeconfigAs(kubeconfig, join(d, 'forged.conf'), { clientCertificate: join(d, 'node.crt'), clientKey: join(d, 'node.key') });
     const attempt = await run(kubectlPath(), ['--kubeconfig', forged, '--request-timeout=20s', 'get', 'node', `${NAME}2`]).then(
       () => 'allowed',
       (e: { stderr?: string }) => e.stderr ?? '',

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort, writeKubeconfigAs } from './support/e2e-support.js';
 import { startTestDnsServer } from './support/test-dns-server.js';
 import { startTestHttpProxy } from './support/test-http-proxy.js';
 import { startTestOidcIssuer } from './support/test-oidc-issuer.js';
@@ -278,10 +278,7 @@ spec:
       expect((await ssh(h, `stat -c %a ${egressOnHost}`)).trim()).toBe('600');
     }
     // OIDC: an ID token from the test issuer is a user of the cluster, through every API server.
-    const oidcConfig = join(work, 'oidc.conf');
-    const server = /server: (\S+)/.exec(readFileSync(adminFile, 'utf8'))![1]!;
-    const ca = /certificate-authority-data: (\S+)/.exec(readFileSync(adminFile, 'utf8'))![1]!;
-    writeFileSync(oidcConfig, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: alice, user: { token: ${issuer.token('kcluster-e2e', 'alice', ['dev'])} } }]\ncontexts: [{ name: x, context: { cluster: c, user: alice } }]\ncurrent-context: x\n`);
+    const oidcConfig = writeKubeconfigAs(adminFile, join(work, 'oidc.conf'), { token: issuer.token('kcluster-e2e', 'alice', ['dev']) });
     const whoami = await until('the OIDC token is accepted', 120_000, async () => {
       const out = await kubectl(oidcConfig, 'auth', 'whoami', '-o', 'json').catch(() => '');
       return out.includes('oidc:alice') ? (JSON.parse(out) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo : undefined;

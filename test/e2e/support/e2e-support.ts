@@ -1,8 +1,9 @@
 // Shared by the end-to-end tests: the bundle they install from, its kubectl, SSH to lab
-// hosts, waiting for a condition with a deadline, and a web app polled under load.
+// hosts, waiting for a condition with a deadline, a web app polled under load, and kubeconfigs
+// for other users of a cluster.
 import { get } from 'node:http';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEvents } from '../../integration/support/test-lab.js';
 
@@ -66,6 +67,20 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
     await new Promise((r) => setTimeout(r, 2000));
   }
   throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last error: ${(last as Error).message})` : ''}`);
+}
+
+/**
+ * A kubeconfig for another user of the cluster the admin kubeconfig points at (its server and
+ * CA), written to `file`: a client certificate and key, or a bearer token.
+ */
+export function writeKubeconfigAs(adminFile: string, file: string, user: { clientCertificate: string; clientKey: string } | { token: string }): string {
+  const admin = readFileSync(adminFile, 'utf8');
+  const server = /server: (\S+)/.exec(admin)?.[1];
+  const ca = /certificate-authority-data: (\S+)/.exec(admin)?.[1];
+  if (server === undefined || ca === undefined) throw new Error(`${adminFile}: no server or certificate-authority-data`);
+  const credentials = 'token' in user ? `token: ${user.token}` : `client-certificate: ${user.clientCertificate}, client-key: ${user.clientKey}`;
+  writeFileSync(file, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: u, user: { ${credentials} } }]\ncontexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x\n`);
+  return file;
 }
 
 export interface HostRecap { host: string; changed: number; failed: number; roundTrips: number }
