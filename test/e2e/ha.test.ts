@@ -6,9 +6,10 @@
 // the first control plane (its last good manifest put back) with the others untouched; the
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
 // throughout, and a second apply changes nothing. Then the operator's settings under traffic:
-// a feature gate, a registry mirror with credentials reached through an HTTP proxy, OIDC login
-// against a test issuer, a file a flag reads, a CoreDNS stub domain (its Corefile lines in the
-// diff) and the operator's own manifests, each shown first by --check --diff.
+// a feature gate, a registry mirror with credentials reached through an HTTP proxy (set from
+// the install on, which nothing else goes through), OIDC login against a test issuer, a file a
+// flag reads, a CoreDNS stub domain (its Corefile lines in the diff) and the operator's own
+// manifests, each shown first by --check --diff.
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -66,6 +67,13 @@ function pollApiServers() {
 
 describe('HA: 3 control planes without a load balancer, 1 worker', () => {
   it('installs, rolls a control-plane change one node at a time, and keeps answering with the first control plane stopped', async () => {
+    // The nodes reach the outside only through an HTTP proxy (cluster.proxy, from the install
+    // on): the registry pull below goes through it, the cluster's own traffic (NO_PROXY: nodes,
+    // API endpoint, CIDRs, cluster domain) never does.
+    const httpProxy = await startTestHttpProxy('10.231.6.1');
+    const installed = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    installed.cluster['proxy'] = { http: httpProxy.url, https: httpProxy.url };
+    writeFileSync(inventory, stringify(installed));
     const started = Date.now();
     const apply = await kcluster(['apply', '-i', inventory]);
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-3000)}`).toBe(0);
@@ -171,7 +179,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
 
     // The operator's settings on the running cluster, under traffic (a NodePort Service on the
     // worker and every API server polled): a feature gate, a registry mirror with credentials
-    // behind an HTTP proxy, OIDC (a test issuer on the bridge), a file a flag reads (an egress
+    // (pulled through the HTTP proxy), OIDC (a test issuer on the bridge), a file a flag reads (an egress
     // selector configuration), a stub domain (a test DNS server on the bridge) and the operator's
     // own manifests, shown by --check --diff first, then applied.
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
@@ -186,9 +194,6 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };
     const issuer = await startTestOidcIssuer('10.231.6.1');
     const dns = await startTestDnsServer('10.231.6.1', 'corp.kcluster.test', '10.231.6.77');
-    // The nodes reach the outside only through an HTTP proxy: the registry pull goes through it,
-    // the cluster's own traffic (NO_PROXY: nodes, API endpoint, CIDRs) does not.
-    const httpProxy = await startTestHttpProxy('10.231.6.1');
     const registryHost = new URL(registry.url).host;
     const egress = join(work, 'egress-selector.yaml');
     writeFileSync(egress, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n  - name: cluster\n    connection: { proxyProtocol: Direct }\n');
@@ -227,7 +232,6 @@ spec:
         oidc: { issuerUrl: issuer.issuerUrl, clientId: 'kcluster-e2e', usernameClaim: 'sub', usernamePrefix: 'oidc:', groupsClaim: 'groups', groupsPrefix: 'oidc:', caFile: issuer.caFile },
       },
       dns: { stubDomains: { 'corp.kcluster.test': [`${dns.address}:${dns.port}`] } },
-      proxy: { http: httpProxy.url, https: httpProxy.url },
       featureGates: { ContainerCheckpoint: false },
       registries: { 'registry.kcluster.test': { mirrors: [registry.url], usernameEnv: 'KC_E2E_REGISTRY_USER', passwordEnv: 'KC_E2E_REGISTRY_PASSWORD' } },
       manifests: [own],
@@ -245,10 +249,6 @@ spec:
     expect(preview.stdout).toMatch(/create \/etc\/kubernetes\/extra\/kube-apiserver\/egress-selector\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
     expect(preview.stdout).toContain('re-apply coredns (server-side apply)');
     expect(preview.stdout).not.toContain('the text last applied was not recorded');
-    for (const unit of ['containerd', 'kubelet']) {
-      expect(preview.stdout.match(new RegExp(`create /etc/systemd/system/${unit}\\.service\\.d/kcluster-proxy\\.conf`, 'g')) ?? []).toHaveLength(4);
-    }
-    expect(preview.stdout).toContain(`+Environment="HTTPS_PROXY=${httpProxy.url}"`);
     // The Corefile's new server block, as lines added to the text kcluster last applied.
     expect(preview.stdout).toMatch(/^ *\+ +corp\.kcluster\.test:1053 \{$/m);
     expect(preview.stdout).toMatch(new RegExp(`^ *\\+ +forward \\. ${dns.address.replaceAll('.', '\\.')}:${dns.port}$`, 'm'));
@@ -295,11 +295,11 @@ spec:
     expect(registry.served.manifests).toBeGreaterThan(0);
     expect(registry.served.unauthorized).toBe(0);
     expect(await ssh(`${NAME}4`, 'crictl images -o json')).toContain('registry.kcluster.test/kcluster-e2e/probe:1');
-    // ... and through the HTTP proxy, which nothing else went through.
-    expect(await ssh(`${NAME}4`, 'systemctl show containerd -p Environment')).toContain(`HTTP_PROXY=${httpProxy.url}`);
+    // ... and through the HTTP proxy, which nothing else went through since the install.
+    for (const unit of ['containerd', 'kubelet']) expect(await ssh(`${NAME}4`, `systemctl show ${unit} -p Environment`)).toContain(`HTTP_PROXY=${httpProxy.url}`);
     expect(httpProxy.destinations).toContain(registryHost);
     expect([...new Set(httpProxy.destinations)]).toEqual([registryHost]);
-    console.log(`ha: through the HTTP proxy: ${httpProxy.destinations.length} requests, all to the registry ${registryHost}`);
+    console.log(`ha: through the HTTP proxy since the install: ${httpProxy.destinations.length} requests, all to the registry ${registryHost}`);
     expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
     // The stub domain: a pod's lookup goes through CoreDNS to the test DNS server.
     const answer = await until('a name of the stub domain resolves in a pod', 120_000, async () => {
