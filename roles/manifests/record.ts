@@ -2,7 +2,7 @@
 // kube-system/kcluster-manifests holds their sha256, the objects (to delete those that leave
 // the manifests) and the text (for the next `--diff`).
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
-import { kubeSystemConfigMapData } from '../../src/kubernetes/facts/configmap-data.js';
+import { kubeSystemConfigMapData, kubeSystemConfigMapManifest } from '../../src/kubernetes/facts/configmap-data.js';
 import type { ObjectRef } from '../../src/kubernetes/cluster/operator-manifests.js';
 
 export const MANIFEST_RECORD = 'kcluster-manifests';
@@ -30,10 +30,5 @@ export const manifestRecord: Fact<ManifestRecord> = {
 
 /** The record's own manifest, applied after the objects. */
 export function recordManifest(sha256: string, objects: readonly ObjectRef[], text: string): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: MANIFEST_RECORD, namespace: 'kube-system' },
-    data: { sha256, objects: JSON.stringify(objects), manifest: text },
-  });
+  return kubeSystemConfigMapManifest(MANIFEST_RECORD, { sha256, objects: JSON.stringify(objects), manifest: text });
 }

@@ -179,9 +179,9 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
 
     // The operator's settings on the running cluster, under traffic (a NodePort Service on the
     // worker and every API server polled): a feature gate, a registry mirror with credentials
-    // (pulled through the HTTP proxy), OIDC (a test issuer on the bridge), a file a flag reads (an egress
-    // selector configuration), a stub domain (a test DNS server on the bridge) and the operator's
-    // own manifests, shown by --check --diff first, then applied.
+    // (pulled through the HTTP proxy), OIDC (a test issuer on the bridge), a file a flag reads
+    // (an egress selector configuration), a stub domain (a test DNS server on the bridge) and the
+    // operator's own manifests, shown by --check --diff first, then applied.
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
     await ssh(`${NAME}4`, 'ctr -n k8s.io images import -', readFileSync(join(bundleDir(), busybox.path)));
     const app = join(work, 'web.yaml');

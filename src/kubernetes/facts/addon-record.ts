@@ -3,7 +3,7 @@
 // `<name>.yaml` to its text (for the next `--check --diff`; records written before the text was
 // kept have the sha256 only).
 import type { Fact } from '../../orchestrator/engine/fact.js';
-import { kubeSystemConfigMapData } from './configmap-data.js';
+import { kubeSystemConfigMapData, kubeSystemConfigMapManifest } from './configmap-data.js';
 
 export type AddonRecord =
   | { readonly reachable: true; readonly applied: Readonly<Record<string, string>>; readonly texts: Readonly<Record<string, string>> }
@@ -35,5 +35,5 @@ export const addonRecord: Fact<AddonRecord> = {
 
 /** The record's own manifest for one addon (its field manager owns these two keys only). */
 export function addonRecordManifest(name: string, sha256: string, manifest: string): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ADDON_RECORD, namespace: 'kube-system' }, data: { [name]: sha256, [addonTextKey(name)]: manifest } });
+  return kubeSystemConfigMapManifest(ADDON_RECORD, { [name]: sha256, [addonTextKey(name)]: manifest });
 }

@@ -1,6 +1,7 @@
 // A ConfigMap's data in kube-system, read through the admin kubeconfig on the first control
 // plane: its data map ({} when the ConfigMap does not exist yet), or why the API server could
-// not be asked. What kcluster records there: the addons it applied, the operator's manifests.
+// not be asked; and the manifest that writes such a ConfigMap. What kcluster records there: the
+// addons it applied, the operator's manifests.
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { adminKubectl } from './admin-kubectl.js';
@@ -24,4 +25,9 @@ esac`,
       return { reachable: true, data: text === '' ? {} : (JSON.parse(text) as Record<string, string>) };
     },
   };
+}
+
+/** A ConfigMap in kube-system with this data, as JSON for `kubectl apply -f -`. */
+export function kubeSystemConfigMapManifest(name: string, data: Readonly<Record<string, string>>): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data });
 }
