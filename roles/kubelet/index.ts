@@ -26,6 +26,7 @@ import { proxyDropInTask } from '../../src/kubernetes/cluster/proxy-environment.
 import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubelet-config.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
+import { waitForKubeletSettled } from './kubelet-settled.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
 const FORGET_ROTATED_CLIENT_CERTIFICATE = 'forget the client certificate the kubelet rotated';
@@ -118,6 +119,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
         name: RESTART_KUBELET,
         run: async (ctx) => {
           await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart kubelet.service`, { become: true, label: RESTART_KUBELET });
+          await waitForKubeletSettled(ctx);
         },
       },
     ],
