@@ -33,8 +33,6 @@ export interface StaticPods {
   readonly components: readonly ComponentState[];
   /** What the API said when it could not list the pods (empty otherwise). */
   readonly detail: string;
-  /** Whether the kubelet's pod list was read (false: the API server or the node proxy did not answer). */
-  readonly kubeletAnswered: boolean;
   /** The host's clock when the fact was read (epoch seconds; undefined: unknown). */
   readonly now?: number;
 }
@@ -66,7 +64,6 @@ function kubeletStaticPods(json: string): Map<string, { hash: string; ready: boo
 export function parseStaticPods(stdout: string): StaticPods {
   const want = new Map<string, string>();
   let have = new Map<string, { hash: string; ready: boolean }>();
-  let kubeletAnswered = false;
   const written = new Map<string, number>();
   const created = new Map<string, number>();
   let now: number | undefined;
@@ -81,7 +78,6 @@ export function parseStaticPods(stdout: string): StaticPods {
     else if (kubelet && kubelet[1]!.startsWith('{')) {
       try {
         have = kubeletStaticPods(kubelet[1]!);
-        kubeletAnswered = true;
       } catch {
         other.push(`the kubelet's pod list is not JSON: ${kubelet[1]!.slice(0, 100)}`);
       }
@@ -111,7 +107,6 @@ export function parseStaticPods(stdout: string): StaticPods {
       ...(created.has(component) ? { containerCreated: created.get(component)! } : {}),
     })),
     detail: other.join(' ').slice(0, 300),
-    kubeletAnswered,
     ...(now !== undefined ? { now } : {}),
   };
 }
@@ -120,7 +115,7 @@ export function parseStaticPods(stdout: string): StaticPods {
 export function lagging(pods: StaticPods): string[] {
   return pods.components.flatMap((c) => {
     if (c.want === '') return [`${c.component} (no manifest with kcluster.io/inputs-sha256)`];
-    if (c.have === '') return [`${c.component} (${pods.kubeletAnswered ? 'the kubelet runs no such pod yet' : "the kubelet's pods could not be read"})`];
+    if (c.have === '') return [`${c.component} (the kubelet runs no such pod yet)`];
     if (c.have !== c.want) return [`${c.component} (the previous pod still runs)`];
     // The same hash, but the container predates its manifest: a hand edit that kept the
     // annotation, undone by this write; the kubelet has not restarted the pod yet.
