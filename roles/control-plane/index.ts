@@ -125,6 +125,13 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
     apply: async (_change, ctx) => {
       const pods = staticPods(ctx.host.name);
       const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
+      // The debug log gets what is still awaited each time it changes: a slow wait names its component.
+      let lastWaiting = '';
+      const logWaiting = (waiting: readonly string[]) => {
+        const text = waiting.length === 0 ? 'nothing: ready' : waiting.join(', ');
+        if (text !== lastWaiting) ctx.log(`control plane: waiting for ${text}`);
+        lastWaiting = text;
+      };
       const waitUntilReady = () =>
         pollUntil({
           timeoutMs,
@@ -132,7 +139,9 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
           signal: ctx.signal,
           probe: async () => {
             const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
-            return pending(api, current);
+            const waiting = pending(api, current);
+            logWaiting(waiting);
+            return waiting;
           },
           done: (waiting) => waiting.length === 0,
         });
