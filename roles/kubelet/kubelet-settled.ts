@@ -7,6 +7,7 @@
 // with static pods of a running cluster, the restart waits until the kubelet reports as many
 // volumes mounted as it wants (its volume_manager_total_volumes metric, read through the API
 // server's node proxy), at most SETTLE_TIMEOUT_SECONDS.
+import { MANIFESTS_DIR } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { adminKubectl, ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/admin-kubectl.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { ApplyContext } from '../../src/orchestrator/engine/types.js';
@@ -14,7 +15,6 @@ import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh, type ShellCommand } from '../../src/orchestrator/ssh/quote.js';
 
 export const SETTLE_TIMEOUT_SECONDS = 60;
-const MANIFESTS = '/etc/kubernetes/manifests';
 
 export interface VolumeCounts {
   readonly desired: number;
@@ -41,14 +41,14 @@ export function settled(counts: VolumeCounts): boolean {
 }
 
 /**
- * One command on the host: exits at once (printing why) when the host runs no static pod or the
- * API server does not answer (nothing to guard: an install, or a control plane that is down),
- * else prints the kubelet's volume lines every second until the caller's check passes.
- * Prints "metrics" blocks; the caller parses the last.
+ * One probe on the host: prints "skip: WHY" when the host runs no static pod, has no admin
+ * kubeconfig or its API server does not answer (nothing to guard: an install, a worker, or a
+ * control plane that is down), else the kubelet's volume_manager_total_volumes lines (or the
+ * API's error). waitForKubeletSettled repeats it every second.
  */
 export function kubeletVolumesScript(node: string): ShellCommand {
   const kubectl = adminKubectl(5);
-  return sh`ls ${MANIFESTS}/*.yaml > /dev/null 2>&1 || { echo 'skip: no static pod manifest'; exit 0; }
+  return sh`ls ${MANIFESTS_DIR}/*.yaml > /dev/null 2>&1 || { echo 'skip: no static pod manifest'; exit 0; }
 [ -f ${ADMIN_KUBECONFIG} ] || { echo 'skip: no admin kubeconfig on this host'; exit 0; }
 ${kubectl} get --raw /readyz > /dev/null 2>&1 || { echo 'skip: the API server does not answer'; exit 0; }
 ${kubectl} get --raw /api/v1/nodes/${node}/proxy/metrics 2>&1 | grep -E '^volume_manager_total_volumes|^Error' ; true`;
