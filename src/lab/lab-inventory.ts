@@ -7,6 +7,11 @@ import { labHosts } from './lab-settings.js';
 export function labInventoryYaml(settings: LabSettings, schemaPath: string): string {
   const doc = {
     cluster: { name: settings.name, ...(settings.bundle !== undefined ? { artifacts: { source: 'bundle', bundle: settings.bundle } } : {}) },
+    // The lab's cluster keeps its state (PKI, encryption keys, logs) beside the lab, not in
+    // ~/.kcluster/<name>: `lab down` removes it with the hosts, so the next lab of the same name
+    // never inherits a gone cluster's CA or a rotation it left half done, and a real cluster
+    // that happens to share the name is never touched.
+    stateDir: join(settings.homeDir, 'state'),
     ssh: {
       user: 'root',
       keyFile: join(settings.homeDir, 'id_ed25519'),

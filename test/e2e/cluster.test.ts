@@ -174,8 +174,9 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
 
   it('rotates the key of Secrets at rest: the new key encrypts every Secret, the old one is gone, the Secrets read the same', async () => {
     const cp = `${NAME}1`;
-    const keysFile = join(homedir(), '.kcluster', NAME, 'encryption', 'keys.json');
+    const keysFile = join(labDir, 'state', 'encryption', 'keys.json');
     const keyNames = (): string[] => (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: { name: string }[] }).keys.map((k) => k.name);
+    expect(keyNames(), `${keysFile}: a fresh lab cluster has one key`).toHaveLength(1);
     const [before] = keyNames();
     await kubectl('create', 'secret', 'generic', 'e2e-rotate', '--from-literal=token=rotate-me');
     const preview = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--check', '--output', 'json']);
@@ -266,7 +267,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     doc.hosts.push({ name: `${NAME}9`, address: '10.231.4.99', roles: ['control-plane'] });
     const grown = join(labDir, 'inventory-new-control-plane.yaml');
     writeFileSync(grown, stringify(doc));
-    const pki = join(homedir(), '.kcluster', NAME, 'pki');
+    const pki = join(labDir, 'state', 'pki');
     const before = pkiDigest(pki);
     const refused = await kcluster(['apply', '-i', grown]);
     expect(refused.code, refused.stderr).toBe(2);

@@ -50,7 +50,7 @@ function pollApiServers() {
   const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
   let polling = true;
   const loop = (async () => {
-    const pki = join(homedir(), '.kcluster', NAME, 'pki');
+    const pki = join(labDir, 'state', 'pki');
     const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
     const apis = [11, 12, 13].map((i) => apiClient({ server: `https://10.231.6.${i}:6443`, ...credentials }, 2_000));
     while (polling) {

@@ -76,7 +76,8 @@ describe('host failures over real SSH', () => {
     expect(statusByHost(run.stdout).get(host.name)?.failed).toBe(0);
     expect(run.stdout).not.toContain(password);
     // The debug logs of this cluster never contain the password.
-    const logDir = join(homedir(), '.kcluster', String((parse(readFileSync(file, 'utf8')) as { cluster: { name: string } }).cluster.name), 'logs');
+    const doc = parse(readFileSync(file, 'utf8')) as { cluster: { name: string }; stateDir?: string };
+    const logDir = join(doc.stateDir ?? join(homedir(), '.kcluster', doc.cluster.name), 'logs');
     for (const log of readdirSync(logDir)) expect(readFileSync(join(logDir, log), 'utf8')).not.toContain(password);
     expect((await sshHost(lab, host.name, 'test -e /tmp/pwned; echo $?')).stdout.trim()).toBe('1');
 

@@ -52,5 +52,7 @@ fi
 ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
 rm -rf "$RUN_DIR"
 rm -f "$HOME_DIR/known_hosts" "$HOME_DIR/ssh_config" "$HOME_DIR/inventory.yaml" "$HOME_DIR/lab.json"
+# The lab's cluster state (its inventory's stateDir): PKI, keys and logs of a cluster whose hosts are gone.
+rm -rf "$HOME_DIR/state"
 [ -z "$(ls -A /run/systemd/nspawn/propagate 2>/dev/null)" ] && rm -rf /run/systemd/nspawn
 exit 0

@@ -34,6 +34,7 @@ function leftovers(): string[] {
   if (existsSync('/run/systemd/nspawn/propagate')) for (const p of readdirSync('/run/systemd/nspawn/propagate')) if (p.startsWith(NAME)) found.push(`propagate dir ${p}`);
   if (existsSync(runDir)) found.push(`runtime dir ${runDir}`);
   if (existsSync(join(home, 'inventory.yaml'))) found.push('inventory file');
+  if (existsSync(join(home, 'state'))) found.push('cluster state folder');
   return found;
 }
 
@@ -76,6 +77,11 @@ describe('kcluster lab (3 real hosts)', () => {
     const status = await kcluster(['lab', 'status', '--name', NAME, '--output', 'json']);
     const labs = JSON.parse(status.stdout) as { hosts: { running: boolean }[] }[];
     expect(labs[0]!.hosts.map((h) => h.running)).toEqual([true, true, true]);
+    // A run writes the lab cluster's state (its debug log) beside the lab, never in ~/.kcluster/kclab.
+    const run = await kcluster(['run', 'demo', '-i', join(home, 'inventory.yaml'), '--limit', 'kclab1', '--check']);
+    expect([0, 3], run.stderr).toContain(run.code);
+    expect(readdirSync(join(home, 'state', 'logs')).length).toBeGreaterThan(0);
+    expect(existsSync(join(homedir(), '.kcluster', NAME))).toBe(false);
     expect(leftovers().length).toBeGreaterThan(0);
     const down = await kcluster(['lab', 'down', '--name', NAME]);
     expect(down.code).toBe(0);

@@ -36,6 +36,8 @@ describe('lab settings', () => {
         ['lab2', '10.231.0.12', '/home/u/.kcluster/labs/lab/id_ed25519'],
       ]);
       expect(result.inventory.ssh.knownHostsFile).toBe('/home/u/.kcluster/labs/lab/known_hosts');
+      // The cluster's state lives with the lab (lab down removes it), never in ~/.kcluster/lab.
+      expect(result.inventory.stateDir).toBe('/home/u/.kcluster/labs/lab/state');
     }
   });
 });
