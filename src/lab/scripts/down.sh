@@ -51,7 +51,7 @@ if [ -f "$RUN_DIR/aptproxy.pid" ]; then
 fi
 ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
 rm -rf "$RUN_DIR"
-rm -f "$HOME_DIR/known_hosts" "$HOME_DIR/ssh_config" "$HOME_DIR/inventory.yaml" "$HOME_DIR/lab.json"
+rm -f "$HOME_DIR/known_hosts" "$HOME_DIR/ssh_config" "$HOME_DIR/inventory.yaml" "$HOME_DIR/lab.json" "$HOME_DIR/admin.conf"
 # The lab's cluster state (its inventory's stateDir): PKI, keys and logs of a cluster whose hosts are gone.
 rm -rf "$HOME_DIR/state"
 [ -z "$(ls -A /run/systemd/nspawn/propagate 2>/dev/null)" ] && rm -rf /run/systemd/nspawn
