@@ -17,7 +17,7 @@ import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
-import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
+import { lagging, MANIFESTS_DIR, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
 import type { CertAndKey } from '../../src/kubernetes/pki/cluster-pki.js';
 import { renderKubeconfig } from '../../src/kubernetes/pki/cluster-pki.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
@@ -283,13 +283,13 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   const manifest = (component: ControlPlaneComponent, imageName: string): AnyTask => {
     const template = join(templateDir, `${component}.yaml.hbs`);
     const data = manifestData(component, imageName, renderer.compile(template));
-    return templateFile({ path: `/etc/kubernetes/manifests/${component}.yaml`, template, mode: 0o600, renderer, invalidates: MANIFEST_INVALIDATES, data });
+    return templateFile({ path: `${MANIFESTS_DIR}/${component}.yaml`, template, mode: 0o600, renderer, invalidates: MANIFEST_INVALIDATES, data });
   };
   // etcd's manifest runs it as the etcd user: its uid and gid are the host's, read as a fact.
   const etcdManifest = (): AnyTask => {
     const compiled = renderer.compile(join(templateDir, 'etcd.yaml.hbs'));
     return factDerivedFile({
-      path: '/etc/kubernetes/manifests/etcd.yaml',
+      path: `${MANIFESTS_DIR}/etcd.yaml`,
       mode: 0o600,
       invalidates: MANIFEST_INVALIDATES,
       facts: () => ({ user: etcdUser }),

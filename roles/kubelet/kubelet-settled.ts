@@ -7,8 +7,8 @@
 // with static pods of a running cluster, the restart waits until the kubelet reports as many
 // volumes mounted as it wants (its volume_manager_total_volumes metric, read through the API
 // server's node proxy), at most SETTLE_TIMEOUT_SECONDS.
-import { MANIFESTS_DIR } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { adminKubectl, ADMIN_KUBECONFIG } from '../../src/kubernetes/facts/admin-kubectl.js';
+import { MANIFESTS_DIR } from '../../src/kubernetes/facts/static-pods.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { ApplyContext } from '../../src/orchestrator/engine/types.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';

@@ -6,8 +6,8 @@
 // each copy is written to a temporary name and renamed, so no reader ever sees half a file.
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
+import { MANIFESTS_DIR } from '../facts/static-pods.js';
 
-export const MANIFESTS_DIR = '/etc/kubernetes/manifests';
 export const LAST_GOOD_MANIFESTS_DIR = '/etc/kubernetes/manifests-last-good';
 export const CONTROL_PLANE_MANIFESTS = ['etcd.yaml', 'kube-apiserver.yaml', 'kube-controller-manager.yaml', 'kube-scheduler.yaml'] as const;
 

@@ -13,6 +13,7 @@
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { execChecked, type Connection } from '../../orchestrator/ssh/connection.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
+import { MANIFESTS_DIR } from '../facts/static-pods.js';
 import { ETCD_USER } from './etcd-user.js';
 
 export interface RestoreMember {
@@ -55,7 +56,7 @@ export async function stopControlPlane(connection: Connection): Promise<void> {
   await execChecked(
     connection,
     sh`set -e; mkdir -p ${PARKED_MANIFESTS}
-for f in ${MANIFESTS}; do [ -f /etc/kubernetes/manifests/$f ] && mv /etc/kubernetes/manifests/$f ${PARKED_MANIFESTS}/$f; done
+for f in ${MANIFESTS}; do [ -f ${MANIFESTS_DIR}/$f ] && mv ${MANIFESTS_DIR}/$f ${PARKED_MANIFESTS}/$f; done
 for i in $(seq 1 90); do crictl ps -q --name '^(etcd|kube-apiserver|kube-controller-manager|kube-scheduler)$' 2>/dev/null | grep -q . || exit 0; sleep 1; done
 echo "the control-plane containers did not stop within 90 s" >&2; exit 1`,
     { become: true, label: 'stop the control plane for the restore', timeoutMs: 120_000 },
@@ -71,7 +72,7 @@ export async function swapDataDir(connection: Connection, plan: RestorePlan): Pr
 }
 
 export async function startControlPlane(connection: Connection): Promise<void> {
-  await execChecked(connection, sh`for f in ${MANIFESTS}; do [ -f ${PARKED_MANIFESTS}/$f ] && mv ${PARKED_MANIFESTS}/$f /etc/kubernetes/manifests/$f; done; rmdir ${PARKED_MANIFESTS} 2>/dev/null; true`, {
+  await execChecked(connection, sh`for f in ${MANIFESTS}; do [ -f ${PARKED_MANIFESTS}/$f ] && mv ${PARKED_MANIFESTS}/$f ${MANIFESTS_DIR}/$f; done; rmdir ${PARKED_MANIFESTS} 2>/dev/null; true`, {
     become: true,
     label: 'start the control plane',
   });

@@ -3,6 +3,7 @@
 // previous installation, the clock, and the MAC of each interface.
 import { shellRaw } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
+import { MANIFESTS_DIR } from './static-pods.js';
 
 export const CLUSTER_MARKER = '/var/lib/kcluster/cluster';
 
@@ -34,7 +35,7 @@ for m in overlay br_netfilter; do [ -e /proc/modules ] && modprobe -n -q -- "$m"
 for c in ${'$'}{REQ}; do command -v "$c" >/dev/null 2>&1 || echo "missing $c"; done
 [ -f ${CLUSTER_MARKER} ] && echo "marker $(head -n 1 ${CLUSTER_MARKER})"
 [ -d /etc/kubernetes ] && echo "k8s-dir yes"
-for f in /etc/kubernetes/manifests/*; do [ -f "$f" ] || continue; grep -q 'Managed by kcluster' "$f" || echo "foreign $f"; done
+for f in ${MANIFESTS_DIR}/*; do [ -f "$f" ] || continue; grep -q 'Managed by kcluster' "$f" || echo "foreign $f"; done
 echo "epoch $(date +%s)"
 for d in /sys/class/net/*; do n=${'$'}{d##*/}; [ "$n" = lo ] && continue; echo "mac $n $(cat "$d/address" 2>/dev/null)"; done
 echo end`;

@@ -10,8 +10,9 @@ import type { Fact } from '../../orchestrator/engine/fact.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
 import { adminKubectl } from './admin-kubectl.js';
 
+/** Where the kubelet reads static pod manifests (its staticPodPath). */
+export const MANIFESTS_DIR = '/etc/kubernetes/manifests';
 export const STATIC_POD_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-const MANIFESTS = '/etc/kubernetes/manifests';
 
 export interface ComponentState {
   readonly component: string;
@@ -104,8 +105,8 @@ export function staticPods(node: string): Fact<StaticPods> {
   return {
     key: `static-pods:${node}`,
     become: true,
-    script: sh`for c in ${[...STATIC_POD_COMPONENTS]}; do want=$(sed -n 's/^[[:space:]]*kcluster\\.io\\/inputs-sha256:[[:space:]]*//p' ${MANIFESTS}/"$c".yaml 2>/dev/null | head -n 1); echo "manifest $c \${want:--}"; done
-for c in ${[...STATIC_POD_COMPONENTS]}; do m=$(stat -c %Y ${MANIFESTS}/"$c".yaml 2>/dev/null) && echo "mtime $c $m"; done
+    script: sh`for c in ${[...STATIC_POD_COMPONENTS]}; do want=$(sed -n 's/^[[:space:]]*kcluster\\.io\\/inputs-sha256:[[:space:]]*//p' ${MANIFESTS_DIR}/"$c".yaml 2>/dev/null | head -n 1); echo "manifest $c \${want:--}"; done
+for c in ${[...STATIC_POD_COMPONENTS]}; do m=$(stat -c %Y ${MANIFESTS_DIR}/"$c".yaml 2>/dev/null) && echo "mtime $c $m"; done
 echo "now $(date +%s)"
 printf 'containers '; crictl ps --state running -o json 2>/dev/null | tr -d '\n'; echo
 ${adminKubectl(5)} -n kube-system get pod ${podNames} -o 'jsonpath={range .items[*]}pod {.metadata.labels.component} {.metadata.annotations.kcluster\\.io/inputs-sha256} {range .status.conditions[?(@.type=="Ready")]}{.status}{end}{"\\n"}{end}' 2>&1 | tail -n 8; true`,
