@@ -3,10 +3,10 @@
 // a password works without the password ever reaching argv or the logs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
 import { inventoryVariant, kcluster, parseEvents, sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 
@@ -76,8 +76,9 @@ describe('host failures over real SSH', () => {
     expect(statusByHost(run.stdout).get(host.name)?.failed).toBe(0);
     expect(run.stdout).not.toContain(password);
     // The debug logs of this cluster never contain the password.
-    const doc = parse(readFileSync(file, 'utf8')) as { cluster: { name: string }; stateDir?: string };
-    const logDir = join(doc.stateDir ?? join(homedir(), '.kcluster', doc.cluster.name), 'logs');
+    const loaded = await loadInventory(file, { env: { ...process.env, KC_TEST_SUDO_PASSWORD: password } });
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const logDir = join(loaded.inventory.stateDir, 'logs');
     for (const log of readdirSync(logDir)) expect(readFileSync(join(logDir, log), 'utf8')).not.toContain(password);
     expect((await sshHost(lab, host.name, 'test -e /tmp/pwned; echo $?')).stdout.trim()).toBe('1');
 
