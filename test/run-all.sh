@@ -10,6 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+SUITE_START=$(date +%s%3N)
 [ "$(id -u)" = 0 ] || { echo "npm test: the suite needs root (lab hosts are systemd-nspawn containers); run it with sudo" >&2; exit 2; }
 
 bash src/lab/scripts/install-host-deps.sh || exit 1
@@ -19,11 +20,20 @@ npm run --silent typecheck || exit 1
 
 RESULTS=$(mktemp -d /tmp/kcluster-test-results.XXXXXX)
 status=0
+# Each stage's wall clock, printed at the end (test/summarize-results.mjs --stages).
+STAGE_START=$SUITE_START
+stage_done() { # name: the time since the last stage ended
+  local now; now=$(date +%s%3N)
+  printf '%s\t%s\n' "$1" "$((now - STAGE_START))" >> "$RESULTS/stages.tsv"
+  STAGE_START=$now
+}
+stage_done "install, build, typecheck"
 run_project() { # name [extra env...]
   local project=$1; shift
   echo "== vitest project: $project"
   env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
     --outputFile.json="$RESULTS/$project.json" || status=1
+  stage_done "$project tests"
 }
 
 run_project unit
@@ -32,13 +42,14 @@ run_project lab
 TEST_LAB=kctest
 LAB_DIR=${HOME}/.kcluster/labs/$TEST_LAB
 node bin/kcluster.js lab down --name "$TEST_LAB" >/dev/null 2>&1 || true
-if node bin/kcluster.js lab up --name "$TEST_LAB" --hosts 3; then
+if node bin/kcluster.js lab up --name "$TEST_LAB" --hosts 3 && stage_done "test lab up"; then
   run_project integration KCLUSTER_TEST_LAB="$LAB_DIR" KCLUSTER_ROOT="$ROOT"
 else
   echo "npm test: could not bring up the test lab; integration tests not run" >&2
   status=1
 fi
 node bin/kcluster.js lab down --name "$TEST_LAB" || status=1
+stage_done "test lab down"
 
 # 5. the offline bundle built from source (cached in /var/cache/kcluster/build), verified, and a
 #    real cluster installed from it on privileged lab hosts.
@@ -46,14 +57,16 @@ node bin/kcluster.js lab down --name "$TEST_LAB" || status=1
 # kube-bench, which the e2e suite runs on its clusters (built once through the Go module proxy, cached).
 echo "== kube-bench: test/cis/build-kube-bench.sh"
 bash test/cis/build-kube-bench.sh || status=1
+stage_done "kube-bench build"
 echo "== offline bundle: kcluster bundle build"
-if BUNDLE=$(node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
+if BUNDLE=$(node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE" && stage_done "offline bundle build and verify"; then
   run_project e2e KCLUSTER_TEST_BUNDLE="$BUNDLE"
 else
   echo "npm test: the offline bundle could not be built or verified; end-to-end tests not run" >&2
   status=1
 fi
 
-node test/summarize-results.mjs "$RESULTS"/*.json || status=1
+printf 'whole suite\t%s\n' "$(($(date +%s%3N) - SUITE_START))" >> "$RESULTS/stages.tsv"
+node test/summarize-results.mjs --stages "$RESULTS/stages.tsv" "$RESULTS"/*.json || status=1
 rm -rf "$RESULTS"
 exit $status
