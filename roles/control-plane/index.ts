@@ -28,6 +28,7 @@ import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { componentExtraArgs, type ControlPlaneComponent } from '../../src/kubernetes/cluster/component-args.js';
 import { extraFilesDir } from '../../src/kubernetes/cluster/component-files.js';
 import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
+import { componentReads, PKI } from './component-reads.js';
 import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { directory } from '../../src/orchestrator/tasks/directory.js';
 import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
@@ -41,7 +42,6 @@ import { createTemplateRenderer, type CompiledTemplate } from '../../src/orchest
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
 
 const templateDir = join(packageRoot(), 'roles', 'control-plane', 'templates');
-const PKI = '/etc/kubernetes/pki';
 const READY_TIMEOUT_MS = 300_000;
 
 const sha = (...parts: string[]): string => createHash('sha256').update(parts.join('\0')).digest('hex');
@@ -53,7 +53,7 @@ function own(map: ReadonlyMap<string, CertAndKey>, host: string, what: string): 
 }
 
 /** Every file a control-plane host gets, as (path, mode, content for this host). */
-function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; owner?: string; secret?: boolean; content: (ctx: HostContext) => string }[] {
+export function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number; owner?: string; secret?: boolean; content: (ctx: HostContext) => string }[] {
   const { pki, inventory } = inputs;
   const pair = (name: string, value: CertAndKey | ((ctx: HostContext) => CertAndKey), keyOwner?: string) => {
     const get: (ctx: HostContext) => CertAndKey = typeof value === 'function' ? value : () => value;
@@ -91,14 +91,6 @@ function controlPlaneFiles(inputs: ClusterInputs): { path: string; mode: number;
     { path: ADMISSION_CONFIG_PATH, mode: 0o600, content: () => renderAdmissionConfig(inventory.cluster.podSecurity) },
   ];
 }
-
-/** Which files each component reads: their hashes go into its manifest. */
-const READS: Readonly<Record<string, readonly string[]>> = {
-  etcd: ['etcd/ca.crt', ...ETCD_OWN_PKI_FILES.map((f) => `${ETCD_OWN_PKI_DIR}/${f}`)],
-  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH, ADMISSION_CONFIG_PATH],
-  'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
-  'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
-};
 
 /**
  * The last task: the API server answers /readyz and, on a running cluster, every static pod
@@ -245,8 +237,13 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
   const { inventory, topology } = inputs;
   const files = controlPlaneFiles(inputs);
   const extraFilesOf = (component: ControlPlaneComponent) => (component === 'etcd' ? [] : (inputs.componentFiles?.[component] ?? []));
-  const hashOf = (ctx: HostContext, component: string): string =>
-    sha(...(READS[component] ?? []).map((f) => files.find((x) => x.path === (f.startsWith('/') ? f : `${PKI}/${f}`))?.content(ctx) ?? `missing ${f}`));
+  const reads = componentReads(files.map((f) => f.path));
+  const contentOf = new Map(files.map((f) => [f.path, f.content]));
+  const hashOf = (ctx: HostContext, component: string): string => {
+    const paths = reads.get(component);
+    if (paths === undefined) throw new Error(`control-plane role: no list of the files ${component} reads in roles/control-plane/component-reads.ts`);
+    return sha(...paths.map((path) => contentOf.get(path)!(ctx)));
+  };
   const initialCluster = topology.controlPlanes.map((h) => `${h.name}=https://${nodeAddress(h)}:2380`).join(',');
   const etcdServers = topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:2379`).join(',');
   // The annotation hashes the files the component reads and the manifest itself (rendered
