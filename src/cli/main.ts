@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
+import { unknownCommandIn } from './unknown-command.js';
 import { packageVersion } from '../orchestrator/util/package-version.js';
 
 /** Which exit code wins when several are set during one command: the most serious. */
@@ -134,7 +135,14 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     },
   };
   try {
-    await (await buildProgram(cli, argv.slice(2))).parseAsync([...argv]);
+    const program = await buildProgram(cli, argv.slice(2));
+    const unknown = unknownCommandIn(program, argv.slice(2));
+    if (unknown !== undefined) {
+      cli.stderr.write(`kcluster: ${unknown}\n`);
+      cli.setExitCode(ExitCode.InvalidInput);
+    } else {
+      await program.parseAsync([...argv]);
+    }
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end with exit code 0; usage errors with 2.
