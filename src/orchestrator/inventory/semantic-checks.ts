@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { checkCluster } from './check-cluster.js';
 import { checkGroups, checkHosts } from './check-hosts.js';
+import { checkVarNames } from './check-var-names.js';
 import { formatPath, someOf, type Diagnostic } from './diagnostics.js';
 import type { Inventory } from './model.js';
 import type { RawInventory } from './raw-inventory.js';
@@ -94,6 +95,7 @@ export function semanticDiagnostics(
   checkCluster(raw, report);
   checkGroups(raw, report);
   checkDurations(raw, report);
+  checkVarNames(raw, report);
   if (inventory) {
     checkAuth(inventory, raw, report);
     const knownHosts = inventory.ssh.knownHostsFile;

@@ -17,10 +17,13 @@ function editDistance(a: string, b: string): number {
 /** Longer words get no suggestion: the distance costs the product of both lengths. */
 const MAX_SUGGESTED_LENGTH = 100;
 
-/** The closest candidate within a small edit distance, if any. */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
+/**
+ * The closest candidate within a small edit distance (letter case ignored), if any; the
+ * distance allowed grows with the word (1 to 3) unless `maxDistance` sets it.
+ */
+export function closest(word: string, candidates: readonly string[], maxDistance?: number): string | undefined {
   if (word.length > MAX_SUGGESTED_LENGTH) return undefined;
-  const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
+  const limit = maxDistance ?? Math.max(1, Math.min(3, Math.floor(word.length / 3)));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
