@@ -9,7 +9,7 @@
 # and not built again when present. Like bundle/recipes/kubernetes.sh: the same wrapper module
 # recipe, Go toolchain, build caches (/var/cache/kcluster/build/go: a bundle build of the same
 # version has compiled most packages already), -trimpath, CGO_ENABLED=0, the same build tags.
-# Cold: about 900 MB of modules and a long compile on 2 cores (see README.md for measured times).
+# Cold: about 900 MB of modules and a long compile on 2 cores (see CHANGELOG.md for measured times).
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || { echo "usage: $0 VERSION OUTDIR" >&2; exit 2; }
