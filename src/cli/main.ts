@@ -54,6 +54,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['remove-node', async () => (await import('./commands/remove-node.js')).registerRemoveNodeCommand],
   ['certs', async () => (await import('./commands/certs.js')).registerCertsCommand],
   ['secrets', async () => (await import('./commands/secrets.js')).registerSecretsCommand],
+  ['report', async () => (await import('./commands/report.js')).registerReportCommand],
 ];
 
 /** Pure: the commands to load for these arguments (all of them unless the first is a known command). */

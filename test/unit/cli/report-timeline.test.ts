@@ -1,0 +1,85 @@
+// `kcluster report timeline` as users run it: the built command on a debug log and on the
+// NDJSON of -o json (test/fixtures/timeline: a 3-host install written by hand from the event
+// types), the SVG it writes, and exit 2 with file:line for what is not a kcluster log.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const CLI = resolve(import.meta.dirname, '../../../bin/kcluster.js');
+const FIXTURES = resolve(import.meta.dirname, '../../fixtures/timeline');
+const dir = mkdtempSync(join(tmpdir(), 'kc-timeline-'));
+
+async function kcluster(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd: dir });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout, err: e.stderr };
+  }
+}
+
+describe('kcluster report timeline', () => {
+  it('reads a debug log and the -o json stream of the same run to the same report, and writes the SVG', async () => {
+    const svg = join(dir, 'apply.svg');
+    const fromLog = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--svg', svg);
+    expect(fromLog.err).toBe(`kcluster: wrote ${svg}\n`);
+    expect(fromLog.code).toBe(0);
+    const fromJson = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'));
+    expect(fromJson.code).toBe(0);
+    expect(fromJson.out).toBe(fromLog.out);
+    const out = fromLog.out;
+    expect(out).toMatch(/^apply: 3 hosts, 51\.4 s, exit 0; started 2026-11-26T10:00:00\.000Z$/m);
+    expect(out).toMatch(/^\*\s+10\.3\s+24\.8  play control plane\s+1 host$/m);
+    expect(out).toMatch(/^\*\s+10\.9\s+23\.5 {8}wait for \/readyz\s+ok$/m);
+    expect(out).toMatch(/^ {2}nodes\s+10\.2 s {2}w2 \(last by 1\.2 s\): artifacts \/ upload kubelet 3\.5 s, artifacts \/ upload images 5\.1 s, runtime \/ start containerd 1\.2 s$/m);
+    expect(out).toMatch(/^ {2}join\s+5\.4 s {2}w1 then w2: /m);
+    const chart = readFileSync(svg, 'utf8');
+    expect(chart.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(chart.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(chart.match(/<rect class="task critical"/g)).toHaveLength(8);
+  });
+
+  it('--min-task changes which tasks are listed', async () => {
+    const r = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '--min-task', '5');
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain('upload kubelet');
+    expect(r.out).toContain('upload images');
+  });
+
+  it('exits 2 with the file, the line and what to give for a file that is not a kcluster log', async () => {
+    const inventory = join(dir, 'inventory.yaml');
+    writeFileSync(inventory, 'hosts:\n  - { name: cp1 }\n');
+    const r = await kcluster('report', 'timeline', inventory);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(new RegExp(`^kcluster: ${inventory.replaceAll('.', '\\.')}:1: not a kcluster log: .*give the debug log of a run`));
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, `${readFileSync(join(FIXTURES, 'apply-3-hosts.ndjson'), 'utf8').split('\n').slice(0, 5).join('\n')}\nnot json\n{"type":"play-end","play":"x","time":9}\n`);
+    const r2 = await kcluster('report', 'timeline', bad);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toContain(`${bad}:6: not a kcluster log: the line "not json" is not a kcluster event: it is not JSON`);
+  });
+
+  it('exits 2 for a missing file, a folder, a bad --min-task or --run', async () => {
+    const missing = await kcluster('report', 'timeline', 'nope.log');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^kcluster: nope\.log: cannot read it: no such file; give the debug log/);
+    const folder = await kcluster('report', 'timeline', FIXTURES);
+    expect(folder.code).toBe(2);
+    expect(folder.err).toContain('cannot read it: it is a folder: give one of its *.log files');
+    const minTask = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--min-task', 'soon');
+    expect(minTask.code).toBe(2);
+    expect(minTask.err).toBe('kcluster: --min-task must be a number of seconds above 0 (got "soon")\n');
+    const run = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--run', '2');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('--run 2: the file holds 1 run; give a number from 1 to 1');
+    const usage = await kcluster('report', 'timeline');
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain("missing required argument 'log'");
+  });
+});
