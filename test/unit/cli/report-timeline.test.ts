@@ -26,7 +26,7 @@ async function kcluster(...args: string[]): Promise<{ code: number; out: string;
 describe('kcluster report timeline', () => {
   it('reads a debug log and the -o json stream of the same run to the same report, and writes the SVG', async () => {
     const svg = join(dir, 'apply.svg');
-    const fromLog = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--svg', svg);
+    const fromLog = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.debug-log.txt'), '--svg', svg);
     expect(fromLog.err).toBe(`kcluster: wrote ${svg}\n`);
     expect(fromLog.code).toBe(0);
     const fromJson = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'));
@@ -72,10 +72,10 @@ describe('kcluster report timeline', () => {
     const folder = await kcluster('report', 'timeline', FIXTURES);
     expect(folder.code).toBe(2);
     expect(folder.err).toContain('cannot read it: it is a folder: give one of its *.log files');
-    const minTask = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--min-task', 'soon');
+    const minTask = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.debug-log.txt'), '--min-task', 'soon');
     expect(minTask.code).toBe(2);
     expect(minTask.err).toBe('kcluster: --min-task must be a number of seconds above 0 (got "soon")\n');
-    const run = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.log'), '--run', '2');
+    const run = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.debug-log.txt'), '--run', '2');
     expect(run.code).toBe(2);
     expect(run.err).toContain('--run 2: the file holds 1 run; give a number from 1 to 1');
     const usage = await kcluster('report', 'timeline');
