@@ -47,7 +47,7 @@ export function renderSvg(timeline: Timeline, path: CriticalPath, options: SvgOp
   const step = tickStep(span);
   for (let t = 0; t <= span; t += step) {
     body.push(`<line class="tick" x1="${n(x(t))}" y1="${TOP - 6}" x2="${n(x(t))}" y2="${height - 40}" stroke="${COLORS.grid}"/>`);
-    body.push(`<text class="tick" x="${n(x(t))}" y="${TOP - 10}" text-anchor="middle">${s(t)}</text>`);
+    body.push(`<text class="tick" x="${n(x(t))}" y="${TOP - 10}" text-anchor="middle">${step >= 1000 ? String(t / 1000) : s(t)}</text>`);
   }
 
   let y = TOP;
@@ -65,7 +65,12 @@ export function renderSvg(timeline: Timeline, path: CriticalPath, options: SvgOp
         body.push(rect('role', x(role.start), y + 2, w(role.start, role.end), ROW - 4, i % 2 === 0 ? COLORS.roleA : COLORS.roleB, `${lane.host} / ${role.role}: ${s(role.start)} s + ${s(role.end - role.start)} s (facts ${s(role.factsMs)} s)`));
         for (const task of role.tasks) {
           if (task.end - task.start < options.minTaskMs) continue;
-          body.push(rect(`task${critical ? ' critical' : ''}`, x(task.start), y + 4, w(task.start, task.end), ROW - 8, critical ? COLORS.critical : COLORS.task, `${lane.host} / ${role.role} / ${task.task}: ${s(task.start)} s + ${s(task.end - task.start)} s (${task.status})`));
+          const barWidth = w(task.start, task.end);
+          body.push(
+            rect(`task${critical ? ' critical' : ''}`, x(task.start), y + 4, barWidth, ROW - 8, critical ? COLORS.critical : COLORS.task, `${lane.host} / ${role.role} / ${task.task}: ${s(task.start)} s + ${s(task.end - task.start)} s (${task.status})`, ' stroke="#ffffff" stroke-width="0.5"'),
+          );
+          // The name inside the bar when it fits (about 6 px a character at this size).
+          if (barWidth >= task.task.length * 6 + 8) body.push(`<text class="task-label" x="${n(x(task.start) + 4)}" y="${n(y + ROW - 6)}" font-size="9" fill="#ffffff">${escapeXml(task.task)}</text>`);
         }
       });
       y += ROW;
