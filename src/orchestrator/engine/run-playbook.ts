@@ -10,6 +10,7 @@ import { FactCache } from './fact-cache.js';
 import { newNonce } from './fact-batch.js';
 import { loggedConnection } from './logged-connection.js';
 import { PlayStop } from './play-stop.js';
+import { checkTags } from './playbook-tags.js';
 import { batchesOf, limitHosts, playHosts } from './play-hosts.js';
 import { emptyRecap, type HostRecap, type RunSummary } from './recap.js';
 import { HostStopped, runRolesOnHost } from './run-roles-on-host.js';
@@ -35,6 +36,7 @@ export interface RunOptions {
   readonly diff: boolean;
   /** Host selector terms (names, groups, globs, !x, &x); an unknown term is an InputError. */
   readonly limit?: readonly string[];
+  /** Tags to run / to skip; one the playbook does not have is an InputError. */
   readonly tags?: readonly string[];
   readonly skipTags?: readonly string[];
   readonly events: EventSink;
@@ -191,6 +193,7 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
   const { inventory, playbook } = options;
   const started = Date.now();
   validatePlaybook(playbook);
+  checkTags(playbook, options.tags, options.skipTags);
   const limited = limitHosts(inventory, options.limit);
   const plays = playbook.plays.map((play) => ({ play, hosts: playHosts(inventory, play).filter((h) => limited.has(h)) }));
   const involved = inventory.hosts.map((h) => h.name).filter((name) => plays.some((p) => p.hosts.includes(name)));
