@@ -9,6 +9,7 @@ import type { Playbook } from '../orchestrator/engine/types.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
 import { runPlaybook, type RunSummary } from '../orchestrator/engine/run-playbook.js';
 import { InputError } from '../orchestrator/engine/input-error.js';
+import { playbookTags } from '../orchestrator/engine/playbook-tags.js';
 import { createReporter } from '../orchestrator/report/create-reporter.js';
 import { createSshConnector } from '../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
@@ -22,8 +23,15 @@ export interface PlaybookCommandOptions {
   readonly limit?: string;
   readonly tags?: string;
   readonly skipTags?: string;
+  /** Print the playbook's tags instead of running it (the builder prepares as for --check). */
+  readonly listTags?: boolean;
   readonly concurrency?: string;
   readonly output?: string;
+}
+
+/** --check or --list-tags: nothing will change on a host, so nothing to confirm or renew. */
+export function planOnly(options: PlaybookCommandOptions): boolean {
+  return options.check === true || options.listTags === true;
 }
 
 function splitList(value: string | undefined): string[] | undefined {
@@ -57,7 +65,9 @@ function timestampForFile(date: Date): string {
 /**
  * What a command runs: a fixed playbook, or one built from the loaded inventory (the cluster
  * playbook needs verified artifacts and the PKI first). A builder throws InputError (exit 2,
- * nothing touched) for bad input, or returns shared values to seed the run with.
+ * nothing touched) for bad input, or returns shared values to seed the run with. With
+ * --list-tags the playbook is built but not run: a builder then prepares as for --check
+ * (planOnly) and never asks for confirmation.
  */
 export type PlaybookSource = Playbook | ((inventory: Inventory) => Promise<{ playbook: Playbook; shared?: Map<string, unknown> }>);
 
@@ -104,6 +114,10 @@ async function runLocked(
     }
   } else {
     playbook = source;
+  }
+  if (options.listTags) {
+    cli.stdout.write(playbookTags(playbook).map((tag) => `${tag}\n`).join(''));
+    return undefined;
   }
 
   const logDir = join(inventory.stateDir, 'logs');

@@ -10,7 +10,7 @@ import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { planOnly, runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { topologyOrInputError } from '../../kubernetes/cluster/installed-cluster.js';
@@ -53,7 +53,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
       const topology = renewableTopology(inventory);
       if (options.check) {
         log(`--check: the state folder's certificates are not renewed; this shows what installing the current ones would change`);
-      } else {
+      } else if (!options.listTags) {
         const selected = limitHosts(inventory, options.limit?.split(',').map((s) => s.trim()).filter(Boolean));
         const names = (hosts: Topology['workers']): string => hosts.filter((h) => selected.has(h.name)).map((h) => h.name).join(', ') || 'none';
         const what =
@@ -64,7 +64,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         if (refusal) throw new InputError(refusal);
       }
       await refuseUnsupported(inventory);
-      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, ...(options.check ? {} : { renewLeaves: true }) });
+      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, ...(planOnly(options) ? {} : { renewLeaves: true }) });
       return { playbook: certsRenewPlaybook(inputs) };
     },
     options,
