@@ -1,4 +1,4 @@
-// Exit codes of every kcluster command (documented in README.md, "Exit codes"), and the one a
+// Exit codes of every kcluster command (documented in docs/users/exit-codes.md), and the one a
 // run ends with. They live in the engine, the lowest layer that decides one; the CLI re-exports.
 import type { HostRecap } from './recap.js';
 export const ExitCode = {
