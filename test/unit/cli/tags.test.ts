@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
+import { planOnly } from '../../../src/cli/run-playbook-command.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-tags-'));
 const inventory = join(dir, 'inv.yaml');
@@ -32,6 +33,11 @@ describe('kcluster --tags, --skip-tags, --list-tags', () => {
     const r = await runCli(['reset', '-i', inventory, '--list-tags']);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toBe('reset\n');
+  });
+  it('--list-tags counts as plan only for the builders (no confirmation, no certificate renewed), like --check', () => {
+    expect(planOnly({ inventory: 'x' })).toBe(false);
+    expect(planOnly({ inventory: 'x', check: true })).toBe(true);
+    expect(planOnly({ inventory: 'x', listTags: true })).toBe(true);
   });
   it('every command with --tags offers --list-tags and says an unknown tag is refused', async () => {
     for (const command of [['apply'], ['upgrade'], ['reset'], ['run'], ['certs', 'renew']]) {
