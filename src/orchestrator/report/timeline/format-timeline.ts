@@ -3,6 +3,7 @@
 // the critical path. Then the critical path on its own, and a line per host.
 import { isCritical, slackOf, type CriticalPath } from './critical-path.js';
 import type { HostLane, TaskSpan, Timeline } from './model.js';
+import { phaseWindows } from './phase-windows.js';
 
 export interface FormatOptions {
   /** Tasks shorter than this are left out of the table (they are still counted). */
@@ -82,6 +83,20 @@ function criticalSummary(timeline: Timeline, path: CriticalPath, minTaskMs: numb
   return lines;
 }
 
+function phaseSummary(timeline: Timeline): string[] {
+  const windows = phaseWindows(timeline);
+  const labels = timeline.plays.flatMap((p) => [`play ${p.play}`, ...windows.filter((w) => w.playIndex === p.index).map((w) => `  ${w.role}`)]);
+  const width = Math.min(64, Math.max(5, ...labels.map((l) => l.length)));
+  const lines = [`phases (a role from its first host's start to its last host's end)`, `  ${'START'.padStart(7)} ${'TIME'.padStart(7)}  ${'PHASE'.padEnd(width)}  HOSTS  SLOWEST`];
+  for (const play of timeline.plays) {
+    lines.push(`  ${seconds(play.start).padStart(7)} ${seconds(play.end - play.start).padStart(7)}  ${`play ${play.play}`.padEnd(width)}  ${String(play.hosts.length).padStart(5)}`);
+    for (const w of windows.filter((x) => x.playIndex === play.index)) {
+      lines.push(`  ${seconds(w.start).padStart(7)} ${seconds(w.end - w.start).padStart(7)}  ${`  ${w.role}`.padEnd(width)}  ${String(w.hosts).padStart(5)}  ${w.slowest.host} ${seconds(w.slowest.ms)} s`);
+    }
+  }
+  return lines;
+}
+
 function hostSummary(timeline: Timeline): string[] {
   const width = Math.max(4, ...timeline.hosts.map((h) => h.length));
   const lines = [`  ${'HOST'.padEnd(width)}    BUSY  WAITING  LONGEST TASK`];
@@ -117,5 +132,5 @@ export function formatTimeline(timeline: Timeline, path: CriticalPath, options: 
   const fmt = (r: Row): string =>
     `${r.mark ? '*' : ' '} ${seconds(r.start).padStart(7)} ${seconds(r.duration).padStart(7)}  ${r.note ? `${r.label.padEnd(width)}  ${r.note}` : r.label}`;
   const body = [`  ${'START'.padStart(7)} ${'TIME'.padStart(7)}  PHASE`, ...table.map(fmt)];
-  return [...head, ...body, '', ...criticalSummary(timeline, path, options.minTaskMs), '', 'per host (busy: in its plays; waiting: in its plays, before it started or after it ended, while another host ran)', ...hostSummary(timeline), ''].join('\n');
+  return [...head, ...phaseSummary(timeline), '', 'per host, role and task', ...body, '', ...criticalSummary(timeline, path, options.minTaskMs), '', 'per host (busy: in its plays; waiting: in its plays, before it started or after it ended, while another host ran)', ...hostSummary(timeline), ''].join('\n');
 }
