@@ -1,9 +1,9 @@
-// `kcluster report timeline LOG [--svg FILE] [--min-task SECONDS] [--run N]`: where a run's
+// `kcluster report timeline LOG [--svg FILE] [--min-task SECONDS] [--run N] [-o text|json]`: where a run's
 // time went, per play, host, role and long task, with the critical path marked, from the
 // debug log kcluster writes for every run or from the NDJSON stream of `-o json`.
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
@@ -14,6 +14,7 @@ interface TimelineOptions {
   readonly svg?: string;
   readonly minTask: string;
   readonly run?: string;
+  readonly output: 'text' | 'json';
 }
 
 function positive(flag: string, value: string, integer: boolean): number {
@@ -40,7 +41,13 @@ async function timeline(cli: CliContext, log: string, options: TimelineOptions):
     const run = options.run === undefined ? undefined : positive('--run', options.run, true);
     const report = timelineReport(await readLog(cli, log), log, { minTaskMs, svg: options.svg !== undefined, ...(run !== undefined ? { run } : {}) });
     for (const note of report.notes) cli.stderr.write(`kcluster: ${note}\n`);
-    cli.stdout.write(report.text);
+    if (options.output === 'json') {
+      // Times in ms from the run's start (startedAt: epoch ms), for scripts and benchmarks.
+      const { timeline, criticalPath, phases } = report;
+      cli.stdout.write(`${JSON.stringify({ ...timeline, criticalPath, phases }, null, 2)}\n`);
+    } else {
+      cli.stdout.write(report.text);
+    }
     if (options.svg !== undefined && report.svg !== undefined) {
       try {
         await writeFile(resolve(cli.cwd, options.svg), report.svg);
@@ -64,6 +71,7 @@ export function registerReportCommand(program: Command, cli: CliContext): void {
     .argument('<log>', 'the debug log of a run (<stateDir>/logs/*.log) or the output of `-o json`')
     .option('--svg <file>', 'also write a Gantt chart of the run as SVG')
     .option('--min-task <seconds>', 'show tasks that took at least this long', '0.5')
+    .addOption(new Option('-o, --output <format>', 'text (a table) or json (the timeline, its critical path and phases; times in ms)').choices(['text', 'json']).default('text'))
     .option('--run <n>', 'the run to show when the file holds several (1 is the first; default: the last)')
     .action((log: string, options: TimelineOptions) => timeline(cli, log, options));
 }

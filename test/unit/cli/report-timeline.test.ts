@@ -44,6 +44,17 @@ describe('kcluster report timeline', () => {
     expect(chart.match(/<rect class="task critical"/g)).toHaveLength(8);
   });
 
+  it('-o json gives the timeline, its critical path and phases, times in ms', async () => {
+    const r = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '-o', 'json');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as { durationMs: number; plays: { play: string }[]; criticalPath: { plays: { play: string; lanes: { host: string }[] }[] }; phases: { role: string }[] };
+    expect(report.durationMs).toBe(51_358);
+    expect(report.plays.map((p) => p.play)).toEqual(['preflight', 'nodes', 'control plane', 'join', 'addons']);
+    expect(report.criticalPath.plays.map((p) => p.lanes.map((l) => l.host).join(' then '))).toEqual(['cp1', 'w2', 'cp1', 'w1 then w2', 'cp1']);
+    expect(report.phases.map((p) => p.role)).toEqual(['preflight', 'artifacts', 'runtime', 'kubelet', 'pki', 'control-plane', 'join', 'addons']);
+    expect((await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '-o', 'yaml')).code).toBe(2);
+  });
+
   it('--min-task changes which tasks are listed', async () => {
     const r = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '--min-task', '5');
     expect(r.code).toBe(0);

@@ -2,9 +2,10 @@
 // path, then text and (when asked) SVG. Pure: the CLI reads and writes the files.
 import { InputError } from '../../engine/input-error.js';
 import { buildTimeline, splitRuns } from './build-timeline.js';
-import { criticalPath } from './critical-path.js';
+import { criticalPath, type CriticalPath } from './critical-path.js';
 import { formatTimeline } from './format-timeline.js';
 import type { Timeline } from './model.js';
+import { phaseWindows, type PhaseWindow } from './phase-windows.js';
 import { parseRunLog, type LogFormat } from './read-events.js';
 import { renderSvg } from './render-svg.js';
 
@@ -18,6 +19,8 @@ export interface TimelineReportOptions {
 export interface TimelineReport {
   readonly format: LogFormat;
   readonly timeline: Timeline;
+  readonly criticalPath: CriticalPath;
+  readonly phases: readonly PhaseWindow[];
   readonly text: string;
   readonly svg?: string;
   /** Things the reader should know that do not stop the report (a cut last line, several runs). */
@@ -37,6 +40,8 @@ export function timelineReport(text: string, source: string, options: TimelineRe
   return {
     format: parsed.format,
     timeline,
+    criticalPath: path,
+    phases: phaseWindows(timeline),
     text: formatTimeline(timeline, path, { minTaskMs: options.minTaskMs }),
     ...(options.svg ? { svg: renderSvg(timeline, path, { minTaskMs: options.minTaskMs }) } : {}),
     notes,
