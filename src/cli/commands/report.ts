@@ -25,7 +25,15 @@ function positive(flag: string, value: string, integer: boolean): number {
   return n;
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function readLog(cli: CliContext, log: string): Promise<string> {
+  // `kcluster apply -o json | kcluster report timeline -`
+  if (log === '-') return readStdin();
   try {
     return await readFile(resolve(cli.cwd, log), 'utf8');
   } catch (error) {
@@ -39,7 +47,7 @@ async function timeline(cli: CliContext, log: string, options: TimelineOptions):
   try {
     const minTaskMs = positive('--min-task', options.minTask, false) * 1000;
     const run = options.run === undefined ? undefined : positive('--run', options.run, true);
-    const report = timelineReport(await readLog(cli, log), log, { minTaskMs, svg: options.svg !== undefined, ...(run !== undefined ? { run } : {}) });
+    const report = timelineReport(await readLog(cli, log), log === '-' ? '<stdin>' : log, { minTaskMs, svg: options.svg !== undefined, ...(run !== undefined ? { run } : {}) });
     for (const note of report.notes) cli.stderr.write(`kcluster: ${note}\n`);
     if (options.output === 'json') {
       // Times in ms from the run's start (startedAt: epoch ms), for scripts and benchmarks.
@@ -68,7 +76,7 @@ export function registerReportCommand(program: Command, cli: CliContext): void {
   report
     .command('timeline')
     .description('where the time of a run went: per play, host, role and long task, with the critical path marked (text; SVG with --svg)')
-    .argument('<log>', 'the debug log of a run (<stateDir>/logs/*.log) or the output of `-o json`')
+    .argument('<log>', 'the debug log of a run (<stateDir>/logs/*.log) or the output of `-o json` (- reads it from stdin)')
     .option('--svg <file>', 'also write a Gantt chart of the run as SVG')
     .option('--min-task <seconds>', 'show tasks that took at least this long', '0.5')
     .addOption(new Option('-o, --output <format>', 'text (a table) or json (the timeline, its critical path and phases; times in ms)').choices(['text', 'json']).default('text'))

@@ -1,7 +1,7 @@
 // `kcluster report timeline` as users run it: the built command on a debug log and on the
 // NDJSON of -o json (test/fixtures/timeline: a 3-host install written by hand from the event
 // types), the SVG it writes, and exit 2 with file:line for what is not a kcluster log.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,6 +53,22 @@ describe('kcluster report timeline', () => {
     expect(report.criticalPath.plays.map((p) => p.lanes.map((l) => l.host).join(' then '))).toEqual(['cp1', 'w2', 'cp1', 'w1 then w2', 'cp1']);
     expect(report.phases.map((p) => p.role)).toEqual(['preflight', 'artifacts', 'runtime', 'kubelet', 'pki', 'control-plane', 'join', 'addons']);
     expect((await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '-o', 'yaml')).code).toBe(2);
+  });
+
+  it('reads - from stdin (kcluster apply -o json | kcluster report timeline -)', async () => {
+    const child = spawn(process.execPath, [CLI, 'report', 'timeline', '-'], { cwd: dir });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdin.end(readFileSync(join(FIXTURES, 'apply-3-hosts.ndjson')));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(code).toBe(0);
+    expect(out).toMatch(/^apply: 3 hosts, 51\.4 s, exit 0;/);
+    const empty = spawn(process.execPath, [CLI, 'report', 'timeline', '-'], { cwd: dir });
+    let err = '';
+    empty.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    empty.stdin.end('');
+    expect(await new Promise<number | null>((done) => empty.on('close', done))).toBe(2);
+    expect(err).toMatch(/^kcluster: <stdin>: the file is empty; give the debug log/);
   });
 
   it('--min-task changes which tasks are listed', async () => {
