@@ -24,8 +24,10 @@ export function schemaSha256(schemaText: string): string {
 function newAjv(standalone: boolean) {
   const { Ajv } = requireHere('ajv') as typeof import('ajv');
   const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, allowUnionTypes: true, ...(standalone ? { code: { source: true } } : {}) });
-  // Our one extra keyword: the plain-words description of what a field accepts.
+  // Our extra keywords: the plain-words description of what a field accepts, and of a default
+  // computed from other settings (stateDir's from cluster.name), which `default` cannot hold.
   ajv.addKeyword({ keyword: 'allowed', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'defaultText', schemaType: 'string' });
   return ajv;
 }
 

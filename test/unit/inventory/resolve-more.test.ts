@@ -156,6 +156,7 @@ describe('the shipped JSON Schema', () => {
     const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as object;
     const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
     ajv.addKeyword({ keyword: 'allowed', schemaType: 'string' });
+    ajv.addKeyword({ keyword: 'defaultText', schemaType: 'string' });
     expect(ajv.validateSchema(schema)).toBe(true);
     expect(() => compileInventorySchema()).not.toThrow();
   });
