@@ -38,6 +38,7 @@ type Register = (program: Command, cli: CliContext) => void;
 
 /** Every command, by name, and how to load its registration (in the order help lists them). */
 const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ['init', async () => (await import('./commands/init.js')).registerInitCommand],
   ['validate', async () => (await import('./commands/validate.js')).registerValidateCommand],
   ['config', async () => (await import('./commands/config.js')).registerConfigCommand],
   ['run', async () => (await import('./commands/run.js')).registerRunCommand],

@@ -31,11 +31,11 @@ describe('unknownCommandIn', () => {
 });
 
 describe('kcluster with an unknown command', () => {
-  it('init --help exits 2 and prints no help', async () => {
-    const r = await runCli(['init', '--help']);
+  it('deploy --help exits 2 and prints no help', async () => {
+    const r = await runCli(['deploy', '--help']);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^kcluster: unknown command 'init': the commands are validate, config, run, .*; kcluster --help describes them\n$/);
+    expect(r.err).toMatch(/^kcluster: unknown command 'deploy': the commands are init, validate, config, run, .*; kcluster --help describes them\n$/);
   });
   it('aply --help exits 2 with did you mean apply', async () => {
     const r = await runCli(['aply', '--help']);
