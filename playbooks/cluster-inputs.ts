@@ -25,6 +25,7 @@ import { ComponentFileError, loadComponentFiles, type ComponentFiles } from '../
 import { loadOperatorManifests, ManifestError, type OperatorManifests } from '../src/kubernetes/cluster/operator-manifests.js';
 import { MissingRegistryCredential, registryAuthFrom, type RegistryAuth } from '../src/kubernetes/cluster/registries.js';
 import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-config.js';
+import { configFieldRefusals } from '../src/kubernetes/cluster/config-field-refusals.js';
 import { kclusterKubeProxyFields } from '../roles/addons/kube-proxy-fields.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
@@ -76,14 +77,19 @@ async function auditPolicyOf(inventory: Inventory): Promise<string> {
 /**
  * What repeats a setting kcluster makes itself, each at its file:line:col, before any host is
  * touched: cluster.<component>.extraArgs flags, and vars.kubeletConfig fields (reported where
- * the var is written: the host's vars, a group's, or the cluster's).
+ * the var is written: the host's vars, a group's, or the cluster's); and the kubelet and
+ * kube-proxy fields that the Kubernetes version's configuration types do not know or that
+ * have the wrong kind. validate and apply both call it.
  */
 export function refuseWhatKclusterSets(inventory: Inventory): void {
   const flags = componentArgProblems(inventory.cluster, kclusterFlags);
   const fields = kubeletConfigProblems(inventory, kclusterKubeletFields());
   const proxyFields = kubeProxyConfigProblems(inventory.cluster.kubeProxy, kclusterKubeProxyFields());
-  if (flags.length === 0 && fields.length === 0 && proxyFields.length === 0) return;
-  const map = SourceMap.ofFile(inventory.file);
+  let sourceMap: SourceMap | undefined;
+  const mapOf = (): SourceMap => (sourceMap ??= SourceMap.ofFile(inventory.file));
+  const unknown = configFieldRefusals(inventory, mapOf);
+  if (flags.length === 0 && fields.length === 0 && proxyFields.length === 0 && unknown.length === 0) return;
+  const map = mapOf();
   const lines = flags.map((p) => {
     const { line, col } = map.key(p.path, p.flag);
     return `${inventory.file}:${line}:${col}: ${[...p.path, p.flag].join('.')}: ${p.message}`;
@@ -103,6 +109,7 @@ export function refuseWhatKclusterSets(inventory: Inventory): void {
     seen.add(where);
     lines.push(`${where}: ${p.message}`);
   }
+  lines.push(...unknown);
   throw new InputError(lines.join('\n'));
 }
 

@@ -36,6 +36,11 @@ export function configFieldsFile(minor: string): string {
   return `${CONFIG_FIELDS_DIR}/v${minor}.json`;
 }
 
+/** The version of the staging modules (k8s.io/kubelet, k8s.io/kube-proxy) of a release: v1.37.2 -> v0.37.2. */
+export function stagingVersion(release: string): string {
+  return release.replace(/^v1\./, 'v0.');
+}
+
 const cache = new Map<string, ConfigFieldTrees | undefined>();
 
 /** The trees for a Kubernetes version's minor; undefined when kcluster has none for it. */

@@ -9,14 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { KUBERNETES_RELEASES, minorOf } from '../artifacts/component-versions.js';
-import { CONFIG_FIELDS_DIR, configFieldsFile } from './config-fields.js';
+import { CONFIG_FIELDS_DIR, configFieldsFile, stagingVersion } from './config-fields.js';
 
 const GENERATOR = 'tools/config-fields/main.go';
-
-/** The staging modules' version for a Kubernetes release: v1.37.2 -> v0.37.2. */
-export function stagingVersion(release: string): string {
-  return release.replace(/^v1\./, 'v0.');
-}
 
 function go(dir: string, args: string[]): string {
   const env = { ...process.env, GOFLAGS: `${process.env['GOFLAGS'] ?? ''} -mod=mod`.trim() };
