@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config';
 // - e2e: a Kubernetes cluster installed from the offline bundle run-all.sh builds;
 // - migration: an older kcluster's cluster hardened by the current one (npm run test:migration);
 // - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget;
-// - vagrant: the same through `vagrant up` (vagrant-libvirt), test/vagrant/run.sh.
+// - vagrant: the same through `vagrant up` (vagrant-libvirt), test/vagrant/run.sh;
+// - record-facts: not tests, the recorder of test/fixtures/facts/ (npm run record:facts).
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 
 export default defineConfig({
@@ -37,6 +38,8 @@ export default defineConfig({
       { test: { name: 'vm', include: ['test/vm/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
       // Two Vagrant VMs (vagrant-libvirt, a box built offline) made into a cluster (test/vagrant/run.sh).
       { test: { name: 'vagrant', include: ['test/vagrant/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
+      // Not a test: records the fact sections the role plan tests replay, from lab hosts (npm run record:facts).
+      { test: { name: 'record-facts', include: ['test/support/recorded-facts/*.record.ts'], ...slow } },
     ],
   },
 });
