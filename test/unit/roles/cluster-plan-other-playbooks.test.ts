@@ -1,0 +1,80 @@
+// The other playbooks over the cluster's roles, planned in check mode on fresh hosts from
+// recorded facts replayed by a fake connection (nothing runs): the upgrade's order (snapshot,
+// control plane, then each worker drained before its kubelet), an etcd snapshot restore's steps,
+// certs renew's order and waits.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_KUBERNETES_VERSION as K8S } from '../../../src/orchestrator/inventory/defaults.js';
+import type { Scenario } from '../../support/plan-scenario.js';
+import { planOverRecording } from '../../support/recorded-facts/plan-over-recording.js';
+import { certsRenewVariant, restoreVariant, upgradeVariant } from '../../support/recorded-facts/plan-variants.js';
+
+describe('the upgrade playbook (recorded facts, fake connection)', () => {
+  let one: Scenario;
+  let up: Scenario;
+  beforeAll(async () => {
+    one = await planOverRecording('empty-debian');
+    up = await planOverRecording('empty-debian', upgradeVariant);
+  });
+
+  it('plans the etcd snapshot first on the first control plane, then the control plane, then each worker drained before its kubelet changes', () => {
+    expect(up.failures).toEqual([]);
+    expect(up.exitCode).toBe(3);
+    expect(up.tasks('kcrec1', 'etcd-backup')).toEqual(['etcd snapshot before the upgrade']);
+    const index = (host: string, role: string) => up.planned.findIndex((p) => p.host === host && p.role === role);
+    expect(index('kcrec1', 'etcd-backup')).toBe(0);
+    expect(index('kcrec1', 'control-plane')).toBeGreaterThan(0);
+    expect(up.tasks('kcrec1', 'drain')).toEqual([]);
+    for (const worker of ['kcrec2', 'kcrec3']) {
+      expect(up.tasks(worker, 'drain')).toEqual(['cordon and drain']);
+      expect(index(worker, 'drain')).toBeGreaterThan(index('kcrec1', 'control-plane'));
+      expect(index(worker, 'drain')).toBeLessThan(index(worker, 'kubelet'));
+    }
+    // A running cluster's control plane keeps the manifests that run before any changes, to put them back if a component does not come back.
+    const cp = up.tasks('kcrec1', 'control-plane');
+    expect(cp.indexOf('last good manifests kept')).toBeGreaterThanOrEqual(0);
+    expect(cp.indexOf('last good manifests kept')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/kube-apiserver.yaml'));
+    expect(up.planned.find((p) => p.task === 'last good manifests kept')?.summary).toBe('keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting');
+    expect(one.tasks('kcrec1', 'control-plane')).not.toContain('last good manifests kept');
+    expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe(`cordon and drain before the kubelet becomes ${K8S} (PodDisruptionBudgets respected, 60 s at most)`);
+  });
+});
+
+describe('the etcd snapshot restore playbook (recorded facts, fake connection)', () => {
+  let restore: Scenario;
+  beforeAll(async () => {
+    restore = await planOverRecording('empty-debian', restoreVariant());
+  });
+
+  it('plans each step on the control plane only, in order, with the cleanup finding nothing to undo', () => {
+    expect(restore.failures).toEqual([]);
+    expect(restore.exitCode).toBe(3);
+    const steps = restore.planned.filter((p) => p.role.startsWith('etcd-restore'));
+    expect(steps.map((p) => `${p.host} ${p.task}`)).toEqual([
+      'kcrec1 the snapshot on the control plane',
+      'kcrec1 build the restored etcd data dir',
+      'kcrec1 stop the control plane',
+      'kcrec1 swap in the restored data dir',
+      'kcrec1 start the control plane',
+    ]);
+    expect(steps[0]!.summary).toBe('upload etcd-stand-in.db to /var/lib/kcluster/backups/etcd-stand-in.db (sha256 checked)');
+    expect(steps[1]!.summary).toBe('etcdutl snapshot restore into /var/lib/etcd.restoring as member kcrec1 of 1');
+    expect(steps[3]!.summary).toBe('move /var/lib/etcd to /var/lib/etcd.before-restore-2026-11-24T00-00-00-000Z, the restored data dir to /var/lib/etcd');
+  });
+});
+
+describe('the certs renew playbook (recorded facts, fake connection)', () => {
+  let renew: Scenario;
+  beforeAll(async () => {
+    renew = await planOverRecording('empty-debian', certsRenewVariant);
+  });
+
+  it('the control plane first: its files, the kubelet, then waits for the static pods to be current; then the other nodes', () => {
+    expect(renew.failures).toEqual([]);
+    const order = renew.planned.map((p) => `${p.host} ${p.role}`).filter((v, i, all) => all.indexOf(v) === i);
+    // The control plane's two roles first, in order; the other nodes after it, in parallel (any order).
+    expect(order.slice(0, 2)).toEqual(['kcrec1 control-plane', 'kcrec1 kubelet']);
+    expect(order.slice(2).sort()).toEqual(['kcrec2 kubelet', 'kcrec3 kubelet']);
+    expect(renew.waits.filter((w) => w.startsWith('kcrec1 static-pods-current/'))).toEqual([expect.stringMatching(/^kcrec1 static-pods-current\/API server ready, static pods current: would wait for \/readyz/)]);
+    expect(renew.planned.filter((p) => p.role === 'addons')).toEqual([]);
+  });
+});
