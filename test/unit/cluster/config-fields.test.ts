@@ -75,20 +75,27 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
     ]);
   });
 
-  it('is refused by kcluster validate (which calls the same function as apply)', async () => {
+  it('is refused by kcluster validate (which calls the same function as apply): on stderr, exit 2', async () => {
     const { file } = parseInventoryText(root, `vars:\n  kubeletConfig: { maxpods: 150 }\n${hosts}`);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    let code = 0;
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
     const cli: CliContext = {
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
+      stdout,
+      stderr,
       env: { SSH_AUTH_SOCK: '/a' },
       cwd: process.cwd(),
       interactive: false,
       signal: new AbortController().signal,
-      setExitCode: () => undefined,
+      setExitCode: (c) => (code = Math.max(code, c)),
     };
     const program = new Command('kcluster').exitOverride();
     registerValidateCommand(program, cli);
-    await expect(program.parseAsync(['node', 'kcluster', 'validate', '-i', file])).rejects.toThrow(`${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field`);
+    await program.parseAsync(['node', 'kcluster', 'validate', '-i', file]);
+    expect(code).toBe(2);
+    expect(err).toBe(`kcluster: ${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.37.2: did you mean "maxPods"?\n`);
   });
 });
 
