@@ -49,7 +49,9 @@ function kindOf(value: unknown): string {
 export function configFieldProblems(value: unknown, node: ConfigFieldNode, component: string, path: (string | number)[] = []): ConfigFieldProblem[] {
   if (value === null || value === undefined || node.kind === 'any') return [];
   const scalar = SCALARS[node.kind];
-  const wrong = (what: string): ConfigFieldProblem[] => [{ path, atKey: false, message: `must be ${what} in ${component}, not ${kindOf(value)}` }];
+  // YAML reads 1, 1.5 and true unquoted as a number or a boolean: say how to keep them text.
+  const hint = node.kind === 'string' && (typeof value === 'number' || typeof value === 'boolean') ? ` (quote it: "${String(value)}")` : '';
+  const wrong = (what: string): ConfigFieldProblem[] => [{ path, atKey: false, message: `must be ${what} in ${component}, not ${kindOf(value)}${hint}` }];
   if (scalar) return scalar.ok(value) ? [] : wrong(scalar.what);
   const fits = node.kind === 'list' ? Array.isArray(value) : isRecord(value);
   if (!fits) return wrong(CONTAINERS[node.kind] ?? node.kind);

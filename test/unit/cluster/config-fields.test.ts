@@ -67,11 +67,12 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
   });
 
   it('refuses a scalar of the wrong kind at its value, once for all the hosts that inherit it', () => {
-    const { file, lines } = refusals(`vars:\n  kubeletConfig:\n    maxPods: "150"\n    shutdownGracePeriod: 30\n    systemReserved: { cpu: [1] }\n${hosts}`);
+    const { file, lines } = refusals(`vars:\n  kubeletConfig:\n    maxPods: "150"\n    shutdownGracePeriod: 30\n    systemReserved: { cpu: [1], memory: 1 }\n${hosts}`);
     expect(lines).toEqual([
       `${file}:3:14: vars.kubeletConfig.maxPods: must be a whole number in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not the string "150"`,
       `${file}:4:26: vars.kubeletConfig.shutdownGracePeriod: must be a duration such as 10s or 1m30s in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not 30`,
       `${file}:5:28: vars.kubeletConfig.systemReserved.cpu: must be a string in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not a list`,
+      `${file}:5:41: vars.kubeletConfig.systemReserved.memory: must be a string in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not 1 (quote it: "1")`,
     ]);
   });
 
