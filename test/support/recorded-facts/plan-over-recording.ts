@@ -5,9 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { planScenario, type Scenario } from '../plan-scenario.js';
+import { catalogueFacts, type FactCatalogue } from './fact-catalogue.js';
 import type { PlanVariant } from './plan-variants.js';
 import { recordedFactsConnection } from './recorded-facts-connection.js';
-import { FACTS_FIXTURES, readRecording } from './recording.js';
+import { FACTS_FIXTURES, readRecording, type HostRecording } from './recording.js';
 
 /** The inventory document a scenario's recordings were made with (its hosts' names and addresses). */
 export function recordedInventory(scenario: string): Record<string, unknown> {
@@ -16,10 +17,14 @@ export function recordedInventory(scenario: string): Record<string, unknown> {
   return { ...doc, ssh: { user: 'root', passwordEnv: 'KC_RECORDED_FACTS_NO_LOGIN' } };
 }
 
-export function planOverRecording(scenario: string, variant: PlanVariant = {}): Promise<Scenario> {
+/** `recordingOf` is for tests of the replay itself (a recording with a section taken out). */
+export function planOverRecording(scenario: string, variant: PlanVariant = {}, recordingOf: (host: string) => HostRecording = (host) => readRecording(scenario, host)): Promise<Scenario> {
+  // What each host's tasks ask for, so that a section the recording lacks is named by its fact's key.
+  const asked: FactCatalogue = new Map();
   return planScenario({
     base: recordedInventory(scenario),
     ...variant,
-    connect: () => async (host) => recordedFactsConnection(readRecording(scenario, host.name)),
+    wrap: (playbook) => catalogueFacts(playbook, asked),
+    connect: () => async (host) => recordedFactsConnection(recordingOf(host.name), () => asked.get(host.name)?.values() ?? []),
   });
 }

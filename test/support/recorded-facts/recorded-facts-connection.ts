@@ -5,7 +5,8 @@
 // refreshed (`npm run record:facts`).
 import type { Connection, ConnectionStats, DownloadedFile, ExecOptions, ExecResult } from '../../../src/orchestrator/ssh/connection.js';
 import { abbreviate } from '../../../src/orchestrator/ssh/connection.js';
-import type { ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
+import { quoteWord, type ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
+import type { Fact } from '../../../src/orchestrator/engine/fact.js';
 import { decodeFactBatch, encodeBatchOutput, type BatchSection } from './decode-fact-batch.js';
 import { replayGroup, type Section } from './fact-groups.js';
 import type { HostRecording, RecordedSection } from './recording.js';
@@ -14,13 +15,29 @@ export class UnrecordedFactError extends Error {
   override readonly name = 'UnrecordedFactError';
 }
 
+/** Facts a role asked for on this host (the playbook's tasks noted them), to name what a recording lacks. */
+export type AskedFacts = () => Iterable<Fact<unknown>>;
+
+function unrecorded(recording: HostRecording, role: string, keys: readonly string[], script: string): UnrecordedFactError {
+  const named = keys.map((k) => (recording.facts[k] ? `${k} (recorded with another script)` : k));
+  const what = named.length === 0 ? 'a fact section' : `fact${named.length > 1 ? 's' : ''} ${named.join(', ')}`;
+  return new UnrecordedFactError(`role ${role} asks for ${what} that ${recording.file} does not hold: ${abbreviate(script, 160)} (a new or changed fact: refresh the recordings with npm run record:facts)`);
+}
+
+/** Where `item`, as the shell word the group script quotes it into, stands alone in `script`. */
+function wordAt(script: string, item: string): number {
+  const re = new RegExp(`(?<=\\s)${quoteWord(item).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[\\s;]|$)`);
+  return re.exec(script)?.index ?? -1;
+}
+
 /** The facts a section reads: one fact's own script, or a group script over several items (the engine names the host). */
-function answer(recording: HostRecording, role: string, section: BatchSection): Section {
+function answer(recording: HostRecording, role: string, section: BatchSection, asked: AskedFacts): Section {
   const entries = Object.entries(recording.facts);
   if (!section.inline) {
     const found = entries.find(([, r]) => r.script === section.script);
     if (found) return found[1];
-    throw new UnrecordedFactError(`role ${role} asks for a fact section that ${recording.file} does not hold: ${abbreviate(section.script, 160)} (a new or changed fact: refresh the recording with npm run record:facts)`);
+    const fact = [...asked()].find((f) => f.script.text === section.script);
+    throw unrecorded(recording, role, fact ? [fact.key] : [], section.script);
   }
   // A group script: which recorded group it is, and its items in the order the script lists them.
   const groups = new Map<string, [string, RecordedSection][]>();
@@ -36,18 +53,14 @@ function answer(recording: HostRecording, role: string, section: BatchSection): 
     const items = listed.map((m) => m.r.group!.item);
     if (group.real.script(items).text === section.script) return { stdout: group.join(listed.map((m) => m.r), items), exitCode: 0 };
   }
-  throw new UnrecordedFactError(`role ${role} asks for a group of facts that ${recording.file} does not hold all of: ${abbreviate(section.script, 160)} (a new or changed fact: refresh the recording with npm run record:facts)`);
+  // Name the facts of the group read that the recording lacks (or holds under another script).
+  const lacking = [...asked()].filter((f) => f.group && wordAt(section.script, f.group.item) >= 0 && recording.facts[f.key]?.script !== f.script.text);
+  throw unrecorded(recording, role, lacking.map((f) => f.key), section.script);
 }
 
-/** Where `item`, as the shell word the group script quotes it into, stands alone in `script`. */
-function wordAt(script: string, item: string): number {
-  const word = item === '' || /^[A-Za-z0-9_@%+=:,./-]+$/.test(item) ? item || "''" : `'${item.replace(/'/g, `'\\''`)}'`;
-  const re = new RegExp(`(?<=[\\s])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[\\s;]|$)`);
-  return re.exec(script)?.index ?? -1;
-}
-
-/** A Connection (fake: nothing runs) for `recording.host`, answering fact batches from the recording. */
-export function recordedFactsConnection(recording: HostRecording, host = recording.host): Connection {
+/** A Connection (fake: nothing runs) for `recording.host`, answering fact batches from the recording; `asked` names what it lacks. */
+export function recordedFactsConnection(recording: HostRecording, asked: AskedFacts = () => []): Connection {
+  const host = recording.host;
   const stats: ConnectionStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
   const refuse = (what: string): never => {
     throw new Error(`${host}: a plan over recorded facts must not ${what}`);
@@ -61,7 +74,7 @@ export function recordedFactsConnection(recording: HostRecording, host = recordi
       if (!batch) return refuse(`run a command (${label || 'unlabelled'}): ${abbreviate(command.text, 120)}`);
       stats.roundTrips += 1;
       const role = label.slice('facts:'.length);
-      const outputs = batch.sections.map((s) => answer(recording, role, s));
+      const outputs = batch.sections.map((s) => answer(recording, role, s, asked));
       return { code: 0, stdout: encodeBatchOutput(batch.nonce, outputs), stderr: '', durationMs: 0 };
     },
     writeFile: async (path) => refuse(`write ${path}`),

@@ -14,8 +14,7 @@ import { sh } from '../../../src/orchestrator/ssh/quote.js';
 import type { Connection } from '../../../src/orchestrator/ssh/connection.js';
 import { recordedFactsConnection, UnrecordedFactError } from '../../support/recorded-facts/recorded-facts-connection.js';
 import { readRecording, type HostRecording, type RecordedSection } from '../../support/recorded-facts/recording.js';
-import { planScenario } from '../../support/plan-scenario.js';
-import { recordedInventory } from '../../support/recorded-facts/plan-over-recording.js';
+import { planOverRecording } from '../../support/recorded-facts/plan-over-recording.js';
 
 const gather = async (connection: Connection, facts: readonly Fact<unknown>[]): Promise<FactCache> => {
   const cache = new FactCache();
@@ -85,7 +84,7 @@ describe('recordedFactsConnection (a fake connection replaying recorded fact sec
     await expect(gather(recordedFactsConnection(made), [unknown])).rejects.toThrow(UnrecordedFactError);
     await expect(gather(recordedFactsConnection(made), [forward, unknown])).rejects.toThrow(/^role some-role asks for a fact section that test\/made-up\.json does not hold: cat \/proc\/uptime .*npm run record:facts/);
     // One unrecorded file among recorded ones: the group read as a whole cannot be answered.
-    await expect(gather(recordedFactsConnection(made), [motd, fileState('/etc/shadow', { content: true })])).rejects.toThrow(/role some-role asks for a group of facts that test\/made-up\.json does not hold all of: .*\/etc\/shadow/);
+    await expect(gather(recordedFactsConnection(made), [motd, fileState('/etc/shadow', { content: true })])).rejects.toThrow(/role some-role asks for a fact section that test\/made-up\.json does not hold: .*\/etc\/shadow/);
   });
 
   it('runs no command, writes, uploads or downloads nothing', async () => {
@@ -97,15 +96,19 @@ describe('recordedFactsConnection (a fake connection replaying recorded fact sec
     await expect(connection.downloadFile('/var/lib/etcd/snap', '/tmp/snap')).rejects.toThrow('must not download');
   });
 
-  it('a role that asks for a fact section no recording holds fails the plan, which names it', async () => {
-    const plan = await planScenario({
-      base: recordedInventory('empty-debian'),
-      connect: () => async (host) => {
-        const recording = readRecording('empty-debian', host.name);
-        const { ['systemd:kubelet.service']: _dropped, ...facts } = recording.facts;
-        return recordedFactsConnection(host.name === 'kcrec2' ? { ...recording, facts } : recording);
-      },
+  it('a role that asks for a fact section no recording holds fails the plan, which names the fact', async () => {
+    const plan = await planOverRecording('empty-debian', {}, (host) => {
+      const recording = readRecording('empty-debian', host);
+      const { ['systemd:kubelet.service']: _dropped, ...facts } = recording.facts;
+      return host === 'kcrec2' ? { ...recording, facts } : recording;
     });
-    expect(plan.failures).toEqual([expect.stringMatching(/^kcrec2: .*role kubelet asks for a fact section that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/)]);
+    expect(plan.failures).toEqual([expect.stringMatching(/^kcrec2: .*role kubelet asks for fact systemd:kubelet\.service that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/)]);
+  });
+
+  it('names the facts of a group read the recording lacks, and a fact recorded with another script', async () => {
+    const shadow = fileState('/etc/shadow', { content: true });
+    const changed = { ...forward, script: sh`echo present; echo 1` };
+    await expect(gather(recordedFactsConnection(made, () => [motd, shadow]), [motd, shadow])).rejects.toThrow(/^role some-role asks for fact file:\/etc\/shadow that test\/made-up\.json does not hold: /);
+    await expect(gather(recordedFactsConnection(made, () => [changed]), [changed])).rejects.toThrow(/^role some-role asks for fact sysctl:net\.ipv4\.ip_forward \(recorded with another script\) that test\/made-up\.json does not hold/);
   });
 });
