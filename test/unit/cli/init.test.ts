@@ -95,6 +95,20 @@ describe('kcluster init', () => {
     expect(r.err).toContain('kcluster: init: --key and --agent: give one way to log in, not both');
   });
 
+  it("the README's init command writes the README's inventory, and it validates", async () => {
+    const readme = readFileSync('README.md', 'utf8').replace(/\n/g, ' ');
+    const command = /`kcluster (init [^`]+)`/.exec(readme)?.[1];
+    expect(command).toBeDefined();
+    const cwd = mkdtempSync(join(dir, 'readme-'));
+    const r = await cli(command!.split(/\s+/), cwd);
+    expect(r.code).toBe(0);
+    const text = readFileSync(join(cwd, 'inventory.yaml'), 'utf8');
+    expect(problems(text)).toEqual([]);
+    const fence = /```yaml\n# inventory\.yaml\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))?.[1];
+    const { hosts, ssh, cluster } = parse(fence!) as { hosts: unknown; ssh: unknown; cluster: { name: string } };
+    expect(parse(text)).toMatchObject({ hosts, ssh, cluster: { name: cluster.name } });
+  });
+
   it('--help shows an example and exits 0', async () => {
     const r = await cli(['init', '--help']);
     expect(r.code).toBe(0);
