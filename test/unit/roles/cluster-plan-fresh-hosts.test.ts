@@ -20,7 +20,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
   let one: Scenario;
   beforeAll(async () => {
     one = await planOverRecording('empty-debian');
-  });
+  }, 60_000);
 
   it('plans every role without a failure, and would change something', () => {
     expect(one.failures).toEqual([]);

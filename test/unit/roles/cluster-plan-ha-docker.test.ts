@@ -12,7 +12,7 @@ describe('two control planes without a load balancer, on Docker (recorded facts,
   beforeAll(async () => {
     one = await planOverRecording('empty-debian');
     ha = await planOverRecording('empty-debian', haDockerVariant);
-  });
+  }, 60_000);
 
   it('plans without a failure', () => {
     expect(ha.failures).toEqual([]);

@@ -12,13 +12,13 @@ import { flagsVariant, REGISTRY_PASSWORD as password, settingsVariant } from '..
 let one: Scenario;
 beforeAll(async () => {
   one = await planOverRecording('empty-debian');
-});
+}, 60_000);
 
 describe("the operator's component flags and feature gates (recorded facts, fake connection)", () => {
   let flags: Scenario;
   beforeAll(async () => {
     flags = await planOverRecording('empty-debian', flagsVariant);
-  });
+  }, 60_000);
 
   it("go on each command line after kcluster's flags, quoted, sorted, the gates last; into the kubelet's configuration as a map, before the operator's own fields", () => {
     expect(flags.failures).toEqual([]);
@@ -43,7 +43,7 @@ describe("the operator's registries, proxy and manifests (recorded facts, fake c
   let settings: Scenario;
   beforeAll(async () => {
     settings = await planOverRecording('old-extra-files', settingsVariant());
-  });
+  }, 60_000);
 
   it('plans a hosts.toml per registry (secret), the proxy drop-ins, the API server\'s files for OIDC and admission, and never shows the credentials', () => {
     expect(settings.failures).toEqual([]);

@@ -14,7 +14,7 @@ describe('the upgrade playbook (recorded facts, fake connection)', () => {
   beforeAll(async () => {
     one = await planOverRecording('empty-debian');
     up = await planOverRecording('empty-debian', upgradeVariant);
-  });
+  }, 60_000);
 
   it('plans the etcd snapshot first on the first control plane, then the control plane, then each worker drained before its kubelet changes', () => {
     expect(up.failures).toEqual([]);
@@ -43,7 +43,7 @@ describe('the etcd snapshot restore playbook (recorded facts, fake connection)',
   let restore: Scenario;
   beforeAll(async () => {
     restore = await planOverRecording('empty-debian', restoreVariant());
-  });
+  }, 60_000);
 
   it('plans each step on the control plane only, in order, with the cleanup finding nothing to undo', () => {
     expect(restore.failures).toEqual([]);
@@ -66,7 +66,7 @@ describe('the certs renew playbook (recorded facts, fake connection)', () => {
   let renew: Scenario;
   beforeAll(async () => {
     renew = await planOverRecording('empty-debian', certsRenewVariant);
-  });
+  }, 60_000);
 
   it('the control plane first: its files, the kubelet, then waits for the static pods to be current; then the other nodes', () => {
     expect(renew.failures).toEqual([]);
