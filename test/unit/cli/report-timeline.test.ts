@@ -1,6 +1,7 @@
 // `kcluster report timeline` as users run it: the built command on a debug log and on the
 // NDJSON of -o json (test/fixtures/timeline: a 3-host install written by hand from the event
-// types), the SVG it writes, and exit 2 with file:line for what is not a kcluster log.
+// types, and the event lines of a real lab install's debug log), the SVG it writes, and exit 2
+// with file:line for what is not a kcluster log.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,22 @@ describe('kcluster report timeline', () => {
     expect(chart.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(chart.trimEnd().endsWith('</svg>')).toBe(true);
     expect(chart.match(/<rect class="task critical"/g)).toHaveLength(8);
+  });
+
+  it('reads a real lab install (3 hosts, the debug log trimmed to its event lines) and finds where its time went', async () => {
+    const log = join(FIXTURES, 'lab-3-hosts-install.debug-log.txt');
+    const svg = join(dir, 'lab.svg');
+    const r = await kcluster('report', 'timeline', log, '--svg', svg);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^cluster: 3 hosts, 97\.9 s, exit 0; started 2026-11-26T17:36:53\.595Z$/m);
+    const path = r.out.slice(r.out.indexOf('critical path: '));
+    expect(path).toMatch(/^critical path: 97\.9 s /);
+    expect(path).toMatch(/^ {2}control plane\s+25\.1 s {2}kcbi1: control-plane \/ API server ready 24\.3 s$/m);
+    expect(path).toMatch(/^ {2}addons running\s+50\.0 s {2}kcbi1: addons-running \/ addons running 49\.5 s$/m);
+    expect(path).toMatch(/^ {2}nodes\s+15\.4 s {2}kcbi1 \(last by 3\.9 s\): /m);
+    const json = JSON.parse((await kcluster('report', 'timeline', log, '-o', 'json')).out) as { plays: { hosts: { roles: { tasks: { start: number; end: number }[] }[] }[] }[] };
+    const long = json.plays.flatMap((p) => p.hosts.flatMap((h) => h.roles.flatMap((x) => x.tasks))).filter((t) => t.end - t.start >= 500);
+    expect(readFileSync(svg, 'utf8').match(/<rect class="task[ "]/g)).toHaveLength(long.length);
   });
 
   it('-o json gives the timeline, its critical path and phases, times in ms', async () => {

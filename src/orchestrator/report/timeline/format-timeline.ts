@@ -28,7 +28,7 @@ function hostNote(path: CriticalPath, playIndex: number, lane: HostLane, critica
     const next = chain[at + 1];
     if (next) return `${outcome}${next.host} started when it ended`;
     const lastBy = chain[at]?.lastBy ?? 0;
-    return `${outcome}last to end${lastBy > 0 ? `, by ${seconds(lastBy)} s` : ''}`;
+    return `${outcome}last to end${lastBy >= 50 ? `, by ${seconds(lastBy)} s` : ''}`;
   }
   return `${outcome}${seconds(slackOf(path, playIndex, lane))} s slack`;
 }
@@ -73,7 +73,7 @@ function criticalSummary(timeline: Timeline, path: CriticalPath, minTaskMs: numb
   const tasks = criticalTasks(timeline, path, minTaskMs);
   const width = Math.max(0, ...path.plays.map((p) => p.play.length));
   for (const step of path.plays) {
-    const hosts = step.lanes.map((l) => `${l.host}${l.lastBy > 0 ? ` (last by ${seconds(l.lastBy)} s)` : ''}`).join(' then ');
+    const hosts = step.lanes.map((l) => `${l.host}${l.lastBy >= 50 ? ` (last by ${seconds(l.lastBy)} s)` : ''}`).join(' then ');
     const longest = [...(tasks.get(step.index) ?? [])].sort((a, b) => b.end - b.start - (a.end - a.start));
     const shown = longest.slice(0, 4).sort((a, b) => a.start - b.start);
     const more = longest.length > shown.length ? `, ${longest.length - shown.length} more` : '';
