@@ -2,7 +2,9 @@
 // fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
 // once-per-cluster addons from the first control plane, each node's pod network config, and a
 // last check from the first control plane that kube-proxy, flannel and CoreDNS run.
-// On a fresh install the control planes start together (a new etcd cluster needs its members
+// On a fresh install the workers' kubelets start only once the API server answers (see
+// kubeletStartedRole), and CoreDNS is applied once kube-proxy and flannel run on every node
+// (see roles/addons/running.ts). On a fresh install the control planes start together (a new etcd cluster needs its members
 // up at once to reach quorum); on a running cluster they are converged one at a time, each
 // back (API ready, static pods current) before the next, so a change that restarts etcd or the
 // API server (a manifest, a certificate, the member list after remove-node) never restarts
@@ -16,7 +18,7 @@ import { addonsRunningRole } from '../roles/addons/running.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { imagesRole } from '../roles/images/index.js';
-import { kubeletRole } from '../roles/kubelet/index.js';
+import { kubeletRole, kubeletStartedRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 import { runtimeRole } from './runtime-role.js';
 import { identityRole, preflightRole } from '../roles/preflight/index.js';
@@ -29,15 +31,18 @@ export interface ClusterPlaybookOptions {
 }
 
 export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
+  const workers = inputs.topology.workers.map((h) => h.name);
+  const startLater = options.running ? [] : workers;
   return {
     name: 'cluster',
     description: CLUSTER_PLAYBOOK_DESCRIPTION,
     plays: [
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
-      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)] },
+      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })] },
       { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs, { staticPodsCurrent: options.running })], anyErrorsFatal: true },
-      { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)] },
+      ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
+      { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs, { coreDns: false })] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
       { name: 'addons running', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRunningRole(inputs)] },
       { name: 'operator manifests', hosts: inputs.topology.firstControlPlane.name, roles: [manifestsRole(inputs)] },

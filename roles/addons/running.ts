@@ -1,15 +1,21 @@
 // The cluster's last play: what kcluster installed actually runs. kube-proxy and the pod
-// network have a Ready, current pod on every node, CoreDNS its Ready replicas, before `apply`
-// reports success (a flannel crash-looping on a host without a route to the Service range
-// once passed as done). On a converged cluster this is one read, no wait. When the deadline
-// passes, the run fails with the pods that are not Ready and their last log lines. Then each
-// Node gets its role label (node-roles.ts) and the operator's labels and taints (node-metadata.ts).
+// network have a Ready, current pod on every node; only then is CoreDNS applied (addon-task.ts)
+// and waited for until its replicas are Ready, before `apply` reports success (a flannel
+// crash-looping on a host without a route to the Service range once passed as done). CoreDNS
+// comes last because it reaches the API server through the kubernetes Service: a replica
+// started on a node before kube-proxy has written that Service's rules hangs in its first
+// call until the client's 30 s dial timeout, which was most of a fresh install's wait.
+// On a converged cluster each wait is one read. When the deadline passes, the run fails with
+// the pods that are not Ready and their last log lines. Then each Node gets its role label
+// (node-roles.ts) and the operator's labels and taints (node-metadata.ts).
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import { coreDnsAddonTask } from './addon-task.js';
 import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/kubernetes/facts/workloads-ready.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { nodeRolesTask } from './node-roles.js';
@@ -19,24 +25,28 @@ import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 /** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;
 
-export function clusterWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
+/** What runs on every node: kube-proxy and, when it is kcluster's, the pod network. */
+export function nodeWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
   const flannel = inputs.inventory.cluster.cni === 'flannel';
-  return [
-    { kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' },
-    ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : []),
-    // Without a pod network from kcluster, CoreDNS waits for the operator's CNI: not ours to judge.
-    ...(flannel ? [{ kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' } as const] : []),
-  ];
+  return [{ kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' }, ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : [])];
+}
+
+/** Without a pod network from kcluster, CoreDNS waits for the operator's CNI: not ours to judge. */
+export function dnsWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
+  return inputs.inventory.cluster.cni === 'flannel' ? [{ kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' }] : [];
+}
+
+export function clusterWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
+  return [...nodeWorkloads(inputs), ...dnsWorkloads(inputs)];
 }
 
 const notReady = (states: readonly WorkloadState[]): WorkloadState[] => states.filter((s) => !s.ready);
 const describe = (states: readonly WorkloadState[]): string => states.map((s) => `${s.workload.name} ${s.detail}`).join(', ');
 
-export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
-  const workloads = clusterWorkloads(inputs);
+export function workloadsRunning(name: string, workloads: readonly Workload[]): Task<{ workloads: Fact<WorkloadsReady> }, null> {
   const fact = workloadsReady('kube-system', workloads);
-  const task: Task<{ workloads: typeof fact }, null> = {
-    name: 'addons running',
+  return {
+    name,
     tags: ['addons'],
     facts: () => ({ workloads: fact }),
     plan: (facts) => {
@@ -67,5 +77,20 @@ export function addonsRunningRole(inputs: Pick<ClusterInputs, 'inventory'>): Rol
     },
     verify: true,
   };
-  return { name: 'addons-running', tags: ['addons'], tasks: [task, nodeRolesTask(inputs), nodeMetadataTask(inputs)] };
+}
+
+export function addonsRunningRole(inputs: ClusterInputs): Role {
+  const dns = dnsWorkloads(inputs);
+  return {
+    name: 'addons-running',
+    tags: ['addons'],
+    tasks: [
+      workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inputs)),
+      // Applying it changes what the CoreDNS wait reads: read it again after.
+      { ...coreDnsAddonTask(inputs), invalidates: ['addon-record', 'workloads:*'] },
+      ...(dns.length > 0 ? [workloadsRunning('CoreDNS running', dns)] : []),
+      nodeRolesTask(inputs),
+      nodeMetadataTask(inputs),
+    ],
+  };
 }

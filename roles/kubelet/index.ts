@@ -27,6 +27,7 @@ import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubele
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { waitForKubeletSettled } from './kubelet-settled.js';
+import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
 const FORGET_ROTATED_CLIENT_CERTIFICATE = 'forget the client certificate the kubelet rotated';
@@ -40,7 +41,17 @@ function pick<T>(map: ReadonlyMap<string, T>, host: string, what: string): T {
   return value;
 }
 
-export function kubeletRole(inputs: ClusterInputs): Role {
+export interface KubeletRoleOptions {
+  /** Hosts whose kubelet this role configures but does not start (nor restart when stopped):
+   * kubeletStartedRole starts it later in the run. See clusterPlaybook. */
+  readonly startLater?: readonly string[];
+}
+
+const KUBELET_SERVICE = { name: 'kubelet.service', enabled: true, state: 'started' } as const;
+
+export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions = {}): Role {
+  const later = new Set(options.startLater ?? []);
+  const startedNow = inputs.inventory.hosts.map((h) => h.name).filter((name) => !later.has(name));
   const renderer = createTemplateRenderer();
   const { pki, topology, inventory } = inputs;
   const controlPlanes = new Set(topology.controlPlanes.map((h) => h.name));
@@ -106,7 +117,7 @@ export function kubeletRole(inputs: ClusterInputs): Role {
         }),
       }),
       proxyDropInTask(inventory, 'kubelet.service', restart, ['kubelet', 'proxy']),
-      systemdService({ name: 'kubelet.service', enabled: true, state: 'started' }),
+      later.size === 0 ? systemdService(KUBELET_SERVICE) : onlyOnHosts(systemdService(KUBELET_SERVICE), startedNow, 'started once the API server answers'),
     ],
     handlers: [
       {
@@ -118,10 +129,23 @@ export function kubeletRole(inputs: ClusterInputs): Role {
       {
         name: RESTART_KUBELET,
         run: async (ctx) => {
-          await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart kubelet.service`, { become: true, label: RESTART_KUBELET });
+          // A kubelet left stopped for later is not started by a change of its files.
+          const restart = later.has(ctx.host.name) ? sh`systemctl try-restart kubelet.service` : sh`systemctl restart kubelet.service`;
+          await execChecked(ctx.connection, sh`systemctl daemon-reload && ${restart}`, { become: true, label: RESTART_KUBELET });
           await waitForKubeletSettled(ctx);
         },
       },
     ],
   };
+}
+
+/**
+ * The kubelet started (and enabled) on the hosts kubeletRole left for later. On a fresh install
+ * the workers' kubelets start once the API server answers: a kubelet started before keeps
+ * failing to list the cluster's Services, backs off (up to 30 s between tries), and refuses to
+ * start any pod until it has listed them once ("services have not yet been read at least
+ * once"), which held kube-proxy and flannel back 10-20 s on a worker.
+ */
+export function kubeletStartedRole(): Role {
+  return { name: 'kubelet-started', tags: ['kubelet'], tasks: [systemdService(KUBELET_SERVICE)] };
 }

@@ -51,8 +51,9 @@ export function parseWorkloads(stdout: string, workloads: readonly Workload[]): 
   if (first === 'unreachable') return { reachable: false, detail: rest.join(' ').slice(0, 300) };
   if (first !== 'ok') throw new Error(`unexpected workload status output "${first.slice(0, 80)}"`);
   const text = rest.join('\n').trim();
-  const list = (text === '' ? {} : JSON.parse(text)) as { items?: K8sObject[] };
-  const items = list.items ?? [];
+  // kubectl answers a get of several objects with a List, and of one object with the object itself.
+  const answer = (text === '' ? {} : JSON.parse(text)) as K8sObject & { items?: K8sObject[] };
+  const items = answer.items ?? (answer.kind !== undefined ? [answer] : []);
   return {
     reachable: true,
     states: workloads.map((w) => workloadState(w, items.find((i) => i.kind?.toLowerCase() === w.kind && i.metadata?.name === w.name))),

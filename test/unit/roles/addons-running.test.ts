@@ -1,7 +1,7 @@
 // The "addons running" check: DaemonSet and Deployment status in, ready or what is missing out.
 import { describe, expect, it } from 'vitest';
 import { parseWorkloads, workloadState, type Workload } from '../../../src/kubernetes/facts/workloads-ready.js';
-import { addonsRunningRole, clusterWorkloads } from '../../../roles/addons/running.js';
+import { clusterWorkloads, dnsWorkloads, nodeWorkloads, workloadsRunning } from '../../../roles/addons/running.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
 const ds: Workload = { kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' };
@@ -26,10 +26,12 @@ describe('workload readiness', () => {
     const out = `ok\n${JSON.stringify({ items: [dsObject(1, 1, 1)] })}\n`;
     expect(parseWorkloads(out, [ds, deploy])).toEqual({ reachable: true, states: [{ workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' }, { workload: deploy, ready: false, detail: 'not found' }] });
     expect(parseWorkloads('ok\n', [ds])).toEqual({ reachable: true, states: [{ workload: ds, ready: false, detail: 'not found' }] });
+    // One object asked for: kubectl prints the object itself, not a List.
+    expect(parseWorkloads(`ok\n${JSON.stringify(dsObject(2, 2, 2))}\n`, [ds])).toEqual({ reachable: true, states: [{ workload: ds, ready: true, detail: '2/2 Ready, 2/2 current' }] });
     expect(parseWorkloads('unreachable\nThe connection to the server was refused\n', [ds])).toEqual({ reachable: false, detail: 'The connection to the server was refused' });
     expect(() => parseWorkloads('garbage', [ds])).toThrow('unexpected workload status output');
   });
-  it('checks kube-proxy, flannel and CoreDNS with flannel, kube-proxy alone without a CNI of ours; plans a wait until they run', () => {
+  it('checks kube-proxy and flannel on the nodes, then CoreDNS, with flannel; kube-proxy alone without a CNI of ours; plans a wait until they run', () => {
     const inv = (cni: string) => {
       const r = parseInventory(`ssh: {agent: true}\ncluster: {cni: ${cni}}\nhosts: [{name: cp1, address: 10.0.0.1, roles: [control-plane]}]\n`, '/x.yaml', { env: {} });
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
@@ -37,7 +39,10 @@ describe('workload readiness', () => {
     };
     expect(clusterWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel', 'coredns']);
     expect(clusterWorkloads(inv('none')).map((w) => w.name)).toEqual(['kube-proxy']);
-    const task = addonsRunningRole(inv('none')).tasks[0]!;
+    expect(nodeWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel']);
+    expect(dnsWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['coredns']);
+    expect(dnsWorkloads(inv('none'))).toEqual([]);
+    const task = workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inv('none')));
     const ctx = {} as never;
     expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: false, detail: '0/1 Ready, 1/1 current' }] } }, ctx)).toEqual({ kind: 'wait', summary: 'wait for kube-flannel 0/1 Ready, 1/1 current', payload: null });
     expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' }] } }, ctx)).toEqual({ kind: 'none', reason: 'kube-flannel 1/1 Ready, 1/1 current' });

@@ -55,13 +55,18 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
   });
 
   it('kubelet: sysctls, binary, credentials, configuration and unit; the control plane registers with its taint', () => {
-    expect(one.tasks('kcrec2', 'kubelet')).toEqual([
+    const configured = [
       'sysctl net.ipv4.ip_forward = 1',
       'sysctl net.bridge.bridge-nf-call-iptables = 1',
       ...binaries('/usr/local/bin/kubelet'),
       ...files('/etc/kubernetes/pki/ca.crt', '/etc/kubernetes/kubelet.conf', '/var/lib/kubelet/pki/kubelet.crt', '/var/lib/kubelet/pki/kubelet.key', '/var/lib/kubelet/config.yaml', '/etc/systemd/system/kubelet.service'),
-      'service kubelet.service enabled, started',
-    ]);
+    ];
+    // A fresh install starts the control plane's kubelet with the nodes (it runs the static
+    // pods), a worker's once the API server answers (kubeletStartedRole, after the control plane).
+    expect(one.tasks('kcrec1', 'kubelet')).toEqual([...configured, 'service kubelet.service enabled, started']);
+    expect(one.tasks('kcrec2', 'kubelet')).toEqual(configured);
+    expect(one.tasks('kcrec2', 'kubelet-started')).toEqual(['service kubelet.service enabled, started']);
+    expect(one.tasks('kcrec1', 'kubelet-started')).toEqual([]);
     const config = one.diff('kcrec2', 'file /var/lib/kubelet/config.yaml');
     for (const line of ['+cgroupDriver: systemd', '+  - 10.96.0.10', '+clusterDomain: cluster.local', '+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock', '+failSwapOn: true']) expect(config).toContain(line);
     expect(config).toContain('+  anonymous:\n+    enabled: false');
@@ -109,9 +114,12 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
     expect(one.planned.find((p) => p.host === 'kcrec1' && p.task === 'directory /var/log/kubernetes/audit')?.summary).toBe('create directory /var/log/kubernetes/audit (mode 0700, root:root)');
   });
 
-  it('addons from the first control plane only: RBAC, kube-proxy, flannel, CoreDNS', () => {
-    expect(one.tasks('kcrec1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'addon coredns', 'Secrets encrypted at rest with the current key']);
-    expect(one.planned.filter((p) => p.role === 'addons' && p.host !== 'kcrec1')).toEqual([]);
+  it('addons from the first control plane only: RBAC, kube-proxy, flannel; CoreDNS once they run on every node', () => {
+    expect(one.tasks('kcrec1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'Secrets encrypted at rest with the current key']);
+    // The waits plan as waits, not changes: kube-proxy and flannel, then CoreDNS once applied.
+    expect(one.tasks('kcrec1', 'addons-running')).toEqual(['addon coredns', 'node role labels']);
+    expect(one.waits.filter((w) => w.startsWith('kcrec1 addons-running/')).map((w) => w.split(':')[0])).toEqual(['kcrec1 addons-running/kube-proxy and the pod network running', 'kcrec1 addons-running/CoreDNS running', 'kcrec1 addons-running/node labels and taints']);
+    expect(one.planned.filter((p) => (p.role === 'addons' || p.role === 'addons-running') && p.host !== 'kcrec1')).toEqual([]);
   });
 
   it('shows no secret in any diff, summary or debug log line (keys and kubeconfigs planned, content hidden)', () => {

@@ -102,7 +102,7 @@ describe('recordedFactsConnection (a fake connection replaying recorded fact sec
       const { ['systemd:kubelet.service']: _dropped, ...facts } = recording.facts;
       return host === 'kcrec2' ? { ...recording, facts } : recording;
     });
-    expect(plan.failures).toEqual([expect.stringMatching(/^kcrec2: .*role kubelet asks for fact systemd:kubelet\.service that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/)]);
+    expect(plan.failures).toEqual([expect.stringMatching(/^kcrec2: .*role kubelet-started asks for fact systemd:kubelet\.service that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/)]);
   }, 60_000);
 
   it('names the facts of a group read the recording lacks, and a fact recorded with another script', async () => {

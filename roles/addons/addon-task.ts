@@ -1,0 +1,50 @@
+// One addon as a task: its manifest rendered from the role's templates, applied with
+// server-side apply through the first control plane's API server only when it differs from
+// what kcluster recorded applying (addon-plan.ts), and the record updated. Used by the addons
+// role and, for CoreDNS, by addons-running (running.ts), which applies it once the nodes'
+// network runs.
+import { join } from 'node:path';
+import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
+import type { HostContext, Task } from '../../src/orchestrator/engine/types.js';
+import { addonRecord, addonRecordManifest } from '../../src/kubernetes/facts/addon-record.js';
+import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
+import { packageRoot } from '../../src/orchestrator/util/package-root.js';
+import { planAddon, type AddonPayload } from './addon-plan.js';
+import { corednsForwarding } from './coredns-forwarding.js';
+
+export const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
+
+export function addonTask(name: string, render: (ctx: HostContext) => string): Task<{ record: typeof addonRecord }, AddonPayload> {
+  return {
+    name: `addon ${name}`,
+    tags: ['addons', name],
+    facts: () => ({ record: addonRecord }),
+    plan: (facts, ctx) => planAddon(name, render(ctx), facts.record),
+    apply: async (change, ctx) => {
+      const kubectl = adminKubectl(60);
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, { become: true, stdin: change.payload.manifest, label: `apply ${name}` });
+      // Each addon owns its own keys of the record (one field manager per addon).
+      const record = addonRecordManifest(name, change.payload.sha256, change.payload.manifest);
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${`kcluster-addon-${name}`} -f -`, { become: true, stdin: record, label: `record ${name}` });
+    },
+    invalidates: ['addon-record'],
+  };
+}
+
+/** What every addon template is rendered with. */
+export function addonCommonData(inputs: Pick<ClusterInputs, 'inventory' | 'topology'>): { podCIDR: string; clusterDomain: string; apiServerUrl: string; dnsServiceIp: string } {
+  const { inventory, topology } = inputs;
+  return { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
+}
+
+export function coreDnsAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
+  const coredns = createTemplateRenderer().compile(join(templateDir, 'coredns.yaml.hbs'));
+  const { inventory } = inputs;
+  return addonTask('coredns', () =>
+    coredns({ ...addonCommonData(inputs), image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length), ...corednsForwarding(inventory.cluster.dns) }),
+  );
+}
