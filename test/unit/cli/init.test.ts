@@ -3,24 +3,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../../src/cli/main.js';
+import { runCli, type CliResult } from './support/run-cli.js';
 import { addressProblem, initHosts } from '../../../src/cli/init/init-hosts.js';
 import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { DEFAULT_KUBERNETES_VERSION } from '../../../src/orchestrator/inventory/defaults.js';
 
-async function cli(args: string[], cwd?: string): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env: {}, ...(cwd !== undefined ? { cwd } : {}), signal: new AbortController().signal });
-  return { code, out, err };
-}
+const cli = (args: string[], cwd?: string): Promise<CliResult> => runCli(args, {}, cwd);
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-init-'));
 const home = join(dir, 'home');

@@ -5,10 +5,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../../src/cli/main.js';
+import { runCli, type CliResult } from '../cli/support/run-cli.js';
 import { formatDiagnostic, loadInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
 
@@ -21,15 +20,9 @@ const home = mkdtempSync(join(tmpdir(), 'kc-examples-'));
 mkdirSync(join(home, '.ssh'));
 writeFileSync(join(home, '.ssh', 'id_ed25519'), 'a key\n', { mode: 0o600 });
 
-async function validate(file: string): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', 'validate', '-i', file], { stdout, stderr, env: { SSH_AUTH_SOCK: '/x' }, signal: new AbortController().signal });
-  return { code, out, err: err.split('\n').filter((l) => !/: warning: ssh\.keyFile: key file .* does not exist$/.test(l)).join('\n') };
+async function validate(file: string): Promise<CliResult> {
+  const r = await runCli(['validate', '-i', file]);
+  return { ...r, err: r.err.split('\n').filter((l) => !/: warning: ssh\.keyFile: key file .* does not exist$/.test(l)).join('\n') };
 }
 
 /** The value at a dotted path of a parsed document, if every step is a plain key. */

@@ -8,13 +8,13 @@ export interface CliResult {
   readonly err: string;
 }
 
-export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = { SSH_AUTH_SOCK: '/x' }): Promise<CliResult> {
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = { SSH_AUTH_SOCK: '/x' }, cwd?: string): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env, signal: new AbortController().signal });
+  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env, ...(cwd !== undefined ? { cwd } : {}), signal: new AbortController().signal });
   return { code, out, err };
 }
