@@ -2,20 +2,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { commandsToLoad, main } from '../../../src/cli/main.js';
+import { commandsToLoad } from '../../../src/cli/main.js';
+import { runCli, type CliResult } from './support/run-cli.js';
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env: { SSH_AUTH_SOCK: '/x' }, signal: new AbortController().signal });
-  return { code, out, err };
-}
+const cli = (args: string[]): Promise<CliResult> => runCli(args);
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-cli-'));
 const inventory = join(dir, 'inv.yaml');

@@ -6,12 +6,9 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli/support/run-cli.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
-import type { CliContext } from '../../../src/cli/context.js';
-import { registerValidateCommand } from '../../../src/cli/commands/validate.js';
 import { KUBERNETES_RELEASES, minorOf } from '../../../src/kubernetes/artifacts/component-versions.js';
 import { configFieldProblems } from '../../../src/kubernetes/cluster/config-field-check.js';
 import { CONFIG_FIELDS_DIR, configFieldsFile, configFieldsFor, stagingVersion, type ConfigFieldNode } from '../../../src/kubernetes/cluster/config-fields.js';
@@ -78,23 +75,7 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
 
   it('is refused by kcluster validate (which calls the same function as apply): on stderr, exit 2', async () => {
     const { file } = parseInventoryText(root, `vars:\n  kubeletConfig: { maxpods: 150 }\n${hosts}`);
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    let code = 0;
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const cli: CliContext = {
-      stdout,
-      stderr,
-      env: { SSH_AUTH_SOCK: '/a' },
-      cwd: process.cwd(),
-      interactive: false,
-      signal: new AbortController().signal,
-      setExitCode: (c) => (code = Math.max(code, c)),
-    };
-    const program = new Command('kcluster').exitOverride();
-    registerValidateCommand(program, cli);
-    await program.parseAsync(['node', 'kcluster', 'validate', '-i', file]);
+    const { code, err } = await runCli(['validate', '-i', file]);
     expect(code).toBe(2);
     expect(err).toBe(`kcluster: ${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.37.2: did you mean "maxPods"?\n`);
   });
