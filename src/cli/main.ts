@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { unknownCommandIn } from './unknown-command.js';
+import { addHelpExamples, markRequiredOptions } from './help-format.js';
 import { packageVersion } from '../orchestrator/util/package-version.js';
 
 /** Which exit code wins when several are set during one command: the most serious. */
@@ -77,9 +78,11 @@ export async function buildProgram(cli: CliContext, args: readonly string[]): Pr
       writeErr: (text) => cli.stderr.write(text),
     })
     .exitOverride();
+  markRequiredOptions(program);
   const wanted = new Set(commandsToLoad(args));
   const registers = await Promise.all(COMMANDS.filter(([name]) => wanted.has(name)).map(([, load]) => load()));
   for (const register of registers) register(program, cli);
+  addHelpExamples(program);
   // Sub-commands inherit output settings and never exit the process themselves.
   for (const command of program.commands) {
     command.configureOutput(program.configureOutput()).exitOverride();
