@@ -1,4 +1,4 @@
-// `kcluster etcd snapshot save -i FILE [--from HOST] [--to PATH] [--check] [-o text|json]`:
+// `kcluster etcd snapshot save -i FILE [--from HOST] [--file PATH] [--check] [-o text|json]`:
 // a snapshot taken on a control plane, checked there, copied to the controller
 // (<stateDir>/backups) and checked again by sha256; its path is the last line on stdout.
 // `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes] [--check] [-o text|json]`: the
@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
+import { fileOption } from '../deprecated-path-option.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-snapshot.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
@@ -19,6 +20,7 @@ import { snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbook
 
 interface SaveOptions extends PlaybookCommandOptions {
   readonly from?: string;
+  readonly file?: string;
   readonly to?: string;
 }
 
@@ -36,10 +38,12 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     .description('take a snapshot on a control plane and copy it to the controller (<stateDir>/backups)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('--from <host>', 'the control plane to take it on (default: the first in the inventory)')
-    .option('--to <path>', 'also copy the snapshot here')
+    .option('--file <path>', 'also copy the snapshot here')
+    .option('--to <path>', 'deprecated: use --file')
     .option('-C, --check', 'plan only: say what would be saved, change nothing')
     .addOption(outputOption())
     .action(async (options: SaveOptions) => {
+      const file = fileOption(cli, options.file, { flag: '--to', value: options.to });
       let saved: SavedSnapshot | undefined;
       const summary = await runPlaybookCommand(
         cli,
@@ -49,8 +53,8 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
       if (!summary || summary.exitCode !== 0 || saved === undefined) return;
       log(`etcd snapshot: revision ${saved.revision}, ${saved.keys} keys, ${saved.bytes} bytes, sha256 ${saved.sha256}`);
       let path = saved.file;
-      if (options.to !== undefined) {
-        path = resolve(cli.cwd, options.to);
+      if (file !== undefined) {
+        path = resolve(cli.cwd, file);
         await copyFile(saved.file, path);
       }
       if (options.output !== 'json') cli.stdout.write(`${path}\n`);

@@ -1,4 +1,4 @@
-// `kcluster kubeconfig -i FILE [-o PATH]`: the cluster admin's kubeconfig, from the PKI in the
+// `kcluster kubeconfig -i FILE [--file PATH]`: the cluster admin's kubeconfig, from the PKI in the
 // state folder, pointing at the API endpoint. Written with mode 0600 (it is a credential).
 import { existsSync } from 'node:fs';
 import { writeFile, rename } from 'node:fs/promises';
@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { fileOption } from '../deprecated-path-option.js';
 import { pkiSpecOf } from '../../kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import { ensureClusterPki, renderKubeconfig } from '../../kubernetes/pki/cluster-pki.js';
@@ -16,8 +17,10 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
     .command('kubeconfig')
     .description("write the cluster admin's kubeconfig (mode 0600)")
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .option('-o, --output <path>', 'where to write it (default: standard output)')
-    .action(async (options: { inventory: string; output?: string }) => {
+    .option('--file <path>', 'where to write it (default: standard output)')
+    .option('-o, --output <path>', 'deprecated: use --file')
+    .action(async (options: { inventory: string; file?: string; output?: string }) => {
+      const file = fileOption(cli, options.file, { flag: '-o', value: options.output });
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;
       if (!existsSync(join(inventory.stateDir, 'pki', 'ca.crt'))) {
@@ -28,11 +31,11 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
       const topology = topologyOf(inventory);
       const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
       const text = renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.adminServerUrl, caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
-      if (options.output === undefined) {
+      if (file === undefined) {
         cli.stdout.write(text);
         return;
       }
-      const path = resolve(cli.cwd, options.output);
+      const path = resolve(cli.cwd, file);
       await writeFile(`${path}.tmp`, text, { mode: 0o600 });
       await rename(`${path}.tmp`, path);
       cli.stderr.write(`kcluster: wrote ${path} (server ${topology.adminServerUrl})\n`);
