@@ -44,7 +44,7 @@ for run in $(seq 1 "$RUNS"); do
   t1=$(now_ms)
   ready=-1
   if [ "$rc" = 0 ]; then
-    kc kubeconfig -i "$INVENTORY" -o "$WORK/admin.conf" >/dev/null
+    kc kubeconfig -i "$INVENTORY" --file "$WORK/admin.conf" >/dev/null
     for _ in $(seq 1 300); do
       if "$KUBECTL" --kubeconfig "$WORK/admin.conf" get nodes --no-headers 2>/dev/null | awk '$2 != "Ready" {bad=1} END {exit bad || NR == 0}'; then
         ready=$(( $(now_ms) - t0 )); break

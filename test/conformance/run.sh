@@ -157,7 +157,7 @@ if [ -n "$import" ]; then
 fi
 
 [ -z "$images_only" ] || exit 0
-kc kubeconfig -i "$inventory" -o "$out/admin.conf" >/dev/null || fail "kcluster kubeconfig -i $inventory failed"
+kc kubeconfig -i "$inventory" --file "$out/admin.conf" >/dev/null || fail "kcluster kubeconfig -i $inventory failed"
 
 # ---------------------------------------------------------------- the registry mirror, if the cluster names one
 # Specs that pull with imagePullPolicy Always (an image volume, pod certificates) need a registry:

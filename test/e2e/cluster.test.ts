@@ -61,7 +61,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const apply = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     timings['applySeconds'] = (Date.now() - started) / 1000;
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-4000)}`).toBe(0);
-    const written = await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig]);
+    const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
     const ready = await until('all 3 nodes Ready', 240_000, async () => {
       const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };

@@ -96,7 +96,7 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     writeInventoryWith([cp, worker]);
     const first = await kcluster(['apply', '-i', inventory]);
     expect(first.code, first.stderr + first.stdout.slice(-3000)).toBe(0);
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await allReady([cp, worker]);
 
     writeInventoryWith([cp, worker, added]);
@@ -139,7 +139,7 @@ spec:
 
     const renew = await kcluster(['certs', 'renew', '-i', inventory, '--yes']);
     expect(renew.code, renew.stderr + renew.stdout.slice(-3000)).toBe(0);
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     const after = await check();
     const byKey = (rows: Row[]) => new Map(rows.map((r) => [`${r.location} ${r.path} ${r.subjectCn}`, r]));
     const old = byKey(before);
@@ -163,7 +163,7 @@ spec:
     const wouldSave = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '--check', '--output', 'json']);
     expect(wouldSave.code, wouldSave.stderr).toBe(3);
     expect(changesIn(wouldSave.stdout)).toContain(`${cp} etcd-snapshot-save/save an etcd snapshot: snapshot of etcd (1 of 1 members healthy) to `);
-    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '--to', snapshot]);
+    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', inventory, '--file', snapshot]);
     expect(save.code, save.stderr).toBe(0);
     // the run's report, then the snapshot's path as the last line
     expect(save.stdout.trim().split('\n').at(-1)).toBe(snapshot);

@@ -39,7 +39,7 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
     const started = Date.now();
     const apply = await kcluster(['apply', '-i', inventory]);
     expect(apply.code, apply.stderr + apply.stdout.slice(-3000)).toBe(0);
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready', 240_000, async () => {
       const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[]; nodeInfo: { containerRuntimeVersion: string } } }[] };
       return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') && n.status.nodeInfo.containerRuntimeVersion.startsWith('docker://')) ? true : undefined;

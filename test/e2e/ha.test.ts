@@ -78,7 +78,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const apply = await kcluster(['apply', '-i', inventory]);
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-3000)}`).toBe(0);
     const adminFile = join(work, 'admin.conf');
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', adminFile])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', adminFile])).code).toBe(0);
     // The same credentials through the second control plane.
     const viaCp2 = join(work, 'cp2.conf');
     writeFileSync(viaCp2, readFileSync(adminFile, 'utf8').replace(/server: https:\/\/[^:]+:6443/, 'server: https://10.231.6.12:6443'));

@@ -53,7 +53,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     setVersion(OLD());
     const install = await kcluster(['apply', '-i', inventory]);
     expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready at the old version', 240_000, async () => (Object.values(await nodeVersions()).every((v) => v === OLD()) && Object.keys(await nodeVersions()).length === 3 ? true : undefined));
 
     const busybox = lock().find((a) => a.name === 'busybox')!;

@@ -61,7 +61,7 @@ describe('hardening a cluster installed before it, under load', () => {
   it('serves every request while apply hardens it; then kube-bench finds no FAIL and a second apply changes nothing', async () => {
     const install = await oldKcluster(['apply', '-i', inventory]);
     expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
-    expect((await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig])).code).toBe(0);
+    expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready', 240_000, async () => {
       const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[] } }[] };
       return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) ? true : undefined;

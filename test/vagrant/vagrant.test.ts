@@ -78,7 +78,7 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
       expect((await onVm(name, 'lsmod | grep -cE "^(br_netfilter|overlay) "')).trim()).toBe('2');
       expect(await onVm(name, 'cat /etc/modules-load.d/kcluster-br_netfilter.conf')).toMatch(/^br_netfilter$/m);
     }
-    const written = await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig]);
+    const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
     const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } } }[] };
     expect(nodes.items.map((n) => n.metadata.name).sort()).toEqual(['kc1', 'kc2']);

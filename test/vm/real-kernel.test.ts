@@ -68,7 +68,7 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
     const containerd = await ssh(HOST, 'cat /etc/containerd/config.toml');
     expect(containerd).toMatch(/SystemdCgroup = true/);
     expect(containerd).toMatch(/BinaryName = "\/usr\/local\/sbin\/runc"/);
-    const written = await kcluster(['kubeconfig', '-i', inventory, '-o', kubeconfig]);
+    const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
     const node = JSON.parse(await kubectl('get', 'node', HOST, '-o', 'json')) as { spec: { taints?: unknown[] }; status: { conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } } };
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');

@@ -73,7 +73,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
   if (summary.exitCode !== 0) {
     log(`the state folder holds the renewed certificates; hosts that failed or were not reached keep the previous ones (valid until their end date): fix the cause, then run kcluster apply -i ${file} to finish (certs renew again would renew everything once more)`);
   } else {
-    log(`renewed and installed. Kubeconfigs written earlier by kcluster kubeconfig hold the previous admin certificate: write them again (kcluster kubeconfig -i ${file} -o PATH)`);
+    log(`renewed and installed. Kubeconfigs written earlier by kcluster kubeconfig hold the previous admin certificate: write them again (kcluster kubeconfig -i ${file} --file PATH)`);
   }
 }
 

@@ -16,7 +16,7 @@ node bin/kcluster.js artifacts verify --bundle "$BUNDLE"
 node bin/kcluster.js lab up --name "$LAB" --privileged --bundle "$BUNDLE"
 INVENTORY=$HOME/.kcluster/labs/$LAB/inventory.yaml
 node bin/kcluster.js apply -i "$INVENTORY"
-node bin/kcluster.js kubeconfig -i "$INVENTORY" -o "$HOME/.kcluster/labs/$LAB/admin.conf"
+node bin/kcluster.js kubeconfig -i "$INVENTORY" --file "$HOME/.kcluster/labs/$LAB/admin.conf"
 # The cluster's own kubectl, from the bundle.
 VERSION=$(node bin/kcluster.js config -i "$INVENTORY" -o json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).cluster.kubernetesVersion)')
 KUBECTL=$(node -e 'const l=require(process.argv[1]+"/kcluster-bundle.json"); const k=l.artifacts.find(a=>a.name==="kubectl"&&a.version===process.argv[2]); console.log(process.argv[1]+"/"+k.path)' "$BUNDLE" "$VERSION")
