@@ -7,30 +7,20 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from '
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSshConnector } from '../../../src/orchestrator/ssh/connector.js';
 import { UnreachableError } from '../../../src/orchestrator/ssh/connection.js';
 import { fingerprintSha256 } from '../../../src/orchestrator/ssh/fingerprint.js';
 import { HostKeyMismatchError } from '../../../src/orchestrator/ssh/host-key-policy.js';
 import { sh } from '../../../src/orchestrator/ssh/quote.js';
-import { main } from '../../../src/cli/main.js';
+import { runCli, type CliResult } from '../../unit/cli/support/run-cli.js';
 import { count, freePort, newKey, startSshd, type TestSshd } from './support/sshd.js';
 import { endpoint, host, setup } from './support/inventory.js';
 
 const fingerprintOfPub = (file: string): string => fingerprintSha256(Buffer.from(readFileSync(file, 'utf8').split(' ')[1]!, 'base64'));
 
 /** Run the CLI in-process with its own HOME (so ~/.ssh/known_hosts is the test's). */
-async function kcluster(args: string[], home: string): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env: { HOME: home, PATH: process.env['PATH'] ?? '' }, signal: new AbortController().signal });
-  return { code, out, err };
-}
+const kcluster = (args: string[], home: string): Promise<CliResult> => runCli(args, { HOME: home, PATH: process.env['PATH'] ?? '' });
 
 describe('SSH connector over a real sshd', () => {
   let sshd: TestSshd;

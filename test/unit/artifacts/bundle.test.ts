@@ -4,12 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, appendFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBundleLock } from '../../../src/kubernetes/artifacts/bundle-lock.js';
 import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
-import { main } from '../../../src/cli/main.js';
+import { runCli, type CliResult } from '../cli/support/run-cli.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { writeStandInBundle } from '../../support/stand-in-bundle.js';
@@ -26,16 +25,7 @@ function inventory(bundle: string): Inventory {
   return result.inventory;
 }
 
-async function kcluster(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(['node', 'kcluster', ...args], { stdout, stderr, env: { HOME: dir, CI: 'true' } });
-  return { code, out, err };
-}
+const kcluster = (args: string[]): Promise<CliResult> => runCli(args, { HOME: dir, CI: 'true' });
 
 const good = join(dir, 'good');
 const imageIds = writeStandInBundle(good, requiredArtifacts(inventory(good)));
