@@ -36,10 +36,6 @@ export function dnsWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload
   return inputs.inventory.cluster.cni === 'flannel' ? [{ kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' }] : [];
 }
 
-export function clusterWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
-  return [...nodeWorkloads(inputs), ...dnsWorkloads(inputs)];
-}
-
 const notReady = (states: readonly WorkloadState[]): WorkloadState[] => states.filter((s) => !s.ready);
 const describe = (states: readonly WorkloadState[]): string => states.map((s) => `${s.workload.name} ${s.detail}`).join(', ');
 

@@ -1,7 +1,7 @@
 // The "addons running" check: DaemonSet and Deployment status in, ready or what is missing out.
 import { describe, expect, it } from 'vitest';
 import { parseWorkloads, workloadState, type Workload } from '../../../src/kubernetes/facts/workloads-ready.js';
-import { clusterWorkloads, dnsWorkloads, nodeWorkloads, workloadsRunning } from '../../../roles/addons/running.js';
+import { dnsWorkloads, nodeWorkloads, workloadsRunning } from '../../../roles/addons/running.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
 const ds: Workload = { kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' };
@@ -37,8 +37,9 @@ describe('workload readiness', () => {
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
       return { inventory: r.inventory };
     };
-    expect(clusterWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel', 'coredns']);
-    expect(clusterWorkloads(inv('none')).map((w) => w.name)).toEqual(['kube-proxy']);
+    const all = (i: ReturnType<typeof inv>) => [...nodeWorkloads(i), ...dnsWorkloads(i)].map((w) => w.name);
+    expect(all(inv('flannel'))).toEqual(['kube-proxy', 'kube-flannel', 'coredns']);
+    expect(all(inv('none'))).toEqual(['kube-proxy']);
     expect(nodeWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel']);
     expect(dnsWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['coredns']);
     expect(dnsWorkloads(inv('none'))).toEqual([]);
