@@ -46,7 +46,7 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
       return kubeProxy({ ...common, ...config, image: imageReference(inputs, 'kube-proxy'), configSha256 });
     }),
     ...(inventory.cluster.cni === 'flannel'
-      ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel'), apiServerHost: topology.apiServerHost, apiServerPort: topology.apiServerPort }))]
+      ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel'), apiServerHost: topology.apiEndpointHost, apiServerPort: topology.apiServerPort }))]
       : []),
     ...(options.coreDns ? [coreDnsAddonTask(inputs)] : []),
     secretsEncryptedTask(inputs.encryption),

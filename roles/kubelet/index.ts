@@ -117,7 +117,7 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
         }),
       }),
       proxyDropInTask(inventory, 'kubelet.service', restart, ['kubelet', 'proxy']),
-      later.size === 0 ? systemdService(KUBELET_SERVICE) : onlyOnHosts(systemdService(KUBELET_SERVICE), startedNow, 'started once the API server answers'),
+      onlyOnHosts(systemdService(KUBELET_SERVICE), startedNow, 'started once the API server answers'),
     ],
     handlers: [
       {

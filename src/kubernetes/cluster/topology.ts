@@ -12,8 +12,8 @@ export interface Topology {
   /** https://HOST:PORT every kubelet and kube-proxy use: the load balancer, the only control
    * plane, or the node-local proxy (several control planes and no load balancer). */
   readonly apiServerUrl: string;
-  /** apiServerUrl's host and port, for what takes them apart (in-cluster clients' environment). */
-  readonly apiServerHost: string;
+  /** apiServerUrl's port (its host is apiEndpointHost), for what takes them apart (in-cluster
+   * clients' environment). */
   readonly apiServerPort: number;
   /** What the admin kubeconfig on the controller uses: the load balancer or the first control plane. */
   readonly adminServerUrl: string;
@@ -44,14 +44,12 @@ export function topologyOf(inventory: Inventory): Topology {
   const apiEndpointHost = inventory.cluster.apiEndpoint.host ?? (localProxy ? '127.0.0.1' : first.ssh.address);
   const apiPort = inventory.cluster.apiEndpoint.port;
   const adminHost = inventory.cluster.apiEndpoint.host ?? first.ssh.address;
-  const apiServerHost = localProxy ? '127.0.0.1' : apiEndpointHost;
   const apiServerPort = localProxy ? LOCAL_PROXY_PORT : apiPort;
   return {
     controlPlanes,
     workers: inventory.hosts.filter((h) => !h.roles.includes('control-plane')),
     firstControlPlane: first,
-    apiServerUrl: `https://${apiServerHost}:${apiServerPort}`,
-    apiServerHost,
+    apiServerUrl: `https://${apiEndpointHost}:${apiServerPort}`,
     apiServerPort,
     adminServerUrl: `https://${adminHost}:${apiPort}`,
     localProxy,
