@@ -144,7 +144,7 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
  * the workers' kubelets start once the API server answers: a kubelet started before keeps
  * failing to list the cluster's Services, backs off (up to 30 s between tries), and refuses to
  * start any pod until it has listed them once ("services have not yet been read at least
- * once"), which held kube-proxy and flannel back 10-20 s on a worker.
+ * once"), which held kube-proxy and flannel back on a worker until its next try.
  */
 export function kubeletStartedRole(): Role {
   return { name: 'kubelet-started', tags: ['kubelet'], tasks: [systemdService(KUBELET_SERVICE)] };
