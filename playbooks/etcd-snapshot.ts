@@ -13,7 +13,7 @@ import { InputError } from '../src/orchestrator/engine/input-error.js';
 import type { Playbook } from '../src/orchestrator/engine/types.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { buildRole, restartRole, saveRole, stopRole, swapRole, uploadRole, type SnapshotSaveTarget } from '../roles/etcd-snapshot/index.js';
-import { waitForControlPlane } from '../roles/control-plane/index.js';
+import { waitForControlPlane } from '../roles/control-plane/wait.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
 
 export function snapshotSavePlaybook(inventory: Inventory, from: string | undefined, target: SnapshotSaveTarget): Playbook {

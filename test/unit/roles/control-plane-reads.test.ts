@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterInputs } from '../../../src/kubernetes/cluster/cluster-inputs.js';
 import { COMPONENT_READS, componentReads } from '../../../roles/control-plane/component-reads.js';
-import { controlPlaneFiles } from '../../../roles/control-plane/index.js';
+import { controlPlaneFiles } from '../../../roles/control-plane/files.js';
 
 // controlPlaneFiles reads the PKI and the inventory only inside each file's content function.
 const written = controlPlaneFiles({ pki: {}, inventory: {} } as unknown as ClusterInputs).map((f) => f.path);

@@ -1,0 +1,124 @@
+// The control plane's last task: wait until the API server is ready (and, on a running
+// cluster, every static pod runs its current manifest); on a running cluster whose control
+// plane does not come back, put back the last good manifests; name the likely cause.
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import type { ApplyContext, Task } from '../../src/orchestrator/engine/types.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
+import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
+import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
+import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
+import { execChecked } from '../../src/orchestrator/ssh/connection.js';
+
+const READY_TIMEOUT_MS = 300_000;
+
+/**
+ * The last task: the API server answers /readyz and, on a running cluster, every static pod
+ * runs the manifest now on disk and is Ready (see src/kubernetes/facts/static-pods.ts: right after a
+ * manifest changes, the previous pod still answers /readyz until the kubelet replaces it).
+ * Both are read in the role's one fact command, so a converged control plane costs no extra
+ * round trip. A fresh install waits for /readyz only: there is no previous pod, and the
+ * kubelet creates mirror pods it could not create before the API server was up only at its
+ * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
+ * install from empty hosts.
+ */
+export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
+  const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...(pods ? lagging(pods) : [])];
+  return {
+    name: staticPodsCurrent ? 'API server ready, static pods current' : 'API server ready',
+    tags: ['control-plane'],
+    facts: (ctx) => (staticPodsCurrent ? { api: apiReady, pods: staticPods(ctx.host.name) } : { api: apiReady }),
+    plan: (facts) => {
+      const waiting = pending(facts.api, facts.pods);
+      return waiting.length === 0
+        ? noChange(`the API server answers /readyz${staticPodsCurrent ? '; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready' : ''}`)
+        : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
+    },
+    apply: async (_change, ctx) => {
+      const pods = staticPods(ctx.host.name);
+      const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
+      // The debug log gets what is still awaited each time it changes: a slow wait names its component.
+      let lastWaiting = '';
+      const logWaiting = (waiting: readonly string[]) => {
+        const text = waiting.length === 0 ? 'nothing: ready' : waiting.join(', ');
+        if (text !== lastWaiting) ctx.log(`control plane: waiting for ${text}`);
+        lastWaiting = text;
+      };
+      const waitUntilReady = () =>
+        pollUntil({
+          timeoutMs,
+          intervalMs: 2000,
+          signal: ctx.signal,
+          probe: async () => {
+            const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+            const waiting = pending(api, current);
+            logWaiting(waiting);
+            return waiting;
+          },
+          done: (waiting) => waiting.length === 0,
+        });
+      const outcome = await waitUntilReady();
+      if (outcome.reached) {
+        await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the manifests that run as the last good ones' });
+        return;
+      }
+      if (outcome.interrupted) throw new Error('interrupted while waiting for the control plane');
+      const waiting = outcome.last ?? ['a probe that answers within 30 s'];
+      const logs = await ctx.connection.exec(
+        sh`for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
+        { become: true, label: 'control-plane logs' },
+      );
+      const undone = staticPodsCurrent ? await putBackLastGoodManifests(ctx, waitUntilReady) : '';
+      throw new Error(
+        `the control plane is not ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}.${undone} ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+      );
+    },
+    verify: true,
+  };
+}
+
+/**
+ * A running cluster's control plane did not come back after its manifests changed: put back
+ * the manifests that last ran (the change is undone on this host, and the run stops before the
+ * next control plane) and wait for the components again. Says what happened, for the error.
+ */
+async function putBackLastGoodManifests(ctx: ApplyContext, waitUntilReady: () => Promise<{ reached: boolean }>): Promise<string> {
+  const restored = await execChecked(ctx.connection, restoreLastGoodManifests, { become: true, label: 'put back the last good manifests' });
+  const files = restored.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
+  if (files.length === 0) return ` No manifest differs from its last good copy in ${LAST_GOOD_MANIFESTS_DIR}: nothing to put back.`;
+  const back = await waitUntilReady();
+  const what = `the last good ${files.join(', ')} (from ${LAST_GOOD_MANIFESTS_DIR}) ${files.length === 1 ? 'is' : 'are'} back`;
+  return back.reached
+    ? ` The change is undone on this host: ${what} and the control plane is ready again; no other control plane was touched. Fix what the log lines below show, then apply again.`
+    : ` ${what[0]!.toUpperCase()}${what.slice(1)}, but the control plane is still not ready: the cause is probably not the change.`;
+}
+
+/** Running clusters installed before the last good manifests were kept get their copy before any manifest changes. */
+export function lastGoodManifestsKeptTask(): Task<{ kept: typeof lastGoodManifests }, null> {
+  return {
+    name: 'last good manifests kept',
+    tags: ['control-plane'],
+    facts: () => ({ kept: lastGoodManifests }),
+    plan: ({ kept }) =>
+      kept.kept.length === CONTROL_PLANE_MANIFESTS.length
+        ? noChange(`${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`)
+        : { kind: 'create', summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`, payload: null },
+    apply: async (_change, ctx) => {
+      await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the last good manifests' });
+    },
+    invalidates: ['last-good-manifests'],
+  };
+}
+
+/** The usual suspects, recognised in the components' logs. */
+export function likelyCause(logs: string): string {
+  if (/failCgroupV1|cgroup v1/.test(logs)) return 'Likely cause: the kubelet refuses cgroup v1 (see the kubelet role README).';
+  if (/x509|certificate/.test(logs)) return 'Likely cause: a certificate problem (wrong CA or missing SAN): compare the state folder PKI with /etc/kubernetes/pki.';
+  if (/connection refused.*2379|etcdserver|context deadline exceeded/.test(logs)) return 'Likely cause: etcd is not serving (check its log above, ports 2379/2380, and the data dir /var/lib/etcd).';
+  if (/ErrImageNeverPull|ImagePull|not found.*image/.test(logs)) return 'Likely cause: a control-plane image is missing from the runtime (rerun the images role).';
+  if (/address already in use/.test(logs)) return 'Likely cause: a port is taken by another process (preflight checks 6443, 2379, 2380, 10250, 10257, 10259).';
+  return 'Look at the log lines below for the first error.';
+}
