@@ -171,15 +171,16 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
 
 /**
  * Before anything is generated or changed: what `apply` refuses to do to a running cluster
- * (change its version: `kcluster upgrade` does that, in order; add a control plane).
+ * (change its version: `kcluster upgrade` does that, in order; add a control plane, unless
+ * the command is apply, which adds them).
  */
-export async function refuseUnsupportedChanges(inventory: Inventory): Promise<RunningCluster | undefined> {
+export async function refuseUnsupportedChanges(inventory: Inventory, options: { readonly addsControlPlanes?: boolean } = {}): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
   const running = await readRunningCluster(inventory.stateDir, topology);
   if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =
     versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??
-    newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file);
+    (options.addsControlPlanes === true ? undefined : newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file));
   if (refusal !== undefined) throw new InputError(refusal);
   return running;
 }

@@ -10,7 +10,7 @@
 // API server (a manifest, a certificate, the member list after remove-node) never restarts
 // them on every control plane at once.
 import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
-import type { Playbook } from '../src/orchestrator/engine/types.js';
+import type { Play, Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { manifestsRole } from '../roles/manifests/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
@@ -28,6 +28,27 @@ export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubel
 export interface ClusterPlaybookOptions {
   /** A cluster already answers: converge the control planes one at a time. */
   readonly running: boolean;
+  /** On a running cluster, the control planes that are etcd members already (see controlPlaneOrder). */
+  readonly etcdMembers?: readonly string[];
+}
+
+/**
+ * The control-plane plays. A fresh install starts every control plane together. On a running
+ * cluster, the control planes that are no etcd member yet join first, one at a time (etcd takes
+ * one learner at a time), then the members it had converge one at a time: each new API server
+ * is up before an existing one restarts (a new control plane's address is added to the shared
+ * API server certificate), so growing from one control plane keeps the API answering.
+ */
+export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlaybookOptions): Play[] {
+  const role = controlPlaneRole(inputs, { running: options.running });
+  if (!options.running) return [{ name: 'control plane', hosts: 'control-plane', roles: [role], anyErrorsFatal: true }];
+  const names = inputs.topology.controlPlanes.map((h) => h.name);
+  const members = options.etcdMembers ?? names;
+  const joining = names.filter((h) => !members.includes(h));
+  return [
+    ...(joining.length > 0 ? [{ name: 'control planes joining', hosts: joining, serial: 1, roles: [role], anyErrorsFatal: true }] : []),
+    { name: 'control plane', hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane', serial: 1, roles: [role], anyErrorsFatal: true },
+  ];
 }
 
 export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
@@ -40,7 +61,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
       { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })] },
-      { name: 'control plane', hosts: 'control-plane', ...(options.running ? { serial: 1 } : {}), roles: [controlPlaneRole(inputs, { staticPodsCurrent: options.running })], anyErrorsFatal: true },
+      ...controlPlanePlays(inputs, options),
       ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs, { coreDns: false })] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },

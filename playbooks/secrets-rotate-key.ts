@@ -14,7 +14,7 @@ export function rotateKeyPlaybook(inputs: ClusterInputs, rotation: RotationPlan)
     hosts: 'control-plane',
     serial: 1,
     anyErrorsFatal: true,
-    roles: [controlPlaneRole({ ...inputs, encryption }, { staticPodsCurrent: true })],
+    roles: [controlPlaneRole({ ...inputs, encryption }, { running: true })],
   });
   return {
     name: 'secrets-rotate-key',

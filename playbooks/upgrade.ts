@@ -33,7 +33,7 @@ export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions):
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
       { name: 'etcd snapshot', hosts: inputs.topology.firstControlPlane.name, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
-      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs, { staticPodsCurrent: true }), nodeReadyRole(inputs)], anyErrorsFatal: true },
+      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)], anyErrorsFatal: true },
       { name: 'nodes, in batches', hosts: 'all,!control-plane', serial: options.maxUnavailable, roles: [drainRole(inputs, options.drainTimeoutMs), ...nodeRoles, nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },

@@ -8,6 +8,8 @@
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import type { Role } from '../../src/orchestrator/engine/types.js';
+import type { HostSettings } from '../../src/orchestrator/inventory/model.js';
+import { etcdJoinState, runningClusterStart } from '../../src/kubernetes/etcd/etcd-join.js';
 import { ETCD_DATA_DIR, ETCD_USER } from '../../src/kubernetes/etcd/etcd-user.js';
 import { ETCD_OWN_PKI_DIR, ETCD_OWN_PKI_FILES, ETCD_OWN_PKI_FORMER_DIR } from '../../src/kubernetes/pki/etcd-key-folder.js';
 import { AUDIT_LOG_DIR } from '../../src/kubernetes/cluster/audit-policy.js';
@@ -17,21 +19,34 @@ import { fileAbsent } from '../../src/orchestrator/tasks/file-absent.js';
 import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
 import { controlPlaneFiles } from './files.js';
 import { controlPlaneManifests, templateDir } from './manifests.js';
-import { etcdDataOwnedTask, etcdUserTask } from './etcd.js';
+import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, type EtcdPlace } from './etcd.js';
 import { lastGoodManifestsKeptTask, waitForControlPlane } from './wait.js';
 
 export { controlPlaneFiles } from './files.js';
 export { likelyCause, waitForControlPlane } from './wait.js';
 
 export interface ControlPlaneRoleOptions {
-  /** Also wait until every static pod runs its current manifest (a running cluster: upgrade, certs renew, apply on a running cluster). */
-  readonly staticPodsCurrent: boolean;
+  /**
+   * A cluster already answers (apply on a running cluster, upgrade, certs renew): a control
+   * plane that is no etcd member yet joins the running etcd (added as a learner, promoted once
+   * caught up), a member keeps the start flags it has, and the wait includes every static pod
+   * running its current manifest. Otherwise a fresh install: every control plane starts a new
+   * etcd cluster together.
+   */
+  readonly running: boolean;
 }
+
+const peerUrl = (host: HostSettings): string => `https://${nodeAddress(host)}:2380`;
 
 export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRoleOptions): Role {
   const files = controlPlaneFiles(inputs);
   const manifests = controlPlaneManifests(inputs, files);
-  const initialCluster = inputs.topology.controlPlanes.map((h) => `${h.name}=https://${nodeAddress(h)}:2380`).join(',');
+  const { controlPlanes } = inputs.topology;
+  const newCluster = { initialCluster: controlPlanes.map((h) => `${h.name}=${peerUrl(h)}`).join(','), initialClusterState: 'new' as const };
+  const place: EtcdPlace = (ctx) => ({
+    self: { name: ctx.host.name, peerUrl: peerUrl(ctx.host) },
+    others: controlPlanes.filter((h) => h.name !== ctx.host.name).map((h) => `https://${nodeAddress(h)}:2379`),
+  });
   return {
     name: 'control-plane',
     templateDir,
@@ -46,14 +61,22 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       etcdDataOwnedTask(),
       // The API server's audit log, readable by root only; collect it from here.
       directory({ path: AUDIT_LOG_DIR, mode: 0o700 }),
-      ...(options.staticPodsCurrent ? [lastGoodManifestsKeptTask()] : []),
+      ...(options.running ? [lastGoodManifestsKeptTask()] : []),
       // The files the components' flags reference (extraFiles, the OIDC CA), before the manifests that mount them.
       ...extraFilesWritten(inputs.componentFiles),
-      manifests.etcd(() => ({}), () => ({ initialCluster, initialClusterState: 'new' })),
+      // On a running cluster a new control plane joins etcd as a learner, starts, and gets its
+      // vote once caught up, before its API server (which talks to this member only) starts.
+      ...(options.running
+        ? [
+            etcdMemberAddedTask(place),
+            manifests.etcd((ctx) => ({ join: etcdJoinState(place(ctx).others, place(ctx).self.peerUrl) }), ({ join }, ctx) => runningClusterStart(join, place(ctx).self)),
+            etcdMemberPromotedTask(place),
+          ]
+        : [manifests.etcd(() => ({}), () => newCluster)]),
       manifests.component('kube-apiserver'),
       manifests.component('kube-controller-manager'),
       manifests.component('kube-scheduler'),
-      waitForControlPlane(options.staticPodsCurrent),
+      waitForControlPlane(options.running),
       // Files dropped from the inventory go once the components run manifests that no longer name them.
       ...extraFilesPruned(inputs.componentFiles),
       // Clusters installed before 2026-11-24 kept etcd's keys in root's PKI folder: gone once

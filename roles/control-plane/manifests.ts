@@ -81,7 +81,9 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
       etcdOwnPkiDir: ETCD_OWN_PKI_DIR,
       admissionConfigPath: ADMISSION_CONFIG_PATH,
       tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
-      etcdServers: topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:2379`).join(','),
+      // The local member only, as kubeadm's stacked etcd: a member added, promoted or removed
+      // changes no other API server, and no API server ever sends a request to a learner.
+      etcdServers: 'https://127.0.0.1:2379',
       extraFilesDir: component !== 'etcd' && extraFilesOf(component).length > 0 ? extraFilesDir(component) : '',
     };
     return { ...base, inputsHash: sha(hashOf(ctx, component), ...extraFilesOf(component).map((f) => `${f.name}\0${f.content.toString('base64')}`), compiled(base)) };
@@ -97,7 +99,7 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
       return factDerivedFile({
         path: `${MANIFESTS_DIR}/etcd.yaml`,
         mode: 0o600,
-        invalidates: MANIFEST_INVALIDATES,
+        invalidates: [...MANIFEST_INVALIDATES, 'etcd-join'],
         facts: (ctx) => ({ ...startFacts(ctx), user: etcdUser }),
         content: (facts, ctx) => {
           const user = (facts as unknown as { user: EtcdUser }).user;

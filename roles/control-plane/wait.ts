@@ -10,7 +10,7 @@ import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
 import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { CONTROL_PLANE_MANIFESTS, keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
+import { keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 
 const READY_TIMEOUT_MS = 300_000;
@@ -102,10 +102,12 @@ export function lastGoodManifestsKeptTask(): Task<{ kept: typeof lastGoodManifes
     name: 'last good manifests kept',
     tags: ['control-plane'],
     facts: () => ({ kept: lastGoodManifests }),
-    plan: ({ kept }) =>
-      kept.kept.length === CONTROL_PLANE_MANIFESTS.length
-        ? noChange(`${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`)
-        : { kind: 'create', summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`, payload: null },
+    plan: ({ kept }) => {
+      const unkept = kept.present.filter((f) => !kept.kept.includes(f));
+      if (unkept.length > 0) return { kind: 'create', summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`, payload: null };
+      // A control plane joining a running cluster has none yet: kept once its wait succeeds.
+      return noChange(kept.present.length === 0 ? 'no control-plane manifest yet: kept once the control plane is ready' : `${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`);
+    },
     apply: async (_change, ctx) => {
       await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the last good manifests' });
     },

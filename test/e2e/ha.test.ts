@@ -18,9 +18,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { apiClient } from '../../src/kubernetes/kube/api-client.js';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort, writeKubeconfigAs } from './support/e2e-support.js';
+import { apiServersPoller, bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort, writeKubeconfigAs } from './support/e2e-support.js';
 import { startTestDnsServer } from './support/test-dns-server.js';
 import { startTestHttpProxy } from './support/test-http-proxy.js';
 import { startTestOidcIssuer } from './support/test-oidc-issuer.js';
@@ -44,26 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
 });
-
-/** Polls /version on every API server every 250 ms: how often some, or none, answered. */
-function pollApiServers() {
-  const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
-  let polling = true;
-  const loop = (async () => {
-    const pki = join(labDir, 'state', 'pki');
-    const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
-    const apis = [11, 12, 13].map((i) => apiClient({ server: `https://10.231.6.${i}:6443`, ...credentials }, 2_000));
-    while (polling) {
-      const results = await Promise.allSettled(apis.map((api) => api.get('/version')));
-      const up = results.filter((r) => r.status === 'fulfilled').length;
-      answers.samples++;
-      if (up === 0) answers.noneAnswered++;
-      if (up < 3) answers.someDown++;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
-  return { answers, stop: async () => ((polling = false), await loop) };
-}
 
 describe('HA: 3 control planes without a load balancer, 1 worker', () => {
   it('installs, rolls a control-plane change one node at a time, and keeps answering with the first control plane stopped', async () => {
@@ -94,7 +73,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
 
     // The operator's API server flags on a running cluster, under polling of every API server.
     const cps = [1, 2, 3].map((i) => `${NAME}${i}`);
-    const apiPolling = pollApiServers();
+    const apiPolling = apiServersPoller(labDir, [11, 12, 13].map((i) => `10.231.6.${i}`));
     const answers = apiPolling.answers;
     const original = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
     const withApiServerArgs = (extraArgs: Record<string, string>, certSANs: string[] = []) =>
@@ -260,7 +239,7 @@ spec:
     expect(missing.stderr).toMatch(/cluster\.registries\.registry\.kcluster\.test\.usernameEnv: the environment variable KC_E2E_REGISTRY_USER is not set/);
 
     const servicePolling = poller('http://10.231.6.14:30080/');
-    const settingsPolling = pollApiServers();
+    const settingsPolling = apiServersPoller(labDir, [11, 12, 13].map((i) => `10.231.6.${i}`));
     const configured = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
     await servicePolling.stop();
     await settingsPolling.stop();

@@ -1,7 +1,7 @@
 // `kcluster apply -i FILE`: bring the inventory's machines to a working Kubernetes cluster, or
 // keep one as it should be. Before any host is touched: the inventory is checked, a running
-// cluster is asked whether the inventory asks for something apply refuses (another version, a
-// new control plane), every artifact is fetched and verified on the controller, the cluster PKI is created or reused
+// cluster is asked whether the inventory asks for something apply refuses (another version),
+// and which control planes are etcd members already (new ones join one at a time), every artifact is fetched and verified on the controller, the cluster PKI is created or reused
 // (with a warning for each certificate near its end that it does not renew: the CAs).
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
@@ -22,9 +22,9 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
     await runPlaybookCommand(
       cli,
       async (inventory) => {
-        const running = await refuseUnsupportedChanges(inventory);
+        const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true });
         const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
-        return { playbook: clusterPlaybook(inputs, { running: running !== undefined }) };
+        return { playbook: clusterPlaybook(inputs, running === undefined ? { running: false } : { running: true, etcdMembers: running.etcdMembers }) };
       },
       options,
     );

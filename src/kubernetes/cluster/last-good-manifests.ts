@@ -11,12 +11,15 @@ import { MANIFESTS_DIR } from '../facts/static-pods.js';
 export const LAST_GOOD_MANIFESTS_DIR = '/etc/kubernetes/manifests-last-good';
 export const CONTROL_PLANE_MANIFESTS = ['etcd.yaml', 'kube-apiserver.yaml', 'kube-controller-manager.yaml', 'kube-scheduler.yaml'] as const;
 
-/** The control-plane manifests that have a kept copy. */
-export const lastGoodManifests: Fact<{ readonly kept: readonly string[] }> = {
+/** The control-plane manifests on disk, and those that have a kept copy. */
+export const lastGoodManifests: Fact<{ readonly present: readonly string[]; readonly kept: readonly string[] }> = {
   key: 'last-good-manifests',
   become: true,
-  script: sh`for f in ${CONTROL_PLANE_MANIFESTS}; do [ -f ${LAST_GOOD_MANIFESTS_DIR}/"$f" ] && echo "$f"; done; true`,
-  parse: (stdout) => ({ kept: stdout.split('\n').filter((line) => (CONTROL_PLANE_MANIFESTS as readonly string[]).includes(line)) }),
+  script: sh`for f in ${CONTROL_PLANE_MANIFESTS}; do [ -f ${MANIFESTS_DIR}/"$f" ] && echo "present $f"; [ -f ${LAST_GOOD_MANIFESTS_DIR}/"$f" ] && echo "kept $f"; done; true`,
+  parse: (stdout) => {
+    const listed = (what: string) => stdout.split('\n').filter((line) => line.startsWith(`${what} `)).map((line) => line.slice(what.length + 1)).filter((f) => (CONTROL_PLANE_MANIFESTS as readonly string[]).includes(f));
+    return { present: listed('present'), kept: listed('kept') };
+  },
 };
 
 /** Keeps the manifests now on disk as the last good ones. */

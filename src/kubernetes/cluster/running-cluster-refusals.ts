@@ -2,9 +2,8 @@
 // about itself (running-cluster.ts) before anything is changed:
 // - change its version: that would restart every kubelet at once, without drains (kcluster
 //   upgrade does it in order);
-// - add a control plane: its etcd would try to form a new cluster beside the running one, and
-//   every existing member's manifest would change at once (an etcd member add, one at a time,
-//   is not implemented yet).
+// - add a control plane outside `apply` (certs renew, secrets rotate-key): apply adds it (an
+//   etcd member added as a learner, one at a time), the others only converge what exists.
 import type { RunningCluster } from './running-cluster.js';
 
 export function versionChangeRefusal(running: RunningCluster, target: string, inventoryFile: string): string | undefined {
@@ -22,7 +21,6 @@ export function newControlPlaneRefusal(running: RunningCluster, controlPlanes: r
   if (added.length === 0) return undefined;
   return (
     `${inventoryFile}: ${added.join(', ')} ${added.length === 1 ? 'is a control plane' : 'are control planes'} in the inventory, but the running cluster's etcd was formed by ${running.etcdMembers.join(', ')}: ` +
-    `adding a control plane to a running cluster is not supported yet (it needs an etcd member add, one node at a time). Nothing was changed. ` +
-    `Give ${added.length === 1 ? 'it' : 'them'} the worker role instead, or leave ${added.length === 1 ? 'it' : 'them'} out of the inventory`
+    `this command does not add control planes. Nothing was changed. Run kcluster apply -i ${inventoryFile} first (it adds ${added.length === 1 ? 'it' : 'them'} to etcd one at a time), then this command again`
   );
 }

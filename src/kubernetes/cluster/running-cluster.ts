@@ -13,29 +13,20 @@ export interface RunningCluster {
   readonly gitVersion: string;
   /** Node name -> kubelet version. */
   readonly kubelets: ReadonlyMap<string, string>;
-  /** Names in the etcd pods' --initial-cluster (empty when no etcd pod is visible). */
+  /** The nodes an etcd pod runs on: the control planes that are etcd members (empty when no etcd pod is visible). */
   readonly etcdMembers: readonly string[];
 }
 
 interface PodList {
-  readonly items: readonly { readonly spec: { readonly containers: readonly { readonly command?: readonly string[]; readonly args?: readonly string[] }[] } }[];
+  readonly items: readonly { readonly spec: { readonly nodeName?: string } }[];
 }
 
-/** Pure: member names from etcd pods' flags ("--initial-cluster=cp1=https://...,cp2=https://..."). */
+/**
+ * Pure: the nodes etcd's (mirror) pods run on. Not their --initial-cluster flags: a member
+ * keeps the flags it first started with (etcd reads them once), whatever joined or left since.
+ */
 export function etcdMembersOf(pods: PodList): string[] {
-  const names = new Set<string>();
-  for (const pod of pods.items) {
-    for (const container of pod.spec.containers) {
-      for (const flag of [...(container.command ?? []), ...(container.args ?? [])]) {
-        if (!flag.startsWith('--initial-cluster=')) continue;
-        for (const entry of flag.slice('--initial-cluster='.length).split(',')) {
-          const name = entry.split('=')[0]?.trim();
-          if (name) names.add(name);
-        }
-      }
-    }
-  }
-  return [...names].sort();
+  return [...new Set(pods.items.map((p) => p.spec.nodeName).filter((n): n is string => n !== undefined && n !== ''))].sort();
 }
 
 /** Pure: where to ask, in order of preference: the admin endpoint, then every control plane (one may be down). */

@@ -11,11 +11,17 @@ export interface EtcdMember {
   readonly id: string;
   readonly name: string;
   readonly clientUrls: readonly string[];
+  readonly peerUrls: readonly string[];
+  /** A non-voting member (added with --learner, not promoted yet). */
+  readonly learner: boolean;
   readonly healthy: boolean;
 }
 
+/** A member as `member list` shows it: an added member that has not started yet has no name. */
+export type ListedMember = Omit<EtcdMember, 'healthy'>;
+
 /** `member list -w simple` lines: "ID, STATUS, NAME, PEER ADDRS, CLIENT ADDRS, IS LEARNER". */
-export function parseMemberList(stdout: string): { id: string; name: string; clientUrls: string[] }[] {
+export function parseMemberList(stdout: string): ListedMember[] {
   return stdout
     .split('\n')
     .map((l) => l.trim())
@@ -23,7 +29,8 @@ export function parseMemberList(stdout: string): { id: string; name: string; cli
     .map((line) => {
       const fields = line.split(',').map((f) => f.trim());
       if (fields.length < 5 || !/^[0-9a-f]+$/.test(fields[0]!)) throw new Error(`unexpected etcdctl member list line "${line.slice(0, 160)}"`);
-      return { id: fields[0]!, name: fields[2]!, clientUrls: fields[4]!.split(' ').filter(Boolean) };
+      const urls = (field: string | undefined) => (field ?? '').split(' ').filter(Boolean);
+      return { id: fields[0]!, name: fields[2]!, peerUrls: urls(fields[3]), clientUrls: urls(fields[4]), learner: fields[5] === 'true' };
     });
 }
 

@@ -3,4 +3,14 @@
 // the variable on stderr (which broke parsers that read both streams).
 import { sh } from '../../orchestrator/ssh/quote.js';
 
-export const ETCDCTL = sh`/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key`;
+export const ETCD_CLIENT_CERT = '/etc/kubernetes/pki/etcd/healthcheck-client.crt';
+
+export const ETCDCTL = etcdctlAt(['https://127.0.0.1:2379']);
+
+/**
+ * etcdctl on a control plane against other members (a control plane joining the cluster has
+ * no member of its own yet; a learner cannot answer for the cluster).
+ */
+export function etcdctlAt(endpoints: readonly string[]) {
+  return sh`/usr/local/bin/etcdctl --endpoints=${endpoints.join(',')} --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=${ETCD_CLIENT_CERT} --key=/etc/kubernetes/pki/etcd/healthcheck-client.key`;
+}

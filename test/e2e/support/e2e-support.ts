@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEvents } from '../../integration/support/test-lab.js';
+import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 
 export interface BundleEntry { name: string; component: string; version: string; path: string; reference?: string }
 
@@ -177,3 +178,27 @@ kind: Service
 metadata: { name: web }
 spec: { type: NodePort, selector: { app: web }, ports: [{ port: 80, targetPort: 8080, nodePort: 30080 }] }
 `;
+
+/**
+ * Polls /version on every API server at `addresses` (port 6443) every 250 ms with the lab's
+ * admin certificate: how often some, or none, answered. An address whose API server does not
+ * exist yet counts as down.
+ */
+export function apiServersPoller(labDir: string, addresses: readonly string[]) {
+  const answers = { samples: 0, noneAnswered: 0, someDown: 0 };
+  let polling = true;
+  const loop = (async () => {
+    const pki = join(labDir, 'state', 'pki');
+    const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
+    const apis = addresses.map((address) => apiClient({ server: `https://${address}:6443`, ...credentials }, 2_000));
+    while (polling) {
+      const results = await Promise.allSettled(apis.map((api) => api.get('/version')));
+      const up = results.filter((r) => r.status === 'fulfilled').length;
+      answers.samples++;
+      if (up === 0) answers.noneAnswered++;
+      if (up < apis.length) answers.someDown++;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return { answers, stop: async () => ((polling = false), await loop) };
+}

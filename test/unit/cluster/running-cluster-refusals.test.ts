@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { apiServersToAsk, etcdMembersOf, type RunningCluster } from '../../../src/kubernetes/cluster/running-cluster.js';
 import { newControlPlaneRefusal, versionChangeRefusal } from '../../../src/kubernetes/cluster/running-cluster-refusals.js';
 
-const etcdPod = (flags: string[]) => ({ spec: { containers: [{ command: ['etcd', ...flags] }] } });
 const running = (over: Partial<RunningCluster> = {}): RunningCluster => ({
   gitVersion: 'v1.35.8',
   kubelets: new Map([['cp1', 'v1.35.8'], ['w1', 'v1.35.8']]),
@@ -11,28 +10,23 @@ const running = (over: Partial<RunningCluster> = {}): RunningCluster => ({
   ...over,
 });
 
-describe('the etcd members a running cluster was formed with', () => {
-  it('are the names in the etcd pods --initial-cluster, from command or args, once each', () => {
-    const pods = {
-      items: [
-        etcdPod(['--name=cp1', '--initial-cluster=cp1=https://10.0.0.1:2380,cp2=https://10.0.0.2:2380,cp3=https://10.0.0.3:2380']),
-        { spec: { containers: [{ args: ['--initial-cluster=cp2=https://10.0.0.2:2380,cp1=https://10.0.0.1:2380,cp3=https://10.0.0.3:2380'] }] } },
-      ],
-    };
-    expect(etcdMembersOf(pods)).toEqual(['cp1', 'cp2', 'cp3']);
+describe('the etcd members of a running cluster', () => {
+  it('are the nodes its etcd pods run on, once each, whatever their start flags say', () => {
+    const pods = { items: [{ spec: { nodeName: 'cp2' } }, { spec: { nodeName: 'cp1' } }, { spec: { nodeName: 'cp2' } }] };
+    expect(etcdMembersOf(pods)).toEqual(['cp1', 'cp2']);
   });
-  it('are none when no etcd pod is visible or none has the flag', () => {
+  it('are none when no etcd pod is visible or none is scheduled', () => {
     expect(etcdMembersOf({ items: [] })).toEqual([]);
-    expect(etcdMembersOf({ items: [etcdPod(['--name=cp1'])] })).toEqual([]);
+    expect(etcdMembersOf({ items: [{ spec: {} }] })).toEqual([]);
   });
 });
 
-describe('apply on a running cluster', () => {
-  it('refuses a new control plane, naming it, the members and what to do', () => {
+describe('commands other than apply on a running cluster', () => {
+  it('refuse a new control plane, naming it, the members and that apply adds it', () => {
     const refusal = newControlPlaneRefusal(running(), ['cp1', 'cp2', 'cp3', 'cp4'], 'inv.yaml');
     expect(refusal).toBe(
-      "inv.yaml: cp4 is a control plane in the inventory, but the running cluster's etcd was formed by cp1, cp2, cp3: adding a control plane to a running cluster is not supported yet " +
-        '(it needs an etcd member add, one node at a time). Nothing was changed. Give it the worker role instead, or leave it out of the inventory',
+      "inv.yaml: cp4 is a control plane in the inventory, but the running cluster's etcd was formed by cp1, cp2, cp3: this command does not add control planes. " +
+        'Nothing was changed. Run kcluster apply -i inv.yaml first (it adds it to etcd one at a time), then this command again',
     );
     expect(newControlPlaneRefusal(running(), ['cp1', 'cp4', 'cp5'], 'inv.yaml')).toMatch(/^inv\.yaml: cp4, cp5 are control planes in the inventory/);
   });

@@ -89,7 +89,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
     expect(one.skipped.get('kcrec1 file /etc/kubernetes/manifests/etcd.yaml')).toBe('the etcd user does not exist yet (the run creates it first)');
     expect(one.planned.find((p) => p.host === 'kcrec1' && p.task === 'file /etc/kubernetes/etcd/server.key')?.summary).toMatch(/^create \/etc\/kubernetes\/etcd\/server\.key \(mode 0600, etcd:etcd; /);
     const apiserver = one.diff('kcrec1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
-    for (const flag of ['--advertise-address=10.231.7.11', '--service-cluster-ip-range=10.96.0.0/12', '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--etcd-servers=https://10.231.7.11:2379']) expect(apiserver).toContain(`+        - ${flag}\n`);
+    for (const flag of ['--advertise-address=10.231.7.11', '--service-cluster-ip-range=10.96.0.0/12', '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--etcd-servers=https://127.0.0.1:2379']) expect(apiserver).toContain(`+        - ${flag}\n`);
     // CIS 1.2.15, 1.3.2, 1.4.1 (profiling off) and 1.2.30 (no extended service-account tokens).
     expect(apiserver).toContain('+        - --profiling=false\n+        - --service-account-extend-token-expiration=false\n');
     for (const component of ['kube-controller-manager', 'kube-scheduler']) expect(one.diff('kcrec1', `file /etc/kubernetes/manifests/${component}.yaml`)).toContain('+        - --profiling=false\n');

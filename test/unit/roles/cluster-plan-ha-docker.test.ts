@@ -46,9 +46,9 @@ describe('two control planes without a load balancer, on Docker (recorded facts,
     expect(ha.diff('kcrec3', 'file /var/lib/kubelet/config.yaml')).toContain('+containerRuntimeEndpoint: unix:///run/cri-dockerd.sock');
   });
 
-  it('control-plane on both control planes, each with its own address', () => {
+  it('control-plane on both control planes, each with its own address, its API server on its own etcd member', () => {
     expect(ha.diff('kcrec2', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain('+        - --advertise-address=10.231.7.12\n');
-    expect(ha.diff('kcrec2', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain('--etcd-servers=https://10.231.7.11:2379,https://10.231.7.12:2379');
+    expect(ha.diff('kcrec2', 'file /etc/kubernetes/manifests/kube-apiserver.yaml')).toContain('+        - --etcd-servers=https://127.0.0.1:2379\n');
     expect(ha.tasks('kcrec3', 'control-plane')).toEqual([]);
   });
 });

@@ -9,10 +9,8 @@ import { planOverRecording } from '../../support/recorded-facts/plan-over-record
 import { certsRenewVariant, restoreVariant, upgradeVariant } from '../../support/recorded-facts/plan-variants.js';
 
 describe('the upgrade playbook (recorded facts, fake connection)', () => {
-  let one: Scenario;
   let up: Scenario;
   beforeAll(async () => {
-    one = await planOverRecording('empty-debian');
     up = await planOverRecording('empty-debian', upgradeVariant);
   }, 60_000);
 
@@ -29,12 +27,8 @@ describe('the upgrade playbook (recorded facts, fake connection)', () => {
       expect(index(worker, 'drain')).toBeGreaterThan(index('kcrec1', 'control-plane'));
       expect(index(worker, 'drain')).toBeLessThan(index(worker, 'kubelet'));
     }
-    // A running cluster's control plane keeps the manifests that run before any changes, to put them back if a component does not come back.
-    const cp = up.tasks('kcrec1', 'control-plane');
-    expect(cp.indexOf('last good manifests kept')).toBeGreaterThanOrEqual(0);
-    expect(cp.indexOf('last good manifests kept')).toBeLessThan(cp.indexOf('file /etc/kubernetes/manifests/kube-apiserver.yaml'));
-    expect(up.planned.find((p) => p.task === 'last good manifests kept')?.summary).toBe('keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting');
-    expect(one.tasks('kcrec1', 'control-plane')).not.toContain('last good manifests kept');
+    // The recorded host has no manifest: nothing to keep yet (control-plane-last-good.test.ts plans a host that has them).
+    expect(up.tasks('kcrec1', 'control-plane')).not.toContain('last good manifests kept');
     expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe(`cordon and drain before the kubelet becomes ${K8S} (PodDisruptionBudgets respected, 60 s at most)`);
   });
 });

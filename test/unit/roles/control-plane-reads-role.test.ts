@@ -20,10 +20,10 @@ const inputs = { pki: {}, inventory: { cluster: {} }, topology: { controlPlanes:
 describe('control-plane role', () => {
   it('builds with the shipped list', () => {
     table.misspelt = false;
-    expect(controlPlaneRole(inputs, { staticPodsCurrent: false }).name).toBe('control-plane');
+    expect(controlPlaneRole(inputs, { running: false }).name).toBe('control-plane');
   });
   it('throws when built with an unknown file in its hash list, naming the file', () => {
     table.misspelt = true;
-    expect(() => controlPlaneRole(inputs, { staticPodsCurrent: false })).toThrow(/kube-scheduler: "\/etc\/kubernetes\/scheduler\.cnf" \(\/etc\/kubernetes\/scheduler\.cnf\)/);
+    expect(() => controlPlaneRole(inputs, { running: false })).toThrow(/kube-scheduler: "\/etc\/kubernetes\/scheduler\.cnf" \(\/etc\/kubernetes\/scheduler\.cnf\)/);
   });
 });
