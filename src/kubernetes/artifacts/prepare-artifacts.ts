@@ -18,6 +18,12 @@ export interface PrepareOptions {
   readonly log?: (line: string) => void;
   /** Downloads at once (default 4). */
   readonly downloadConcurrency?: number;
+  /**
+   * Only what the controller decides without downloading or hashing (validate, and apply before
+   * anything else): the bundle is there and lists every piece, a release image has a source.
+   * The artifacts returned then have no verified file: not for installing.
+   */
+  readonly resolveOnly?: boolean;
 }
 
 /** Image path under a release image repository, where it differs from the image name. */
@@ -48,13 +54,14 @@ function throwAll(results: readonly PromiseSettledResult<unknown>[], source: str
   }
 }
 
-async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles): Promise<PreparedArtifact[]> {
+async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles, options: PrepareOptions): Promise<PreparedArtifact[]> {
   const path = inventory.cluster.artifacts.bundle;
   if (path === undefined) throw new ArtifactError('cluster.artifacts.source is bundle but cluster.artifacts.bundle names no bundle');
   const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
     if (!entry) throw new ArtifactError(`${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`);
+    if (options.resolveOnly === true) return { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path } };
     const problem = await checkEntry(bundle, entry, verified);
     if (problem) throw new ArtifactError(problem);
     const localPath = join(bundle.root, entry.path);
@@ -78,6 +85,7 @@ async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifac
       const reference = `${imageRepository}/${RELEASE_IMAGE_PATHS[need.name] ?? need.name}:${need.version}`;
       return { ...need, origin: { kind: 'registry', reference }, reference };
     }
+    if (options.resolveOnly === true) return { ...need, origin: { kind: 'release', url: '' } };
     const { localPath, location } = await fetcher.binary(need);
     const { sha256, size } = await verified.sha256(localPath);
     return { ...need, origin: { kind: 'release', url: location.url, ...(location.member !== undefined ? { member: location.member } : {}) }, localPath, sha256, size };
@@ -90,7 +98,7 @@ export async function prepareArtifacts(inventory: Inventory, options: PrepareOpt
   const needs = requiredArtifacts(inventory);
   const verified = new VerifiedFiles(inventory.cluster.artifacts.cacheDir);
   try {
-    return inventory.cluster.artifacts.kind === 'bundle' ? await fromBundle(inventory, needs, verified) : await fromRelease(inventory, needs, verified, options);
+    return inventory.cluster.artifacts.kind === 'bundle' ? await fromBundle(inventory, needs, verified, options) : await fromRelease(inventory, needs, verified, options);
   } finally {
     await verified.save().catch(() => undefined);
   }
