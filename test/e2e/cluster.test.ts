@@ -2,8 +2,8 @@
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
-// drift is shown and repaired; adding a control plane to the running cluster is refused before
-// anything changes; a kubelet certificate from another CA is refused; and the Conformance selection
+// drift is shown and repaired; certs renew refuses a control plane that is no etcd member yet
+// before anything changes (apply adds it: control-plane-lifecycle.test.ts); a kubelet certificate from another CA is refused; and the Conformance selection
 // (test/conformance) passes on it.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -262,17 +262,17 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect((await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim()).toBe(apiserverBefore);
   });
 
-  it('refuses to add a control plane to the running cluster, and changes nothing', async () => {
+  it('certs renew refuses a control plane that is no etcd member yet (apply adds it), and changes nothing', async () => {
     const doc = parse(readFileSync(inventory, 'utf8')) as { hosts: { name: string; address: string; roles: string[] }[] };
     doc.hosts.push({ name: `${NAME}9`, address: '10.231.4.99', roles: ['control-plane'] });
     const grown = join(labDir, 'inventory-new-control-plane.yaml');
     writeFileSync(grown, stringify(doc));
     const pki = join(labDir, 'state', 'pki');
     const before = pkiDigest(pki);
-    const refused = await kcluster(['apply', '-i', grown]);
+    const refused = await kcluster(['certs', 'renew', '-i', grown, '--yes']);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`${NAME}9 is a control plane in the inventory, but the running cluster's etcd was formed by ${NAME}1`);
-    expect(refused.stderr).toContain('adding a control plane to a running cluster is not supported yet');
+    expect(refused.stderr).toContain(`${NAME}9 is a control plane in the inventory, but the running cluster's etcd members are ${NAME}1`);
+    expect(refused.stderr).toContain(`this command does not add control planes. Nothing was changed. Run kcluster apply -i ${grown} first`);
     expect(pkiDigest(pki)).toEqual(before);
   });
 

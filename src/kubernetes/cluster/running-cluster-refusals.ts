@@ -20,7 +20,7 @@ export function newControlPlaneRefusal(running: RunningCluster, controlPlanes: r
   const added = controlPlanes.filter((name) => !running.etcdMembers.includes(name));
   if (added.length === 0) return undefined;
   return (
-    `${inventoryFile}: ${added.join(', ')} ${added.length === 1 ? 'is a control plane' : 'are control planes'} in the inventory, but the running cluster's etcd was formed by ${running.etcdMembers.join(', ')}: ` +
+    `${inventoryFile}: ${added.join(', ')} ${added.length === 1 ? 'is a control plane' : 'are control planes'} in the inventory, but the running cluster's etcd members are ${running.etcdMembers.join(', ')}: ` +
     `this command does not add control planes. Nothing was changed. Run kcluster apply -i ${inventoryFile} first (it adds ${added.length === 1 ? 'it' : 'them'} to etcd one at a time), then this command again`
   );
 }

@@ -25,7 +25,7 @@ describe('commands other than apply on a running cluster', () => {
   it('refuse a new control plane, naming it, the members and that apply adds it', () => {
     const refusal = newControlPlaneRefusal(running(), ['cp1', 'cp2', 'cp3', 'cp4'], 'inv.yaml');
     expect(refusal).toBe(
-      "inv.yaml: cp4 is a control plane in the inventory, but the running cluster's etcd was formed by cp1, cp2, cp3: this command does not add control planes. " +
+      "inv.yaml: cp4 is a control plane in the inventory, but the running cluster's etcd members are cp1, cp2, cp3: this command does not add control planes. " +
         'Nothing was changed. Run kcluster apply -i inv.yaml first (it adds it to etcd one at a time), then this command again',
     );
     expect(newControlPlaneRefusal(running(), ['cp1', 'cp4', 'cp5'], 'inv.yaml')).toMatch(/^inv\.yaml: cp4, cp5 are control planes in the inventory/);
