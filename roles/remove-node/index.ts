@@ -7,7 +7,7 @@
 // Every step is a task: --check shows what would happen, -o json streams it, a rerun after an
 // interruption goes on where it stopped. See README.md beside this file.
 import { etcdMembership } from '../../src/kubernetes/etcd/etcd-membership.js';
-import { quorumProblem, removeEtcdMember } from '../../src/kubernetes/etcd/etcd-members.js';
+import { evenMembersProblem, quorumProblem, removeEtcdMember } from '../../src/kubernetes/etcd/etcd-members.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { nodeDrainState } from '../../src/kubernetes/facts/node-drain-state.js';
@@ -19,17 +19,22 @@ export interface RemoveNodeTarget {
   readonly node: string;
   readonly controlPlane: boolean;
   readonly drainTimeoutMs: number;
+  /** Its host is gone or cannot be reached: no drain (its kubelet would never confirm a pod gone), no reset. */
+  readonly unreachable?: boolean;
+  /** Leave etcd an even number of members, knowingly. */
+  readonly allowEven?: boolean;
   /** The API through a control plane that stays. */
   readonly api: () => ApiClient;
 }
 
-function quorumCheck(node: string): Task<{ members: ReturnType<typeof etcdMembership> }, null> {
+function quorumCheck(target: RemoveNodeTarget): Task<{ members: ReturnType<typeof etcdMembership> }, null> {
+  const node = target.node;
   return {
     name: `etcd keeps its quorum without ${node}`,
     tags: ['remove-node', 'etcd'],
     facts: () => ({ members: etcdMembership() }),
     plan: ({ members }) => {
-      const problem = quorumProblem(members, node);
+      const problem = quorumProblem(members, node) ?? (target.allowEven === true ? undefined : evenMembersProblem(members, node));
       if (problem) throw new Error(`remove-node ${node} refused: ${problem}; nothing was changed`);
       const left = members.filter((m) => m.name !== node);
       return noChange(members.length === left.length ? `${node} is not an etcd member` : `${left.filter((m) => m.healthy).length} of ${left.length} remaining members healthy`);
@@ -72,7 +77,9 @@ function removeMember(node: string): Task<{ members: ReturnType<typeof etcdMembe
 }
 
 export function takeOutRole(target: RemoveNodeTarget): Role {
-  const tasks = target.controlPlane ? [quorumCheck(target.node), drainTask(target), removeMember(target.node)] : [drainTask(target)];
+  // A node whose host is gone is not drained: its pods go with its Node (deleteNodeRole).
+  const drain = target.unreachable === true ? [] : [drainTask(target)];
+  const tasks = target.controlPlane ? [quorumCheck(target), ...drain, removeMember(target.node)] : drain;
   return { name: 'remove-node', tags: ['remove-node'], tasks };
 }
 

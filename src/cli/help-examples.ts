@@ -25,7 +25,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'etcd snapshot': ['kcluster etcd snapshot save -i inventory.yaml --file etcd.db', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db'],
   'etcd snapshot save': ['kcluster etcd snapshot save -i inventory.yaml', 'kcluster etcd snapshot save -i inventory.yaml --from cp2 --file etcd.db'],
   'etcd snapshot restore': ['kcluster etcd snapshot restore -i inventory.yaml etcd.db --check', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db --yes'],
-  'remove-node': ['kcluster remove-node -i inventory.yaml w3 --check', 'kcluster remove-node -i inventory.yaml w3 --yes'],
+  'remove-node': ['kcluster remove-node -i inventory.yaml w3 --check', 'kcluster remove-node -i inventory.yaml w3 --yes', 'kcluster remove-node -i inventory.yaml cp1 --unreachable --yes'],
   certs: ['kcluster certs check -i inventory.yaml', 'kcluster certs renew -i inventory.yaml --yes'],
   'certs check': ['kcluster certs check -i inventory.yaml', 'kcluster certs check -i inventory.yaml --warn-days 60 -o json'],
   'certs renew': ['kcluster certs renew -i inventory.yaml --check', 'kcluster certs renew -i inventory.yaml --yes'],

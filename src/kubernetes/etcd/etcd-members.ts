@@ -56,6 +56,22 @@ export function quorumProblem(members: readonly EtcdMember[], name: string): str
   return `after removing ${name}, ${healthy.length} of ${remaining.length} remaining etcd members would be healthy, and quorum needs ${needed} (unhealthy: ${sick.join(', ')}): repair them first`;
 }
 
+/**
+ * Why removing a healthy `name` would leave an even number of members, or undefined: an even
+ * count survives no more failures than one member fewer (2 survive none, 4 one), so it is only
+ * done knowingly. Removing a member that does not answer costs nothing: it already cannot vote.
+ */
+export function evenMembersProblem(members: readonly EtcdMember[], name: string): string | undefined {
+  const member = members.find((m) => m.name === name);
+  if (member === undefined || !member.healthy) return undefined;
+  const left = members.length - 1;
+  if (left === 0 || left % 2 === 1) return undefined;
+  return (
+    `etcd would be left with ${left} members, an even number: they need ${left / 2 + 1} for quorum, so they survive no more failures than ${left - 1} would (${left === 2 ? 'none' : left / 2 - 1}). ` +
+    `Add a control plane first (kcluster apply with it in the inventory), or pass --allow-even to remove ${name} anyway (to replace it right after, for example)`
+  );
+}
+
 export async function removeEtcdMember(connection: Connection, id: string): Promise<void> {
   await execChecked(connection, sh`${ETCDCTL} member remove ${id}`, { become: true, label: 'etcd member remove' });
 }

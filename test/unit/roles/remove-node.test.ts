@@ -12,7 +12,7 @@ const ctx = hostContext('node-1');
 const noApi = (): ApiClient => {
   throw new Error('plans never call the API');
 };
-const target = (node: string, controlPlane: boolean): RemoveNodeTarget => ({ node, controlPlane, drainTimeoutMs: 300_000, api: noApi });
+const target = (node: string, controlPlane: boolean, more: Partial<RemoveNodeTarget> = {}): RemoveNodeTarget => ({ node, controlPlane, drainTimeoutMs: 300_000, api: noApi, ...more });
 
 const memberList = `8e9e05c52164694d, started, cp1, https://10.0.0.1:2380, https://10.0.0.1:2379, false
 91bc3c398fb3c146, started, cp2, https://10.0.0.2:2380, https://10.0.0.2:2379, false
@@ -64,8 +64,21 @@ describe('remove-node roles (recorded facts -> changes)', () => {
     expect(cp.tasks.map((t) => t.name)).toEqual(['etcd keeps its quorum without cp3', 'cordon and drain cp3', 'remove the etcd member of cp3']);
   });
 
+  it('a control plane whose host is gone: quorum check and member removal, no drain (its pods go with its Node)', () => {
+    expect(takeOutRole(target('cp3', true, { unreachable: true })).tasks.map((t) => t.name)).toEqual(['etcd keeps its quorum without cp3', 'remove the etcd member of cp3']);
+  });
+
+  it('refuses to leave an even number of members unless told, and says why; a member that does not answer can always go', () => {
+    expect(() => plan(cp, 0, { members: membership() })).toThrow(
+      'remove-node cp3 refused: etcd would be left with 2 members, an even number: they need 2 for quorum, so they survive no more failures than 1 would (none). ' +
+        'Add a control plane first (kcluster apply with it in the inventory), or pass --allow-even to remove cp3 anyway (to replace it right after, for example); nothing was changed',
+    );
+    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+    expect(plan(cp, 0, { members: membership(['10.0.0.3']) })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+  });
+
   it('the quorum check passes with a healthy majority left, and refuses (before any change) without one', () => {
-    expect(plan(cp, 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
     expect(() => plan(cp, 0, { members: membership(['10.0.0.2']) })).toThrow(
       'remove-node cp3 refused: after removing cp3, 1 of 2 remaining etcd members would be healthy, and quorum needs 2 (unhealthy: cp2): repair them first; nothing was changed',
     );

@@ -1,0 +1,23 @@
+// The first host, in the order given, whose SSH port accepts a TCP connection within a few
+// seconds: which control plane a command works through when one of them may be down (every
+// host is probed at once, so a dead one costs one timeout, not one per host).
+import { connect } from 'node:net';
+import type { HostSettings } from '../inventory/model.js';
+
+export function sshPortAnswers(host: HostSettings, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: host.ssh.address, port: host.ssh.port });
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export async function firstAnswering(hosts: readonly HostSettings[], timeoutMs = 3_000, probe = sshPortAnswers): Promise<HostSettings | undefined> {
+  const answers = await Promise.all(hosts.map((h) => probe(h, timeoutMs)));
+  return hosts.find((_, i) => answers[i]);
+}
