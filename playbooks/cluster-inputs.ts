@@ -28,6 +28,7 @@ import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-co
 import { configFieldRefusals } from '../src/kubernetes/cluster/config-field-refusals.js';
 import { kclusterKubeProxyFields } from '../roles/addons/kube-proxy-fields.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
+import type { Topology } from '../src/kubernetes/cluster/topology.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
 
@@ -65,7 +66,12 @@ async function warnAboutExpiringCertificates(inventory: Inventory, spec: PkiSpec
 async function auditPolicyOf(inventory: Inventory): Promise<string> {
   const file = inventory.cluster.audit.policyFile;
   if (file === undefined) return DEFAULT_AUDIT_POLICY;
-  const text = await readFile(file, 'utf8');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`${inventory.file}: cluster.audit.policyFile: ${file}: cannot read it on the controller (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): fix the path, or remove policyFile to use kcluster's`);
+  }
   const problems = auditPolicyProblems(text);
   if (problems.length > 0) {
     const lines = problems.map((p) => `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
@@ -144,10 +150,51 @@ export function registryAuthOrInputError(inventory: Inventory, env: Readonly<Rec
   }
 }
 
-export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
+/** What the inputs checks give back, so apply builds from what was checked instead of reading it twice. */
+export interface CheckedClusterInputs {
+  readonly topology: Topology;
+  readonly auditPolicy: string;
+  readonly registryAuth?: RegistryAuth;
+  readonly operatorManifests: OperatorManifests;
+  readonly componentFiles: ComponentFiles;
+}
+
+/**
+ * Every refusal of the cluster's inputs that the controller decides alone, without SSH,
+ * downloads or a running cluster, all at once (one InputError, one block of lines per check,
+ * in this order): the topology; what repeats a setting kcluster makes and unknown
+ * configuration fields; the audit policy file; the artifact source (the bundle is there and
+ * lists every piece the inventory needs, or a release image has a source: nothing downloaded
+ * or hashed); the registries' credentials in `env`; the operator's manifests; the files the
+ * components' flags read. `kcluster validate` and `apply` (through clusterInputsFor) both
+ * call it, so they refuse the same inputs with the same words.
+ */
+export async function checkClusterInputs(inventory: Inventory, env: Readonly<Record<string, string | undefined>>, options: Pick<ClusterInputsOptions, 'registryCredentials'> = {}): Promise<CheckedClusterInputs> {
+  // Without a topology the other checks have nothing to stand on.
   const topology = topologyOrInputError(inventory);
-  refuseWhatKclusterSets(inventory);
-  const auditPolicy = await auditPolicyOf(inventory);
+  const problems: string[] = [];
+  async function check<T>(run: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof InputError) problems.push(error.message);
+      else if (error instanceof ArtifactError) problems.push(`${inventory.file}: ${error.message}`);
+      else throw error;
+      return undefined;
+    }
+  }
+  await check(() => refuseWhatKclusterSets(inventory));
+  const auditPolicy = await check(() => auditPolicyOf(inventory));
+  await check(() => prepareArtifacts(inventory, { resolveOnly: true }));
+  const registryAuth = options.registryCredentials === false ? undefined : await check(() => registryAuthOrInputError(inventory, env));
+  const operatorManifests = await check(() => operatorManifestsOrInputError(inventory));
+  const componentFiles = await check(() => componentFilesOrInputError(inventory));
+  if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined) throw new InputError(problems.join('\n'));
+  return { topology, auditPolicy, ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
+}
+
+export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
+  const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles } = await checkClusterInputs(inventory, process.env, options);
   const { log } = io;
   const started = Date.now();
   let artifacts;
@@ -163,9 +210,6 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  const registryAuth = options.registryCredentials === false ? undefined : registryAuthOrInputError(inventory, process.env);
-  const operatorManifests = await operatorManifestsOrInputError(inventory);
-  const componentFiles = await componentFilesOrInputError(inventory);
   return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
 }
 

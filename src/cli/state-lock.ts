@@ -3,9 +3,9 @@
 // get it. A second run is refused at once with the holder's pid, host and start time (exit 2,
 // nothing touched). A lock whose process is gone (same machine, pid not running) is taken
 // over with a warning; one held from another machine is never broken automatically.
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../orchestrator/engine/input-error.js';
 
 export interface LockHolder {
@@ -56,7 +56,21 @@ function readHolder(path: string): LockHolder | undefined {
   }
 }
 
+/**
+ * Read-only: why the state folder cannot be one (it, or a folder above it, is something else
+ * than a directory), in the words the lock refuses it with. `kcluster validate` asks it
+ * without creating anything.
+ */
+export function stateDirProblem(stateDir: string): string | undefined {
+  for (let path = resolve(stateDir); ; path = dirname(path)) {
+    if (existsSync(path)) return statSync(path).isDirectory() ? undefined : `the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`;
+    if (dirname(path) === path) return undefined;
+  }
+}
+
 function ensureStateDir(stateDir: string): void {
+  const problem = stateDirProblem(stateDir);
+  if (problem !== undefined) throw new InputError(problem);
   try {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   } catch (error) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli, type CliResult } from './support/run-cli.js';
+import { writeFakeBundle } from '../support/fake-bundle.js';
 import { addressProblem, initHosts } from '../../../src/cli/init/init-hosts.js';
 import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { DEFAULT_KUBERNETES_VERSION } from '../../../src/orchestrator/inventory/defaults.js';
@@ -52,6 +53,9 @@ describe('kcluster init', () => {
     expect(r).toMatchObject({ code: 0, out: '' });
     const text = readFileSync(file, 'utf8');
     expect(problems(text)).toEqual([]);
+    // validate checks the bundle lists what the inventory needs: one that does, at --bundle.
+    const loaded = parseInventory(text, file, { env: {}, homeDir: home });
+    if (loaded.ok) writeFakeBundle(join(dir, 'bundle'), [loaded.inventory]);
     const v = await cli(['validate', '-i', file]);
     expect(v).toMatchObject({ code: 0, out: `${file}: valid (4 hosts: 3 control planes, 1 workers, 3 etcd members)\n` });
     const doc = parse(text) as { cluster: { name: string; containerRuntime: string; apiEndpoint: object; artifacts: object } };

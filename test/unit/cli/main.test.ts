@@ -10,7 +10,8 @@ const cli = (args: string[]): Promise<CliResult> => runCli(args);
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-cli-'));
 const inventory = join(dir, 'inv.yaml');
-writeFileSync(inventory, 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
+// release images need a source: validate refuses what apply would (checkClusterInputs)
+writeFileSync(inventory, 'cluster:\n  artifacts: { imageRepository: registry.example/k8s }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
 
 describe('kcluster CLI', () => {
   it('--help exits 0 and lists every command', async () => {

@@ -74,7 +74,7 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
   });
 
   it('is refused by kcluster validate (which calls the same function as apply): on stderr, exit 2', async () => {
-    const { file } = parseInventoryText(root, `vars:\n  kubeletConfig: { maxpods: 150 }\n${hosts}`);
+    const { file } = parseInventoryText(root, `vars:\n  kubeletConfig: { maxpods: 150 }\ncluster:\n  artifacts: { imageRepository: registry.example/k8s }\n${hosts}`);
     const { code, err } = await runCli(['validate', '-i', file]);
     expect(code).toBe(2);
     expect(err).toBe(`kcluster: ${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.37.2: did you mean "maxPods"?\n`);

@@ -1,13 +1,15 @@
 // The inventories users copy work as written: every file in examples/ and the annotated
 // template inventory.example.yaml load with the real loader without an error or a warning
-// (given a home with the key they name) and pass `kcluster validate`; the values the template
+// (given a home with the key they name) and pass `kcluster validate` (pointed at a bundle that
+// lists what they need); the values the template
 // writes out are kcluster's defaults; nothing of the demo role is left in them.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli, type CliResult } from '../cli/support/run-cli.js';
+import { writeFakeBundle } from '../support/fake-bundle.js';
 import { formatDiagnostic, loadInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
 
@@ -20,8 +22,18 @@ const home = mkdtempSync(join(tmpdir(), 'kc-examples-'));
 mkdirSync(join(home, '.ssh'));
 writeFileSync(join(home, '.ssh', 'id_ed25519'), 'a key\n', { mode: 0o600 });
 
+/**
+ * validate checks that the bundle is there and lists what the inventory needs: the copy it
+ * reads, beside the file, names a bundle that does (test/unit/support/fake-bundle.ts).
+ */
 async function validate(file: string): Promise<CliResult> {
-  const r = await runCli(['validate', '-i', file]);
+  const loaded = await loadInventory(file, { env: {}, homeDir: home });
+  if (!loaded.ok) throw new Error(loaded.errors.map(formatDiagnostic).join('\n'));
+  const bundle = writeFakeBundle(mkdtempSync(join(home, 'bundle-')), [loaded.inventory]);
+  const copy = join(mkdtempSync(join(home, 'copy-')), basename(file));
+  writeFileSync(copy, readFileSync(file, 'utf8').replace(/^(\s+bundle:\s*)\S+/m, `$1${bundle}`));
+  // The credentials a registry names must be set on the controller, as for apply.
+  const r = await runCli(['validate', '-i', copy], { SSH_AUTH_SOCK: '/x', REGISTRY_USER: 'u', REGISTRY_PASSWORD: 'p' });
   return { ...r, err: r.err.split('\n').filter((l) => !/: warning: ssh\.keyFile: key file .* does not exist$/.test(l)).join('\n') };
 }
 
