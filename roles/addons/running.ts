@@ -18,6 +18,7 @@ import type { Fact } from '../../src/orchestrator/engine/fact.js';
 import { coreDnsAddonTask } from './addon-task.js';
 import { workloadsReady, type Workload, type WorkloadState, type WorkloadsReady } from '../../src/kubernetes/facts/workloads-ready.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
+import { clusterMembersTask } from './cluster-members.js';
 import { nodeRolesTask } from './node-roles.js';
 import { nodeMetadataTask } from './node-metadata.js';
 import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
@@ -87,6 +88,7 @@ export function addonsRunningRole(inputs: ClusterInputs): Role {
       ...(dns.length > 0 ? [workloadsRunning('CoreDNS running', dns)] : []),
       nodeRolesTask(inputs),
       nodeMetadataTask(inputs),
+      clusterMembersTask(inputs),
     ],
   };
 }

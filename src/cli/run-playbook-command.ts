@@ -6,6 +6,7 @@ import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import type { Playbook } from '../orchestrator/engine/types.js';
+import type { RunEvent } from '../orchestrator/engine/events.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
 import { runPlaybook, type RunSummary } from '../orchestrator/engine/run-playbook.js';
 import { InputError } from '../orchestrator/engine/input-error.js';
@@ -137,10 +138,18 @@ async function runLocked(
     log: (line) => reporter.debug(line),
     ...(cli.interactive ? { promptPassphrase: (keyFile: string) => promptHidden(`passphrase for ${keyFile}: `) } : {}),
   });
+  // Warnings (see NoChange.warning) are said again after the recap, where they are not lost in the task lines.
+  const warnings: string[] = [];
   try {
     const limit = splitList(options.limit);
     const tags = splitList(options.tags);
     const skipTags = splitList(options.skipTags);
+    const events = {
+      emit: (event: RunEvent) => {
+        if (event.type === 'task-result' && event.warning !== undefined) warnings.push(`${event.host}: ${event.task}: ${event.warning}`);
+        reporter.emit(event);
+      },
+    };
     const summary = await runPlaybook({
       inventory,
       playbook,
@@ -151,7 +160,7 @@ async function runLocked(
       ...(limit ? { limit } : {}),
       ...(tags ? { tags } : {}),
       ...(skipTags ? { skipTags } : {}),
-      events: reporter,
+      events,
       signal: cli.signal,
       log: (line) => reporter.debug(line),
       debugLogPath: reporter.debugLogPath,
@@ -170,5 +179,6 @@ async function runLocked(
   } finally {
     await connector.closeAll();
     await reporter.close();
+    for (const warning of warnings) cli.stderr.write(`kcluster: warning: ${warning}\n`);
   }
 }

@@ -12,6 +12,11 @@ export interface NoChange {
   readonly kind: 'none';
   /** Why nothing is needed, e.g. "content and mode already match". */
   readonly reason: string;
+  /**
+   * Something the operator must know that this task does not change by itself (an etcd member
+   * no inventory host matches): reported with the task and again after the recap.
+   */
+  readonly warning?: string;
 }
 
 export interface PendingChange<P = unknown> {
@@ -31,7 +36,7 @@ export interface SkipChange {
 
 export type Change<P = unknown> = NoChange | PendingChange<P> | SkipChange;
 
-export const noChange = (reason: string): NoChange => ({ kind: 'none', reason });
+export const noChange = (reason: string, warning?: string): NoChange => ({ kind: 'none', reason, ...(warning !== undefined ? { warning } : {}) });
 export const skip = (reason: string): SkipChange => ({ kind: 'skip', reason });
 
 export function isPending<P>(change: Change<P>): change is PendingChange<P> {

@@ -24,6 +24,8 @@ export type RunEvent = Stamped &
         readonly status: TaskStatus;
         readonly summary?: string;
         readonly reason?: string;
+        /** Something the operator must act on that the task does not change (see NoChange.warning). */
+        readonly warning?: string;
         readonly diff?: string;
         readonly error?: string;
         readonly durationMs: number;

@@ -49,7 +49,7 @@ export class HostStopped extends Error {
   }
 }
 
-type Outcome = { status: 'ok' | 'skipped'; reason: string } | { status: 'changed'; summary: string; diff?: string };
+type Outcome = { status: 'ok' | 'skipped'; reason: string; warning?: string } | { status: 'changed'; summary: string; diff?: string };
 
 
 /** Turns any error of a task or handler into the host's stop, with the host name first. */
@@ -72,7 +72,7 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
   const facts = Object.values(factMap);
   await gatherFacts(gatherCtx, role.name, facts);
   const change: Change = task.plan(factValues(run.facts, factMap), ctx);
-  if (change.kind === 'none') return { status: 'ok', reason: change.reason };
+  if (change.kind === 'none') return { status: 'ok', reason: change.reason, ...(change.warning !== undefined ? { warning: change.warning } : {}) };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';
   const outcome: Outcome = { status: 'changed', summary: change.summary, ...(run.diff && change.diff !== undefined ? { diff: change.diff } : {}) };
@@ -98,7 +98,7 @@ async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role
   const base = { play: run.play.name, host: run.host.name, role: role.name, task: task.name, check: run.check };
   run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
   const started = Date.now();
-  const done = (extra: { status: 'ok' | 'changed' | 'skipped' | 'failed'; summary?: string; reason?: string; diff?: string; error?: string }): void =>
+  const done = (extra: { status: 'ok' | 'changed' | 'skipped' | 'failed'; summary?: string; reason?: string; warning?: string; diff?: string; error?: string }): void =>
     run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
   let outcome: Outcome;
   try {

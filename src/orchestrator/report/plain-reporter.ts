@@ -27,7 +27,7 @@ export function plainLine(event: RunEvent, debugLogPath: string, paint: Paint = 
       const status = paint(event.check && event.status === 'changed' ? 'would change' : event.status, statusStyle[event.status]);
       const detail = event.error ?? event.summary ?? event.reason ?? '';
       const [first = '', ...rest] = detail.split('\n');
-      const head = `${event.host} | ${event.role} | ${event.task} | ${status}${first ? ` | ${first}` : ''}`;
+      const head = `${event.host} | ${event.role} | ${event.task} | ${status}${first ? ` | ${first}` : ''}${event.warning ? ` | ${paint(`WARNING: ${event.warning}`, 'yellow')}` : ''}`;
       const more = rest.length > 0 ? `\n${indent(rest.join('\n'))}` : '';
       const diff = event.diff ? `\n${indent(event.diff)}` : '';
       return `${head}${more}${diff}`;
