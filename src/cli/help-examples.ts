@@ -3,7 +3,7 @@
 // when a help page has no example. `init` writes its own (longer) examples.
 export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   validate: ['kcluster validate -i inventory.yaml'],
-  config: ['kcluster config -i inventory.yaml', 'kcluster config -i inventory.yaml -o json'],
+  config: ['kcluster config -i inventory.yaml > effective.yaml', 'kcluster config -i inventory.yaml --resolved -o json'],
   run: ['kcluster run -i inventory.yaml demo --check --diff', 'kcluster run -i inventory.yaml ./my-playbook.mjs --limit workers'],
   facts: ['kcluster facts -i inventory.yaml', 'kcluster facts -i inventory.yaml --limit cp1 -o json'],
   trust: ['kcluster trust -i inventory.yaml all', 'kcluster trust -i inventory.yaml w1 --refresh'],

@@ -1,18 +1,27 @@
-// `kcluster config -i FILE`: the complete effective configuration, every default filled in.
+// `kcluster config -i FILE`: the effective inventory, every default filled in and marked, in
+// the inventory's own shape (it validates and means the same when given back to kcluster);
+// `--resolved` prints the resolved model the roles read instead (what `config` printed before).
+import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { renderEffectiveConfig } from '../../orchestrator/inventory/effective-config.js';
+import { renderEffectiveInventory } from '../../orchestrator/inventory/effective-inventory.js';
 
 export function registerConfigCommand(program: Command, cli: CliContext): void {
   program
     .command('config')
-    .description('print the complete effective configuration (defaults filled in) as YAML or JSON')
+    .description('print the effective inventory: as written, with every default filled in and marked (it validates when given back)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .action(async (options: { inventory: string; output: 'yaml' | 'json' }) => {
+    .addOption(new Option('--resolved', 'print the resolved model the roles read (merged vars per host, absolute paths) instead of an inventory'))
+    .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean }) => {
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;
-      cli.stdout.write(renderEffectiveConfig(inventory, options.output));
+      if (options.resolved === true) {
+        cli.stdout.write(renderEffectiveConfig(inventory, options.output));
+        return;
+      }
+      cli.stdout.write(renderEffectiveInventory(readFileSync(inventory.file, 'utf8'), inventory, options.output));
     });
 }

@@ -58,9 +58,9 @@ describe('kcluster validate (captured streams)', () => {
 });
 
 describe('kcluster config (captured streams)', () => {
-  it('prints the effective configuration as YAML by default and as JSON on request', async () => {
-    const yaml = await run(['config', '-i', `${fixtures}/valid-ha.yaml`]);
-    const json = await run(['config', '-i', `${fixtures}/valid-ha.yaml`, '--output', 'json']);
+  it('prints the resolved model (--resolved) as YAML by default and as JSON on request', async () => {
+    const yaml = await run(['config', '-i', `${fixtures}/valid-ha.yaml`, '--resolved']);
+    const json = await run(['config', '-i', `${fixtures}/valid-ha.yaml`, '--resolved', '--output', 'json']);
     expect([yaml.code, json.code]).toEqual([0, 0]);
     expect(parse(yaml.out)).toEqual(JSON.parse(json.out));
     const config = JSON.parse(json.out) as { cluster: { name: string }; hosts: { name: string; become: unknown }[] };
