@@ -17,6 +17,7 @@ import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
+import { etcdSnapshotScheduleRole } from '../roles/etcd-snapshot-schedule/index.js';
 import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole, kubeletStartedRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
@@ -63,6 +64,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })] },
       ...controlPlanePlays(inputs, options),
       ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
+      { name: 'scheduled etcd snapshots', hosts: 'control-plane', roles: [etcdSnapshotScheduleRole(inputs)] },
       { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs, { coreDns: false })] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
       { name: 'addons running', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRunningRole(inputs)] },

@@ -23,6 +23,10 @@ export const CLUSTER_DEFAULTS = {
   podSecurityEnforce: 'baseline',
   podSecurityWarn: 'restricted',
   podSecurityAudit: 'restricted',
+  /** Scheduled etcd snapshots (like RKE2's): on, every 12 hours, the newest 5 kept on each control plane. */
+  etcdSnapshotsEnabled: true,
+  etcdSnapshotSchedule: '*-*-* 00/12:00:00',
+  etcdSnapshotsKeep: 5,
 } as const;
 
 export const SSH_DEFAULTS = {

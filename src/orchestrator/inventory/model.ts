@@ -75,6 +75,8 @@ export interface ClusterSettings {
   readonly featureGates: Readonly<Record<string, boolean>>;
   /** Each control-plane component's own extra flags (name without "--" -> value). */
   readonly extraArgs: Readonly<Record<ControlPlaneComponentKey, Readonly<Record<string, string>>>>;
+  /** Scheduled etcd snapshots on every control plane (roles/etcd-snapshot-schedule). */
+  readonly etcdSnapshots: EtcdSnapshotSettings;
   /** More DNS names and addresses in the API server's certificate. */
   readonly apiServerCertSANs: readonly string[];
   /** Files on the controller (absolute) each component's flags reference; etcd has none. */
@@ -90,6 +92,14 @@ export interface ClusterSettings {
   /** Registry name (as in image names) -> how the nodes reach it. */
   readonly registries: Readonly<Record<string, RegistrySettings>>;
   readonly artifacts: ArtifactSource;
+}
+
+export interface EtcdSnapshotSettings {
+  readonly enabled: boolean;
+  /** A systemd OnCalendar expression. */
+  readonly schedule: string;
+  /** Scheduled snapshots kept on each control plane. */
+  readonly keep: number;
 }
 
 export interface OidcSettings {

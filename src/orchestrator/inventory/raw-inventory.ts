@@ -61,7 +61,7 @@ export interface RawInventory {
     };
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
-    readonly etcd?: RawComponentSettings;
+    readonly etcd?: RawComponentSettings & { readonly snapshots?: { readonly enabled?: boolean; readonly schedule?: string; readonly keep?: number } };
     readonly manifests?: readonly string[];
     readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: readonly string[] };
     readonly registries?: Readonly<Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>>;

@@ -162,6 +162,11 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       extraArgs: Object.fromEntries(
         CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
       ) as ClusterSettings['extraArgs'],
+      etcdSnapshots: {
+        enabled: cluster.etcd?.snapshots?.enabled ?? CLUSTER_DEFAULTS.etcdSnapshotsEnabled,
+        schedule: cluster.etcd?.snapshots?.schedule ?? CLUSTER_DEFAULTS.etcdSnapshotSchedule,
+        keep: cluster.etcd?.snapshots?.keep ?? CLUSTER_DEFAULTS.etcdSnapshotsKeep,
+      },
       apiServerCertSANs: [...(cluster.apiServer?.certSANs ?? [])],
       extraFiles: {
         apiServer: (cluster.apiServer?.extraFiles ?? []).map((f) => expandPath(f, ctx)),

@@ -44,6 +44,7 @@ describe('inventory resolution', () => {
       cni: 'flannel',
       audit: { maxAgeDays: 30, maxBackups: 10, maxSizeMB: 100 },
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
+      etcdSnapshots: { enabled: true, schedule: '*-*-* 00/12:00:00', keep: 5 },
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],

@@ -38,6 +38,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       cni: 'none',
       audit: { maxAgeDays: 30, maxBackups: 10, maxSizeMB: 100 },
       podSecurity: { enforce: 'baseline', warn: 'restricted', audit: 'restricted', exemptNamespaces: [] },
+      etcdSnapshots: { enabled: true, schedule: '*-*-* 00/12:00:00', keep: 5 },
       featureGates: {},
       extraArgs: { apiServer: {}, controllerManager: {}, scheduler: {}, etcd: {} },
       apiServerCertSANs: [],
