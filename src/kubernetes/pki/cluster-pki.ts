@@ -198,15 +198,21 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options:
 }
 
 /** A kubeconfig with the CA, client certificate and key embedded. */
-export function renderKubeconfig(o: { clusterName: string; server: string; caCert: string; user: string; cert: string; key: string }): string {
+/**
+ * A kubeconfig for one user. `alternatives`: more servers of the same cluster, each its own
+ * cluster entry `<clusterName>-<name>` and context `<user>@<clusterName>-<name>` (the current
+ * context stays the main server's).
+ */
+export function renderKubeconfig(o: { clusterName: string; server: string; caCert: string; user: string; cert: string; key: string; alternatives?: readonly { name: string; server: string }[] }): string {
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   const context = `${o.user}@${o.clusterName}`;
+  const entries = [{ cluster: o.clusterName, server: o.server }, ...(o.alternatives ?? []).map((a) => ({ cluster: `${o.clusterName}-${a.name}`, server: a.server }))];
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: o.clusterName, cluster: { server: o.server, 'certificate-authority-data': b64(o.caCert) } }],
+    clusters: entries.map((e) => ({ name: e.cluster, cluster: { server: e.server, 'certificate-authority-data': b64(o.caCert) } })),
     users: [{ name: o.user, user: { 'client-certificate-data': b64(o.cert), 'client-key-data': b64(o.key) } }],
-    contexts: [{ name: context, context: { cluster: o.clusterName, user: o.user } }],
+    contexts: entries.map((e) => ({ name: `${o.user}@${e.cluster}`, context: { cluster: e.cluster, user: o.user } })),
     'current-context': context,
   }, { lineWidth: 0 });
 }

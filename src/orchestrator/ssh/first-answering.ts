@@ -4,9 +4,12 @@
 import { connect } from 'node:net';
 import type { HostSettings } from '../inventory/model.js';
 
-export function sshPortAnswers(host: HostSettings, timeoutMs: number): Promise<boolean> {
+export const sshPortAnswers = (host: HostSettings, timeoutMs: number): Promise<boolean> => portAnswers(host.ssh.address, host.ssh.port, timeoutMs);
+
+/** Whether address:port accepts a TCP connection within timeoutMs. */
+export function portAnswers(address: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: host.ssh.address, port: host.ssh.port });
+    const socket = connect({ host: address, port });
     const done = (answered: boolean) => {
       socket.destroy();
       resolve(answered);

@@ -36,7 +36,7 @@ describe('members and Nodes the inventory does not know', () => {
     expect(task.plan({ etcd: etcdMemberList.parse('failed\nError: context deadline exceeded', 0), nodes }, {} as HostContext)).toEqual({ kind: 'none', reason: 'etcd members not read (Error: context deadline exceeded), 3 Nodes, each an inventory host' });
   });
   it('a warning is shown on its task line', () => {
-    const line = plainLine({ type: 'task-result', play: 'p', host: 'cp2', role: 'addons-running', task: 't', status: 'ok', reason: 'r', warning: 'w', durationMs: 1, roundTrips: 1, check: false }, '/log');
+    const line = plainLine({ type: 'task-result', play: 'p', host: 'cp2', role: 'addons-running', task: 't', status: 'ok', reason: 'r', warning: 'w', durationMs: 1, roundTrips: 1, check: false, time: 0 }, '/log');
     expect(line).toBe('cp2 | addons-running | t | ok | r | WARNING: w');
   });
 });
