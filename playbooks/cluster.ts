@@ -29,8 +29,14 @@ export const CLUSTER_PLAYBOOK_DESCRIPTION = 'preflight, container runtime, kubel
 export interface ClusterPlaybookOptions {
   /** A cluster already answers: converge the control planes one at a time. */
   readonly running: boolean;
-  /** On a running cluster, the control planes that are etcd members already (see controlPlaneOrder). */
+  /** On a running cluster, the control planes that are etcd members already (see controlPlanePlays). */
   readonly etcdMembers?: readonly string[];
+  /**
+   * The control plane that runs the once-per-cluster plays (addons, their wait, the operator's
+   * manifests): one that answers, so the first one being down does not stop them (default: the
+   * first control plane).
+   */
+  readonly operator?: string;
 }
 
 /**
@@ -55,6 +61,7 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
 export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
   const workers = inputs.topology.workers.map((h) => h.name);
   const startLater = options.running ? [] : workers;
+  const operator = options.operator ?? inputs.topology.firstControlPlane.name;
   return {
     name: 'cluster',
     description: CLUSTER_PLAYBOOK_DESCRIPTION,
@@ -65,10 +72,10 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       ...controlPlanePlays(inputs, options),
       ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
       { name: 'scheduled etcd snapshots', hosts: 'control-plane', roles: [etcdSnapshotScheduleRole(inputs)] },
-      { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs, { coreDns: false })] },
+      { name: 'addons', hosts: operator, roles: [addonsRole(inputs, { coreDns: false })] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
-      { name: 'addons running', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRunningRole(inputs)] },
-      { name: 'operator manifests', hosts: inputs.topology.firstControlPlane.name, roles: [manifestsRole(inputs)] },
+      { name: 'addons running', hosts: operator, roles: [addonsRunningRole(inputs)] },
+      { name: 'operator manifests', hosts: operator, roles: [manifestsRole(inputs)] },
     ],
   };
 }

@@ -35,7 +35,7 @@ export function planOnly(options: PlaybookCommandOptions): boolean {
   return options.check === true || options.listTags === true;
 }
 
-function splitList(value: string | undefined): string[] | undefined {
+export function splitList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }

@@ -6,7 +6,9 @@
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { runPlaybookCommand, splitList, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
+import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { clusterPlaybook } from '../../../playbooks/cluster.js';
 
@@ -24,7 +26,8 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
       async (inventory) => {
         const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true });
         const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
-        return { playbook: clusterPlaybook(inputs, running === undefined ? { running: false } : { running: true, etcdMembers: running.etcdMembers }) };
+        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) => cli.stderr.write(`kcluster: ${line}\n`));
+        return { playbook: clusterPlaybook(inputs, running === undefined ? { running: false, operator } : { running: true, etcdMembers: running.etcdMembers, operator }) };
       },
       options,
     );
