@@ -1,12 +1,16 @@
 // `kcluster config -i FILE`: the effective inventory, every default filled in and marked, in
 // the inventory's own shape (it validates and means the same when given back to kcluster);
-// `--resolved` prints the resolved model the roles read instead (what `config` printed before).
+// `--resolved` prints the resolved model the roles read instead (what `config` printed before);
+// `--host NAME` what apply writes for each component of that host (playbooks/host-config.ts).
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { renderEffectiveConfig } from '../../orchestrator/inventory/effective-config.js';
 import { renderEffectiveInventory } from '../../orchestrator/inventory/effective-inventory.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import { ExitCode } from '../exit-codes.js';
+import { hostConfigFiles, renderHostConfig } from '../../../playbooks/host-config.js';
 
 export function registerConfigCommand(program: Command, cli: CliContext): void {
   program
@@ -15,9 +19,22 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .addOption(new Option('--resolved', 'print the resolved model the roles read (merged vars per host, absolute paths) instead of an inventory'))
-    .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean }) => {
+    .addOption(new Option('--host <name>', "print what apply writes for each component of this host: static pods' flags, the kubelet's, containerd's and the units' files").conflicts('resolved'))
+    .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean; host?: string }) => {
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;
+      if (options.host !== undefined) {
+        try {
+          const files = await hostConfigFiles(inventory, options.host, cli.env);
+          cli.stdout.write(options.output === 'json' ? `${JSON.stringify(files, null, 2)}\n` : renderHostConfig(options.host, files));
+        } catch (error) {
+          // What apply refuses about the inputs: reported as apply reports it, exit 2.
+          if (!(error instanceof InputError)) throw error;
+          cli.stderr.write(`kcluster: ${error.message}\n`);
+          cli.setExitCode(ExitCode.InvalidInput);
+        }
+        return;
+      }
       if (options.resolved === true) {
         cli.stdout.write(renderEffectiveConfig(inventory, options.output));
         return;

@@ -61,7 +61,7 @@ async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
     if (!entry) throw new ArtifactError(`${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`);
-    if (options.resolveOnly === true) return { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path } };
+    if (options.resolveOnly === true) return { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path }, ...(entry.reference !== undefined ? { reference: entry.reference } : {}) };
     const problem = await checkEntry(bundle, entry, verified);
     if (problem) throw new ArtifactError(problem);
     const localPath = join(bundle.root, entry.path);

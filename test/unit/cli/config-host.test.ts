@@ -1,0 +1,56 @@
+// `kcluster config --host NAME`: what apply writes for each component of one host, rendered by
+// the cluster playbook's own tasks (the same templates, the same data), without SSH and
+// without writing the state folder.
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
+import { writeFakeBundle } from '../support/fake-bundle.js';
+import { loadInventoryText } from '../support/inventory-text.js';
+
+const root = mkdtempSync(join(tmpdir(), 'kc-config-host-'));
+const HOSTS = 'hosts:\n  - { name: cp1, address: 192.0.2.1, roles: [control-plane] }\n  - { name: w1, address: 192.0.2.2, roles: [worker] }\n';
+const CLUSTER = (bundle: string) =>
+  `stateDir: ${join(root, 'state')}\ncluster:\n  artifacts: { source: bundle, bundle: ${bundle} }\n  featureGates: { SomeGate: true }\n  apiServer:\n    extraArgs: { audit-log-compress: "true" }\nvars:\n  kubeletConfig: { maxPods: 150 }\n${HOSTS}`;
+const bundle = writeFakeBundle(join(root, 'bundle'), [loadInventoryText(root, CLUSTER('/x'))]);
+const file = join(root, 'inventory.yaml');
+writeFileSync(file, CLUSTER(bundle));
+
+describe('kcluster config --host', () => {
+  it("prints a control plane's static pods as flags, its kubelet's config and containerd's, from the inventory", async () => {
+    const r = await runCli(['config', '-i', file, '--host', 'cp1']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) expect(r.out).toContain(`## /etc/kubernetes/manifests/${component}.yaml [control-plane]`);
+    expect(r.out).toMatch(/^ {2}--audit-log-compress=true$/m); // the operator's flag
+    expect(r.out).toMatch(/^ {2}--feature-gates=SomeGate=true$/m);
+    expect(r.out).toMatch(/^ {2}--advertise-address=192\.0\.2\.1$/m);
+    expect(r.out).toContain('## /var/lib/kubelet/config.yaml [kubelet]');
+    expect(r.out).toMatch(/^maxPods: 150$/m);
+    expect(r.out).toContain('## /etc/containerd/config.toml [containerd]');
+    expect(r.out).not.toMatch(/PRIVATE KEY|client-key-data/);
+    writeFileSync(join(root, 'cp1.txt'), r.out);
+    // Nothing written in the state folder.
+    expect(existsSync(join(root, 'state', 'pki'))).toBe(false);
+  });
+
+  it('a worker has no static pod; -o json lists the files', async () => {
+    const r = await runCli(['config', '-i', file, '--host', 'w1', '-o', 'json']);
+    expect(r.code).toBe(0);
+    const files = JSON.parse(r.out) as { path: string; role: string; content: string }[];
+    expect(files.map((f) => f.path)).toContain('/var/lib/kubelet/config.yaml');
+    expect(files.some((f) => f.path.startsWith('/etc/kubernetes/manifests/'))).toBe(false);
+  });
+
+  it('an unknown host, or inputs apply refuses, exit 2', async () => {
+    const r = await runCli(['config', '-i', file, '--host', 'nope']);
+    expect(r).toMatchObject({ code: 2, out: '' });
+    expect(r.err).toContain('--host nope: no such host');
+    const release = join(root, 'release.yaml');
+    writeFileSync(release, HOSTS);
+    const refused = await runCli(['config', '-i', release, '--host', 'cp1']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/imageRepository/);
+  });
+});
