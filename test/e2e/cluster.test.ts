@@ -2,6 +2,7 @@
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
+// a scheduled etcd snapshot (the timer active, one run listed and fetched, sha256 checked);
 // drift is shown and repaired; certs renew refuses a control plane that is no etcd member yet
 // before anything changes (apply adds it: control-plane-lifecycle.test.ts); a kubelet certificate from another CA is refused; and the Conformance selection
 // (test/conformance) passes on it.
@@ -240,6 +241,30 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const recap = recapOf(again.stdout);
     expect(recap.map((h) => [h.host, h.changed, h.failed]), changesIn(again.stdout)).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
     for (const h of recap) timings[`roundTrips:${h.host}`] = h.roundTrips;
+  });
+
+  it('takes scheduled etcd snapshots: the timer runs on the control plane; a run is listed with a sane size and fetched with its sha256 checked', async () => {
+    const cp = `${NAME}1`;
+    expect((await ssh(cp, 'systemctl is-active kcluster-etcd-snapshot.timer; systemctl is-enabled kcluster-etcd-snapshot.timer')).split('\n').filter(Boolean)).toEqual(['active', 'enabled']);
+    await ssh(cp, 'systemctl start kcluster-etcd-snapshot.service');
+    const list = await kcluster(['etcd', 'snapshot', 'list', '-i', inventory, '-o', 'json']);
+    expect(list.code, list.stderr).toBe(0);
+    const hosts = (JSON.parse(list.stdout) as { hosts: { host: string; status: string; snapshots: { name: string; kind: string; bytes: number; ageSeconds: number }[] }[] }).hosts;
+    expect(hosts.map((h) => [h.host, h.status])).toEqual([[cp, 'ok']]);
+    const newest = hosts[0]!.snapshots.find((s) => s.kind === 'scheduled');
+    expect(newest?.name).toMatch(new RegExp(`^etcd-scheduled-${cp}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ\\.db$`));
+    expect(newest!.bytes).toBeGreaterThan(100_000);
+    expect(newest!.bytes).toBeLessThan(512 * 1024 * 1024);
+    expect(newest!.ageSeconds).toBeLessThan(300);
+    const remote = `/var/lib/kcluster/backups/scheduled/${newest!.name}`;
+    expect(await ssh(cp, `stat -c %a /var/lib/kcluster/backups/scheduled ${remote}`)).toBe('700\n600\n');
+    const file = join(work, newest!.name);
+    const fetched = await kcluster(['etcd', 'snapshot', 'fetch', '-i', inventory, '--from', cp, newest!.name, '--file', file]);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(fetched.stdout.trim()).toBe(file);
+    const local = createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect((await ssh(cp, `sha256sum < ${remote}`)).split(/\s+/)[0]).toBe(local);
+    expect(fetched.stderr).toContain(`sha256 ${local}`);
   });
 
   it('shows drift with --check --diff, and apply repairs it, restarting only what depends on it', async () => {

@@ -2,7 +2,9 @@
 // a snapshot taken on a control plane, checked there, copied to the controller
 // (<stateDir>/backups) and checked again by sha256; its path is the last line on stdout.
 // `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes] [--check] [-o text|json]`: the
-// cluster's state replaced by the snapshot's on every control plane at once.
+// cluster's state replaced by the snapshot's on every control plane at once; with
+// `--from-host HOST`, SNAPSHOT is the name of one kept on that control plane, fetched first.
+// `list` and `fetch`: etcd-snapshots.ts.
 // Both are playbooks (playbooks/etcd-snapshot.ts): --check shows every step, -o json streams
 // the events, the debug log records every command, Ctrl-C stops between steps.
 import { existsSync, statSync } from 'node:fs';
@@ -17,6 +19,8 @@ import { snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-sna
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256File } from '../../orchestrator/util/sha256-file.js';
 import { snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { fetchSnapshotToController, snapshotFetch, snapshotList, type SnapshotFetchOptions, type SnapshotListOptions } from './etcd-snapshots.js';
 
 interface SaveOptions extends PlaybookCommandOptions {
   readonly from?: string;
@@ -26,13 +30,14 @@ interface SaveOptions extends PlaybookCommandOptions {
 
 interface RestoreOptions extends PlaybookCommandOptions {
   readonly yes?: boolean;
+  readonly fromHost?: string;
 }
 
 const outputOption = (): Option => new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']);
 
 export function registerEtcdCommand(program: Command, cli: CliContext): void {
   const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
-  const snapshot = program.command('etcd').description('etcd of the cluster').command('snapshot').description('save or restore etcd snapshots');
+  const snapshot = program.command('etcd').description('etcd of the cluster').command('snapshot').description('save, list, fetch or restore etcd snapshots');
   snapshot
     .command('save')
     .description('take a snapshot on a control plane and copy it to the controller (<stateDir>/backups)')
@@ -61,15 +66,39 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
       else log(`etcd snapshot saved to ${path}`);
     });
   snapshot
+    .command('list')
+    .description('the etcd snapshots kept on each control plane (saved and scheduled): name, kind, age, size; read-only')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .addOption(new Option('-o, --output <format>', 'text (a table) or json').choices(['text', 'json']).default('text'))
+    .action(async (options: SnapshotListOptions) => snapshotList(cli, options));
+  snapshot
+    .command('fetch')
+    .description('copy a snapshot kept on a control plane to the controller (<stateDir>/backups), sha256 checked')
+    .argument('<name>', 'the snapshot, as kcluster etcd snapshot list prints it')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .requiredOption('--from <host>', 'the control plane that holds it')
+    .option('--file <path>', 'copy it here instead')
+    .addOption(new Option('-o, --output <format>', 'text (the path on stdout) or json').choices(['text', 'json']).default('text'))
+    .action(async (name: string, options: SnapshotFetchOptions) => snapshotFetch(cli, name, options));
+  snapshot
     .command('restore')
     .description("replace the cluster's state with a snapshot, on every control plane (asks first)")
-    .argument('<snapshot>', 'a snapshot file saved by kcluster etcd snapshot save')
+    .argument('<snapshot>', 'a snapshot file saved by kcluster etcd snapshot save, or with --from-host the name of one kept on that host')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('--from-host <host>', 'the snapshot is one kept on this control plane (kcluster etcd snapshot list): fetch it to <stateDir>/backups first, sha256 checked')
     .option('-y, --yes', 'do not ask for confirmation')
-    .option('-C, --check', 'plan only: report every step it would take, change nothing')
+    .option('-C, --check', 'plan only: report every step it would take, change nothing (with --from-host the snapshot is still fetched)')
     .addOption(outputOption())
     .action(async (file: string, options: RestoreOptions) => {
-      const localFile = resolve(cli.cwd, file);
+      let localFile = resolve(cli.cwd, file);
+      if (options.fromHost !== undefined) {
+        const inventory = await loadInventoryOrReport(cli, options.inventory);
+        if (!inventory) return;
+        const fetched = await fetchSnapshotToController(cli, inventory, options.fromHost, file);
+        if (!fetched) return;
+        log(`fetched ${fetched.remote} from ${options.fromHost} to ${fetched.file}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`);
+        localFile = fetched.file;
+      }
       const started = Date.now();
       const summary = await runPlaybookCommand(
         cli,
