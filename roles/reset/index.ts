@@ -26,6 +26,9 @@ export const RESET_PATHS = [
   '/etc/systemd/system/containerd.service',
   '/etc/systemd/system/kubelet.service',
   '/etc/systemd/system/kcluster-apiproxy.service',
+  '/etc/systemd/system/kcluster-etcd-snapshot.service',
+  '/etc/systemd/system/kcluster-etcd-snapshot.timer',
+  '/usr/local/sbin/kcluster-etcd-snapshot',
   '/etc/systemd/system/cri-docker.service',
   '/var/lib/cri-dockerd',
   '/etc/docker/daemon.json',
@@ -37,7 +40,7 @@ export const RESET_PATHS = [
  * package, kept) when dockerd is installed (/usr/bin or /usr/sbin), and then left alone.
  */
 export const CONTAINERD_PATHS = ['/etc/containerd', '/var/lib/containerd', '/run/containerd'] as const;
-const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'cri-docker.service'] as const;
+const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'cri-docker.service', 'kcluster-etcd-snapshot.timer'] as const;
 const ownContainerd = `kc_containerd=; [ -x /usr/bin/dockerd ] || [ -x /usr/sbin/dockerd ] || kc_containerd="containerd.service ${CONTAINERD_PATHS.join(' ')}"`;
 const k8sDockerContainers = `docker ps -aq --filter name=^k8s_ 2>/dev/null`;
 const LINKS = ['cni0', 'flannel.1'] as const;
@@ -74,7 +77,7 @@ true`);
 
 const removalScript: ShellCommand = shellRaw(`set -u
 ${ownContainerd}
-systemctl stop kubelet.service 2>/dev/null
+systemctl stop kcluster-etcd-snapshot.timer kcluster-etcd-snapshot.service kubelet.service 2>/dev/null
 if [ -S /run/containerd/containerd.sock ] && [ -x /usr/local/bin/crictl ]; then
   timeout 90 /usr/local/bin/crictl --runtime-endpoint unix:///run/containerd/containerd.sock rmp -af >/dev/null 2>&1
 fi
