@@ -14,13 +14,15 @@
 //
 // Tasks whose content depends on other facts of the host are planned with the values a fresh
 // supported host has (FRESH_HOST_FACTS; the etcd user's uid and gid: 0). Secrets (keys,
-// tokens, credentials: what --diff hides) are never printed. Not shown yet: what the addons
-// role applies through the API (kube-proxy's ConfigMap, CoreDNS, flannel's DaemonSet).
+// tokens, credentials: what --diff hides) are never printed. The addons (kube-proxy, flannel,
+// CoreDNS), applied through the API for the whole cluster, are planned as on a cluster that
+// has none yet and shown for every host: their ConfigMaps' data (kube-proxy's configuration,
+// the Corefile, flannel's network) and their containers' command lines.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
 import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
 import { ensureClusterPki } from '../src/kubernetes/pki/cluster-pki.js';
@@ -32,6 +34,8 @@ import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { deepMerge } from '../src/orchestrator/inventory/deep-merge.js';
 import { looksSecret, type ManagedFilePayload } from '../src/orchestrator/tasks/managed-file.js';
 import { clusterPlaybook } from './cluster.js';
+import { addonRecord } from '../src/kubernetes/facts/addon-record.js';
+import type { AddonPayload } from '../roles/addons/addon-plan.js';
 import { checkClusterInputs } from './cluster-inputs.js';
 
 /** The files shown, by path: the components' configuration (not certificates, kubeconfigs or keys). */
@@ -58,23 +62,27 @@ export interface HostFile {
 export const FRESH_HOST_FACTS = 'cgroup v2, no systemd-resolved, none of kcluster\'s files yet';
 function freshFact(key: string): unknown {
   if (key.startsWith('file:')) return { exists: false };
+  if (key === addonRecord.key) return { reachable: true, applied: {}, texts: {} };
   if (key === 'cgroup-version') return 'v2';
   if (key === 'etcd-user') return { exists: true, uid: 0, gid: 0 };
   return undefined;
 }
 
-/** The content a file task would write on a host without the file, or undefined when it is no file task. */
+/**
+ * The content a file task would write on a host without the file, or the manifest an addon
+ * task would apply on a cluster without it; undefined for other tasks.
+ */
 function plannedContent(task: AnyTask, ctx: HostContext): string | undefined {
   const facts = task.facts(ctx) as Record<string, { key: string }>;
-  if (!('file' in facts) && !('__file' in facts)) return undefined;
+  if (!('file' in facts) && !('__file' in facts) && !('record' in facts)) return undefined;
   const values: Record<string, unknown> = {};
   for (const [name, fact] of Object.entries(facts)) {
     const value = freshFact(fact.key);
     if (value === undefined) return undefined;
     values[name] = value;
   }
-  const change = (task.plan as (facts: unknown, ctx: HostContext) => { kind: string; payload?: ManagedFilePayload })(values, ctx);
-  return change.payload?.content.toString('utf8');
+  const change = (task.plan as (facts: unknown, ctx: HostContext) => { kind: string; payload?: Partial<ManagedFilePayload & AddonPayload> })(values, ctx);
+  return change.payload?.content?.toString('utf8') ?? change.payload?.manifest;
 }
 
 /** Every shown file of `hostName`, in the order the playbook writes them. */
@@ -95,15 +103,21 @@ export async function hostConfigFiles(inventory: Inventory, hostName: string, en
     const files: HostFile[] = [];
     const seen = new Set<string>();
     for (const play of playbook.plays) {
-      if (!playHosts(inventory, play).includes(hostName)) continue;
+      const hosts = playHosts(inventory, play);
       for (const role of play.roles) {
-        const ctx: HostContext = { host, inventory, vars: deepMerge(role.defaults ?? {}, host.vars), shared: new Map(), factOf: () => undefined };
         for (const task of role.tasks) {
+          // The addons run on every node (kube-proxy, flannel) or somewhere in the cluster
+          // (CoreDNS): shown for every host, rendered as the host that applies them does.
+          const addon = task.name.startsWith('addon ') ? task.name : undefined;
+          const on = addon !== undefined ? inventory.hosts.find((h) => h.name === hosts[0]) : hosts.includes(hostName) ? host : undefined;
+          if (on === undefined) continue;
+          const path = addon ?? (task.name.startsWith('file ') ? task.name.slice('file '.length) : undefined);
+          if (path === undefined || seen.has(path) || (addon === undefined && !SHOWN.some((p) => p.test(path)))) continue;
+          const ctx: HostContext = { host: on, inventory, vars: deepMerge(role.defaults ?? {}, on.vars), shared: new Map(), factOf: () => undefined };
           const content = plannedContent(task, ctx);
-          const path = task.name.startsWith('file ') ? task.name.slice('file '.length) : undefined;
-          if (content === undefined || path === undefined || seen.has(path) || !SHOWN.some((p) => p.test(path)) || looksSecret(content)) continue;
+          if (content === undefined || looksSecret(content)) continue;
           seen.add(path);
-          files.push({ path, role: role.name, content });
+          files.push({ path, role: addon !== undefined ? `${role.name}, cluster-wide` : role.name, content });
         }
       }
     }
@@ -113,16 +127,43 @@ export async function hostConfigFiles(inventory: Inventory, hostName: string, en
   }
 }
 
-/** A static pod as its image and command line, one flag a line; other files as they are. */
+interface K8sObject {
+  kind?: string;
+  metadata?: { name?: string };
+  data?: Record<string, string>;
+  spec?: { template?: { spec?: { containers?: { name: string; image: string; command?: string[]; args?: string[] }[] } } };
+}
+
+/** An addon's configuration: each ConfigMap's data, each workload container's image and command line. */
+function addonSummary(manifest: string): string[] {
+  const out: string[] = [];
+  for (const doc of parseAllDocuments(manifest)) {
+    const object = doc.toJS() as K8sObject | null;
+    if (object === null) continue;
+    if (object.kind === 'ConfigMap') {
+      for (const [key, value] of Object.entries(object.data ?? {})) out.push(`# ConfigMap ${object.metadata?.name ?? ''} ${key}:`, value.trimEnd());
+    }
+    for (const c of object.spec?.template?.spec?.containers ?? []) {
+      out.push(`# ${object.kind ?? ''} ${object.metadata?.name ?? ''} container ${c.name}:`, `image: ${c.image}`, ...[...(c.command ?? []), ...(c.args ?? [])].map((part) => `  ${part}`));
+    }
+  }
+  return out;
+}
+
+/** A static pod as its image and command line, one flag a line; an addon as its configuration; other files as they are. */
 export function renderHostConfig(host: string, files: readonly HostFile[]): string {
   const out: string[] = [`# kcluster config --host ${host}: what apply writes for each component of ${host} (role in brackets),`, `# for a fresh host (${FRESH_HOST_FACTS}); apply --check --diff shows it against the real one.`];
   for (const file of files) {
+    const addon = file.path.startsWith('addon ') ? addonSummary(file.content) : undefined;
+    if (addon?.length === 0) continue; // RBAC only: nothing a component is configured with
     out.push('', `## ${file.path} [${file.role}]`);
     if (file.path.startsWith('/etc/kubernetes/manifests/')) {
       const pod = parse(file.content) as { spec?: { containers?: { name: string; image: string; command?: string[]; args?: string[] }[] } };
       for (const c of pod.spec?.containers ?? []) {
         out.push(`image: ${c.image}`, ...[...(c.command ?? []), ...(c.args ?? [])].map((part) => `  ${part}`));
       }
+    } else if (addon !== undefined) {
+      out.push(...addon);
     } else {
       out.push(file.content.trimEnd());
     }

@@ -20,6 +20,7 @@ writeFileSync(file, CLUSTER(bundle));
 describe('kcluster config --host', () => {
   it("prints a control plane's static pods as flags, its kubelet's config and containerd's, from the inventory", async () => {
     const r = await runCli(['config', '-i', file, '--host', 'cp1']);
+    writeFileSync(join(root, 'cp1.txt'), r.out);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) expect(r.out).toContain(`## /etc/kubernetes/manifests/${component}.yaml [control-plane]`);
@@ -29,8 +30,11 @@ describe('kcluster config --host', () => {
     expect(r.out).toContain('## /var/lib/kubelet/config.yaml [kubelet]');
     expect(r.out).toMatch(/^maxPods: 150$/m);
     expect(r.out).toContain('## /etc/containerd/config.toml [containerd]');
+    // The addons, cluster-wide: kube-proxy's configuration, the Corefile.
+    expect(r.out).toContain('## addon kube-proxy [addons, cluster-wide]');
+    expect(r.out).toMatch(/^clusterCIDR: 10\.244\.0\.0\/16$/m);
+    expect(r.out).toMatch(/^# ConfigMap coredns Corefile:$/m);
     expect(r.out).not.toMatch(/PRIVATE KEY|client-key-data/);
-    writeFileSync(join(root, 'cp1.txt'), r.out);
     // Nothing written in the state folder.
     expect(existsSync(join(root, 'state', 'pki'))).toBe(false);
   });
@@ -41,6 +45,7 @@ describe('kcluster config --host', () => {
     const files = JSON.parse(r.out) as { path: string; role: string; content: string }[];
     expect(files.map((f) => f.path)).toContain('/var/lib/kubelet/config.yaml');
     expect(files.some((f) => f.path.startsWith('/etc/kubernetes/manifests/'))).toBe(false);
+    expect(files.map((f) => f.path)).toContain('addon kube-proxy');
   });
 
   it('an unknown host, or inputs apply refuses, exit 2', async () => {
