@@ -11,6 +11,7 @@ import { runCli } from './support/run-cli.js';
 import { formatAge, formatSize, snapshotTable } from '../../../src/cli/commands/etcd-snapshots.js';
 import { fetchHostSnapshot, parseSnapshotList, SnapshotNotFoundError } from '../../../src/kubernetes/etcd/etcd-snapshot-files.js';
 import type { Connection, ExecResult } from '../../../src/orchestrator/ssh/connection.js';
+import type { ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-cli-snapshots-'));
 const inventory = join(dir, 'inventory.yaml');
@@ -93,13 +94,13 @@ describe('fetch over a fake connection', () => {
     return {
       host: 'cp1',
       stats: { roundTrips: 0, bytesSent: 0, bytesReceived: 0 },
-      exec: async (command) => {
+      exec: async (command: ShellCommand) => {
         commands.push(command.text);
         if (command.text.startsWith('for d in')) return result(`${LISTING}\n`);
         if (command.text.startsWith('sha256sum')) return result(`${sum}  -\n`);
         return result('{"revision":7}\n');
       },
-      downloadFile: async (_remote, local) => {
+      downloadFile: async (_remote: string, local: string) => {
         writeFileSync(local, copied);
         return { bytes: copied.length, sha256: createHash('sha256').update(copied).digest('hex') };
       },
