@@ -12,6 +12,8 @@ import { releaseLocation } from '../../kubernetes/artifacts/release-catalog.js';
 import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
 import { VerifiedFiles } from '../../kubernetes/artifacts/verified-files.js';
 import { defaultArtifactCacheDir } from '../../kubernetes/artifacts/cache-dir.js';
+import { apiproxySourceDir } from '../../kubernetes/artifacts/apiproxy-build.js';
+import { upstreamImageReference } from '../../kubernetes/artifacts/component-versions.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -26,7 +28,8 @@ function hostsOf(a: RequiredArtifact, inventory: Inventory): string {
 function plannedSource(a: RequiredArtifact, inventory: Inventory): string {
   const { artifacts } = inventory.cluster;
   if (artifacts.kind === 'bundle') return `bundle ${artifacts.bundle ?? '?'}`;
-  if (a.type === 'image') return artifacts.imageRepository ? `pulled from ${artifacts.imageRepository}` : 'pulled by the runtime (set cluster.artifacts.imageRepository)';
+  if (a.type === 'image') return `pulled: ${upstreamImageReference(a.name, a.version, artifacts.imageRepository)}`;
+  if (a.component === 'kcluster-apiproxy') return `built on this controller from ${apiproxySourceDir()} (Go)`;
   const location = releaseLocation(a, artifacts.mirrors);
   return location ? `${location.url}${location.member ? ` [${location.member}]` : ''}` : 'no release location (bundle only)';
 }
@@ -35,6 +38,7 @@ function preparedSource(a: PreparedArtifact): string {
   const o = a.origin;
   if (o.kind === 'bundle') return `bundle:${o.path} sha256:${a.sha256 ?? '?'}`;
   if (o.kind === 'registry') return `pulled: ${o.reference}`;
+  if (o.kind === 'built') return `built from ${o.source} sha256:${a.sha256 ?? '?'}`;
   return `${o.url}${o.member ? ` [${o.member}]` : ''} sha256:${a.sha256 ?? '?'}`;
 }
 

@@ -27,7 +27,9 @@ export type ArtifactOrigin =
   | { readonly kind: 'bundle'; readonly bundle: string; readonly path: string }
   | { readonly kind: 'release'; readonly url: string; readonly member?: string }
   /** Release images are pulled by the container runtime from this repository. */
-  | { readonly kind: 'registry'; readonly reference: string };
+  | { readonly kind: 'registry'; readonly reference: string }
+  /** kcluster's own programs with source: release (kcluster-apiproxy): built on the controller from this source folder. */
+  | { readonly kind: 'built'; readonly source: string };
 
 /** A required artifact, fetched to the controller and verified. */
 export interface PreparedArtifact extends RequiredArtifact {

@@ -74,3 +74,42 @@ export function componentVersionsFor(kubernetesVersion: string): ComponentVersio
   }
   return versions;
 }
+
+/** Where a project publishes an image: registry host, repository path, and the tag for a version. */
+export interface UpstreamImage {
+  readonly registry: string;
+  readonly repository: string;
+  readonly tag: (version: string) => string;
+}
+
+const asIs = (version: string): string => version;
+
+/**
+ * Each image kcluster runs, as its project publishes it (the same names and tags kubeadm pulls
+ * for the Kubernetes images; flannel from its own project). `source: release` pulls exactly these
+ * (the versions from COMPONENT_VERSIONS above); `cluster.artifacts.imageRepository` replaces the
+ * registry host and keeps the repository path and tag, so a mirror keeps upstream paths. flannel's
+ * CNI plugin image (ghcr.io/flannel-io/flannel-cni-plugin) is not used: the pod-network role writes
+ * a bridge/host-local CNI configuration with the CNI plugins kcluster installs.
+ */
+export const UPSTREAM_IMAGES: Readonly<Record<string, UpstreamImage>> = {
+  'kube-apiserver': { registry: 'registry.k8s.io', repository: 'kube-apiserver', tag: asIs },
+  'kube-controller-manager': { registry: 'registry.k8s.io', repository: 'kube-controller-manager', tag: asIs },
+  'kube-scheduler': { registry: 'registry.k8s.io', repository: 'kube-scheduler', tag: asIs },
+  'kube-proxy': { registry: 'registry.k8s.io', repository: 'kube-proxy', tag: asIs },
+  pause: { registry: 'registry.k8s.io', repository: 'pause', tag: asIs },
+  coredns: { registry: 'registry.k8s.io', repository: 'coredns/coredns', tag: asIs },
+  // registry.k8s.io tags etcd without the "v" and with a "-0" build suffix (3.6.16-0).
+  etcd: { registry: 'registry.k8s.io', repository: 'etcd', tag: (v) => `${v.replace(/^v/, '')}-0` },
+  flannel: { registry: 'ghcr.io', repository: 'flannel-io/flannel', tag: asIs },
+};
+
+/**
+ * The reference `source: release` pulls an image by: upstream's, or with `imageRepository` its
+ * registry host replaced (paths and tags kept, as kubeadm's imageRepository does).
+ */
+export function upstreamImageReference(name: string, version: string, imageRepository?: string): string {
+  const image = UPSTREAM_IMAGES[name];
+  if (!image) throw new Error(`internal: no upstream reference for image ${name}`);
+  return `${imageRepository ?? image.registry}/${image.repository}:${image.tag(version)}`;
+}

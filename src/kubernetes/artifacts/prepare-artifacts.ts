@@ -5,7 +5,9 @@
 import { join } from 'node:path';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { ArtifactError, artifactLabel, type PreparedArtifact, type RequiredArtifact } from './artifact.js';
+import { apiproxySourceDir, buildApiproxy, checkGoForApiproxy } from './apiproxy-build.js';
 import { findEntry } from './bundle-lock.js';
+import { upstreamImageReference } from './component-versions.js';
 import { checkEntry, openBundle } from './bundle-source.js';
 import { readImageArchive } from './image-archive.js';
 import { ReleaseFetcher } from './release-fetcher.js';
@@ -25,9 +27,6 @@ export interface PrepareOptions {
    */
   readonly resolveOnly?: boolean;
 }
-
-/** Image path under a release image repository, where it differs from the image name. */
-const RELEASE_IMAGE_PATHS: Readonly<Record<string, string>> = { coredns: 'coredns/coredns' };
 
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
@@ -79,11 +78,19 @@ async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifac
   const fetcher = new ReleaseFetcher(mirrors, cacheDir, verified, { signal: options.signal, log: options.log });
   const results = await inParallel(needs, options.downloadConcurrency ?? 4, async (need): Promise<PreparedArtifact> => {
     if (need.type === 'image') {
-      if (imageRepository === undefined) {
-        throw new ArtifactError(`${artifactLabel(need)}: with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where: set it to your registry (or mirror) that holds ${need.name}, or use source: bundle`);
-      }
-      const reference = `${imageRepository}/${RELEASE_IMAGE_PATHS[need.name] ?? need.name}:${need.version}`;
+      // As its project publishes it, or from the mirror imageRepository names (upstream paths and tags).
+      const reference = upstreamImageReference(need.name, need.version, imageRepository);
       return { ...need, origin: { kind: 'registry', reference }, reference };
+    }
+    if (need.component === 'kcluster-apiproxy') {
+      // No release publishes kcluster's own proxy: built here from the source kcluster ships.
+      if (options.resolveOnly === true) {
+        await checkGoForApiproxy(artifactLabel(need));
+        return { ...need, origin: { kind: 'built', source: apiproxySourceDir() } };
+      }
+      const localPath = await buildApiproxy(cacheDir, need.arch, artifactLabel(need), { signal: options.signal, log: options.log });
+      const { sha256, size } = await verified.sha256(localPath);
+      return { ...need, origin: { kind: 'built', source: apiproxySourceDir() }, localPath, sha256, size };
     }
     if (options.resolveOnly === true) return { ...need, origin: { kind: 'release', url: '' } };
     const { localPath, location } = await fetcher.binary(need);
