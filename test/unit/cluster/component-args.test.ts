@@ -82,7 +82,7 @@ describe('cluster.apiServer.certSANs', () => {
 describe('the flags kcluster sets itself', () => {
   it('are read from the manifest templates: every "- --flag" item, with or without a value', () => {
     expect([...flagsInManifestTemplate('      command:\n        - etcd\n        - --name={{nodeName}}\n        - --client-cert-auth\n      env:\n        - name: X\n')]).toEqual(['name', 'client-cert-auth']);
-    for (const [component, count] of [['kube-apiserver', 39], ['kube-controller-manager', 18], ['kube-scheduler', 6], ['etcd', 21]] as const) {
+    for (const [component, count] of [['kube-apiserver', 40], ['kube-controller-manager', 18], ['kube-scheduler', 6], ['etcd', 21]] as const) {
       const template = readFileSync(join('roles', 'control-plane', 'templates', `${component}.yaml.hbs`), 'utf8');
       expect(kclusterFlags(component).size, component).toBe(template.split('\n').filter((l) => /^\s*- --/.test(l)).length);
       expect(kclusterFlags(component).size).toBe(count);
