@@ -91,7 +91,8 @@ export async function hostConfigFiles(inventory: Inventory, hostName: string, en
   if (host === undefined) throw new InputError(`--host ${hostName}: no such host in ${inventory.file} (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
   const checked = await checkClusterInputs(inventory, env);
   // Resolved, not fetched: the tasks that upload them are built, never planned here.
-  const artifacts = (await prepareArtifacts(inventory, { resolveOnly: true })).map((a) => ({ localPath: '(not fetched)', sha256: '0'.repeat(64), size: 0, ...(a.type === 'image' && a.origin.kind === 'bundle' ? { imageId: '(not read)' } : {}), ...a }));
+  // Images the runtime pulls (source: release) have no file: the images role imports none.
+  const artifacts = (await prepareArtifacts(inventory, { resolveOnly: true })).map((a) => (a.origin.kind === 'registry' ? a : { localPath: '(not fetched)', sha256: '0'.repeat(64), size: 0, ...(a.type === 'image' && a.origin.kind === 'bundle' ? { imageId: '(not read)' } : {}), ...a }));
   const scratch = await mkdtemp(join(tmpdir(), 'kcluster-config-'));
   try {
     if (existsSync(join(inventory.stateDir, 'pki'))) await cp(join(inventory.stateDir, 'pki'), join(scratch, 'pki'), { recursive: true });

@@ -52,10 +52,29 @@ describe('kcluster config --host', () => {
     const r = await runCli(['config', '-i', file, '--host', 'nope']);
     expect(r).toMatchObject({ code: 2, out: '' });
     expect(r.err).toContain('--host nope: no such host');
-    const release = join(root, 'release.yaml');
-    writeFileSync(release, HOSTS);
-    const refused = await runCli(['config', '-i', release, '--host', 'cp1']);
+    const missing = join(root, 'no-bundle.yaml');
+    writeFileSync(missing, `cluster:\n  artifacts: { source: bundle, bundle: ${join(root, 'nowhere')} }\n${HOSTS}`);
+    const refused = await runCli(['config', '-i', missing, '--host', 'cp1']);
     expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/imageRepository/);
+    expect(refused.err).toMatch(/check cluster\.artifacts\.bundle/);
+  });
+
+  it('source: release with no imageRepository: every image by its upstream name (the images role imports none)', async () => {
+    const release = join(root, 'release.yaml');
+    writeFileSync(release, `stateDir: ${join(root, 'state-release')}\n${HOSTS}`);
+    const r = await runCli(['config', '-i', release, '--host', 'cp1']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const images = [...r.out.matchAll(/^image: (.+)$/gm)].map((m) => m[1]);
+    expect(images).toEqual([
+      'registry.k8s.io/etcd:3.7.3-0',
+      'registry.k8s.io/kube-apiserver:v1.37.2',
+      'registry.k8s.io/kube-controller-manager:v1.37.2',
+      'registry.k8s.io/kube-scheduler:v1.37.2',
+      'registry.k8s.io/kube-proxy:v1.37.2',
+      'ghcr.io/flannel-io/flannel:v0.28.10',
+      'registry.k8s.io/coredns/coredns:v1.14.6',
+    ]);
+    expect(r.out).toContain('sandbox = "registry.k8s.io/pause:3.10.2"');
   });
 });

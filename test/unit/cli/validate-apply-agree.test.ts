@@ -45,7 +45,6 @@ const CASES: readonly (readonly [string, string, RegExp])[] = [
   ['an unknown kubelet field', inventory('', { top: 'vars:\n  kubeletConfig: { maxpods: 150 }\n' }), /did you mean "maxPods"/],
   ['an audit policy the API server refuses', inventory(`  audit: { policyFile: ${join(root, 'bad-policy.yaml')} }\n`), /would stop the API server from starting/],
   ['an audit policy file that is not there (the loader)', inventory(`  audit: { policyFile: ${join(root, 'missing-policy.yaml')} }\n`), /cluster\.audit\.policyFile: audit policy .* does not exist/],
-  ['release images without a source', inventory('', { artifacts: '  artifacts: { source: release }\n' }), /cluster\.artifacts\.imageRepository says from where/],
   ['a bundle that is not there', inventory('', { artifacts: `  artifacts: { source: bundle, bundle: ${join(root, 'nowhere')} }\n` }), /not found: check cluster\.artifacts\.bundle/],
   ['a bundle that is a plain file', inventory('', { artifacts: `  artifacts: { source: bundle, bundle: ${join(root, 'plain-file')} }\n` }), /neither a directory nor a/],
   ['a bundle without its lock file', inventory('', { artifacts: `  artifacts: { source: bundle, bundle: ${join(root, 'empty-folder')} }\n` }), /kcluster-bundle\.json is missing/],
@@ -56,7 +55,7 @@ const CASES: readonly (readonly [string, string, RegExp])[] = [
   ['a file a flag reads that is not there', inventory(`  apiServer:\n    extraFiles: [${join(root, 'missing.conf')}]\n`), /no such file on the controller/],
   ['an OIDC CA that is not a certificate', inventory(`  apiServer:\n    oidc: { issuerUrl: https://issuer.example, clientId: k, caFile: ${join(root, 'not-pem.crt')} }\n`), /not a PEM certificate/],
   ['a state folder that is a file', inventory('', { top: `stateDir: ${join(root, 'state-file')}\n` }), /the state folder .* is not a directory/],
-  ['several at once: all of them, in one message', inventory(`  manifests: [${join(root, 'missing.yaml')}]\n`, { artifacts: '  artifacts: { source: release }\n', top: 'vars:\n  kubeletConfig: { maxpods: 150 }\n' }), /maxPods[\s\S]*imageRepository[\s\S]*cluster\.manifests/],
+  ['several at once: all of them, in one message', inventory(`  manifests: [${join(root, 'missing.yaml')}]\n`, { artifacts: `  artifacts: { source: bundle, bundle: ${noPiece} }\n`, top: 'vars:\n  kubeletConfig: { maxpods: 150 }\n' }), /maxPods[\s\S]*not in bundle[\s\S]*cluster\.manifests/],
 ];
 
 describe('validate refuses what apply refuses about the inputs, in the same words', () => {
@@ -72,6 +71,36 @@ describe('validate refuses what apply refuses about the inputs, in the same word
     expect(validate.err).toMatch(expected);
     expect(apply.code).toBe(2);
     expect(apply.err).toBe(validate.err);
+  });
+
+  it('release mode without Go on the controller, with several control planes and no load balancer: both refuse kcluster-apiproxy, naming the ways out', async () => {
+    const file = join(mkdtempSync(join(root, 'release-ha-')), 'inventory.yaml');
+    const hosts = 'hosts:\n  - { name: cp1, address: 192.0.2.1, roles: [control-plane] }\n  - { name: cp2, address: 192.0.2.3, roles: [control-plane] }\n  - { name: w1, address: 192.0.2.2, roles: [worker] }\n';
+    writeFileSync(file, `stateDir: ./state\ncluster:\n  artifacts: { source: release }\n${hosts}`);
+    const saved = process.env['KCLUSTER_GO'];
+    process.env['KCLUSTER_GO'] = join(root, 'no-go-here', 'go');
+    try {
+      const validate = await runCli(['validate', '-i', file]);
+      const apply = await runCli(['apply', '--check', '-i', file]);
+      expect(validate.code).toBe(2);
+      expect(validate.err).toMatch(/kcluster-apiproxy 1 .*no release publishes; kcluster builds it on this controller .*: install Go \(or point KCLUSTER_GO at it\), set cluster\.apiEndpoint\.host to your load balancer, or use source: bundle/);
+      expect(apply.code).toBe(2);
+      expect(apply.err).toBe(validate.err);
+    } finally {
+      if (saved === undefined) delete process.env['KCLUSTER_GO'];
+      else process.env['KCLUSTER_GO'] = saved;
+    }
+  });
+
+  it('release mode with no imageRepository is valid, and apply --check goes past the input stage (to the downloads)', async () => {
+    const file = join(mkdtempSync(join(root, 'release-')), 'inventory.yaml');
+    // The release locations point at a loopback port nothing listens on: no traffic leaves the machine.
+    writeFileSync(file, `stateDir: ./state\ncluster:\n  artifacts:\n    source: release\n    cacheDir: ./cache\n    mirrors: { "https://dl.k8s.io": "http://127.0.0.1:9/k8s", "https://github.com": "http://127.0.0.1:9/gh" }\n${HOSTS}`);
+    const validate = await runCli(['validate', '-i', file]);
+    expect(validate).toMatchObject({ code: 0, err: '', out: `${file}: valid (2 hosts: 1 control planes, 1 workers, 1 etcd members)\n` });
+    const apply = await runCli(['apply', '--check', '-i', file]);
+    expect(apply.err).toMatch(/artifact problems? \(release downloads\); nothing was installed on any host/);
+    expect(apply.err).not.toMatch(/imageRepository/);
   });
 
   it('a good inventory is valid, and apply --check goes past the inputs (to the bundle pieces, which this one lacks)', async () => {
