@@ -61,8 +61,10 @@ describe('release source (loopback release server with stand-in files)', () => {
     const containerdArchive = [...server.requests].filter(([p]) => p.endsWith('.tar.gz') && p.includes('containerd-2.2.9'));
     expect(containerdArchive).toEqual([[expect.stringContaining('containerd-2.2.9-linux-amd64.tar.gz'), 1]]);
     expect([...server.requests.values()].every((n) => n === 1)).toBe(true);
-    // Images are pulled by the runtime from the configured repository.
+    // imageRepository replaces the registry host and keeps upstream paths and tags.
     expect(prepared.find((a) => a.name === 'coredns')?.reference).toBe('mirror.lan/k8s/coredns/coredns:v1.14.6');
+    expect(prepared.find((a) => a.name === 'etcd')?.reference).toBe('mirror.lan/k8s/etcd:3.7.3-0');
+    expect(prepared.find((a) => a.name === 'flannel')?.reference).toBe('mirror.lan/k8s/flannel-io/flannel:v0.28.10');
     expect(prepared.find((a) => a.name === 'kube-apiserver')?.hosts).toEqual(['cp1']);
 
     const before = new Map(server.requests);
@@ -108,11 +110,11 @@ describe('release source (loopback release server with stand-in files)', () => {
     }
   });
 
-  it('says what to set when images need a repository or a component publishes no checksums', async () => {
+  it('says what to do when a component publishes no checksums; images need no repository (upstream names)', async () => {
     const noRepo = parseInventory(`cluster:\n  containerRuntime: docker\n  artifacts:\n    cacheDir: ${join(dir, 'c2')}\n    mirrors: { "https://dl.k8s.io": "${server.url}/k8s", "https://github.com": "${server.url}/gh" }\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`, join(dir, "i.yaml"), { env: {}, homeDir: dir });
     if (!noRepo.ok) throw new Error('bad inventory');
     const error = await prepareArtifacts(noRepo.inventory).then(() => undefined, (e: unknown) => e as Error);
     expect(error?.message).toContain('cri-dockerd/cri-dockerd v0.4.6 (amd64, binary): its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it');
-    expect(error?.message).toContain('pause/pause 3.10.2 (amd64, image): with source: release the container runtime pulls images, and cluster.artifacts.imageRepository says from where');
+    expect(error?.message).toContain('1 artifact problem (release downloads)');
   });
 });
