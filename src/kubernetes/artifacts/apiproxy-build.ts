@@ -2,7 +2,7 @@
 // Go standard library only, no module to download), published in no release and no registry,
 // so kcluster builds it on the controller from the source it ships with, with the controller's
 // Go toolchain, offline (GOTOOLCHAIN=local, GOPROXY=off), static (CGO_ENABLED=0) and
-// reproducible (-trimpath): the same source and Go version give the same bytes, cached by both.
+// reproducible (-trimpath, no VCS stamp): the same source and Go version give the same bytes, cached by both.
 // Then it is uploaded and installed like any binary. No Go on the controller: validate and apply
 // refuse before any host is touched, naming the ways out (a load balancer, a bundle, Go).
 import { execFile } from 'node:child_process';
@@ -72,7 +72,7 @@ export async function buildApiproxy(cacheDir: string, arch: string, what: string
   const partial = `${binary}.${process.pid}.partial`;
   const started = Date.now();
   try {
-    await run(go, ['build', '-trimpath', '-ldflags', '-s -w', '-o', partial, '.'], {
+    await run(go, ['build', '-trimpath', '-buildvcs=false', '-ldflags', '-s -w', '-o', partial, '.'], {
       cwd: source,
       signal: options.signal,
       env: { ...process.env, CGO_ENABLED: '0', GOOS: 'linux', GOARCH: arch, GOTOOLCHAIN: 'local', GOPROXY: 'off', GOWORK: 'off' },
