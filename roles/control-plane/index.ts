@@ -20,7 +20,7 @@ import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
 import { controlPlaneFiles } from './files.js';
 import { controlPlaneManifests, templateDir } from './manifests.js';
 import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, type EtcdPlace } from './etcd.js';
-import { lastGoodManifestsKeptTask, waitForControlPlane } from './wait.js';
+import { lastGoodManifestsKeptTask, lastGoodManifestsUndo, waitForControlPlane } from './wait.js';
 
 export { controlPlaneFiles } from './files.js';
 export { likelyCause, waitForControlPlane } from './wait.js';
@@ -51,6 +51,8 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     name: 'control-plane',
     templateDir,
     tags: ['control-plane'],
+    // On a running cluster, a failure puts back the manifests that last ran on this host.
+    ...(options.running ? { undo: lastGoodManifestsUndo() } : {}),
     tasks: [
       etcdUserTask(),
       // CIS 1.1.19: etcd's own keys outside root's /etc/kubernetes/pki, in a folder it owns.

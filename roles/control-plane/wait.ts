@@ -2,9 +2,9 @@
 // cluster, every static pod runs its current manifest); on a running cluster whose control
 // plane does not come back, put back the last good manifests; name the likely cause.
 import { noChange } from '../../src/orchestrator/engine/change.js';
-import type { ApplyContext, Task } from '../../src/orchestrator/engine/types.js';
+import type { ApplyContext, Task, Undo } from '../../src/orchestrator/engine/types.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
-import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
+import { pollUntil, type PollOutcome } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
@@ -25,8 +25,36 @@ const READY_TIMEOUT_MS = 300_000;
  * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
  * install from empty hosts.
  */
+const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...(pods ? lagging(pods) : [])];
+
+/** Polls the API server's readiness (and the static pods, on a running cluster) until ready or the host's timeout; logs each change of what is awaited. */
+function controlPlaneReadiness(ctx: ApplyContext, staticPodsCurrent: boolean): { readonly timeoutMs: number; readonly wait: () => Promise<PollOutcome<string[]>> } {
+  const pods = staticPods(ctx.host.name);
+  const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
+  // The debug log gets what is still awaited each time it changes: a slow wait names its component.
+  let lastWaiting = '';
+  const logWaiting = (waiting: readonly string[]) => {
+    const text = waiting.length === 0 ? 'nothing: ready' : waiting.join(', ');
+    if (text !== lastWaiting) ctx.log(`control plane: waiting for ${text}`);
+    lastWaiting = text;
+  };
+  const wait = () =>
+    pollUntil({
+      timeoutMs,
+      intervalMs: 2000,
+      signal: ctx.signal,
+      probe: async () => {
+        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+        const waiting = pending(api, current);
+        logWaiting(waiting);
+        return waiting;
+      },
+      done: (waiting) => waiting.length === 0,
+    });
+  return { timeoutMs, wait };
+}
+
 export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
-  const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...(pods ? lagging(pods) : [])];
   return {
     name: staticPodsCurrent ? 'API server ready, static pods current' : 'API server ready',
     tags: ['control-plane'],
@@ -38,29 +66,8 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
         : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
     },
     apply: async (_change, ctx) => {
-      const pods = staticPods(ctx.host.name);
-      const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
-      // The debug log gets what is still awaited each time it changes: a slow wait names its component.
-      let lastWaiting = '';
-      const logWaiting = (waiting: readonly string[]) => {
-        const text = waiting.length === 0 ? 'nothing: ready' : waiting.join(', ');
-        if (text !== lastWaiting) ctx.log(`control plane: waiting for ${text}`);
-        lastWaiting = text;
-      };
-      const waitUntilReady = () =>
-        pollUntil({
-          timeoutMs,
-          intervalMs: 2000,
-          signal: ctx.signal,
-          probe: async () => {
-            const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
-            const waiting = pending(api, current);
-            logWaiting(waiting);
-            return waiting;
-          },
-          done: (waiting) => waiting.length === 0,
-        });
-      const outcome = await waitUntilReady();
+      const readiness = controlPlaneReadiness(ctx, staticPodsCurrent);
+      const outcome = await readiness.wait();
       if (outcome.reached) {
         await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the manifests that run as the last good ones' });
         return;
@@ -71,9 +78,8 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
         sh`for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
         { become: true, label: 'control-plane logs' },
       );
-      const undone = staticPodsCurrent ? await putBackLastGoodManifests(ctx, waitUntilReady) : '';
       throw new Error(
-        `the control plane is not ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}.${undone} ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
+        `the control plane is not ready after ${readiness.timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait), still waiting for ${waiting.join(', ')}${outcome.slowProbes > 0 ? ` (${outcome.slowProbes} probe(s) ran past 30 s: the host is slow or overloaded)` : ''}. ${likelyCause(logs.stdout)}\nLast log lines:\n${logs.stdout.trim()}`,
       );
     },
     verify: true,
@@ -81,19 +87,26 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
 }
 
 /**
- * A running cluster's control plane did not come back after its manifests changed: put back
- * the manifests that last ran (the change is undone on this host, and the run stops before the
- * next control plane) and wait for the components again. Says what happened, for the error.
+ * The control-plane role's undo on a running cluster (an engine contract: see Undo): when a task
+ * of the role fails on a host, the manifests that last ran are put back where they differ (the
+ * change is undone on this host, and the run stops before the next control plane) and the
+ * components are waited for again. Says what happened, for the error; nothing when no manifest
+ * differs (the failure came before any manifest changed).
  */
-async function putBackLastGoodManifests(ctx: ApplyContext, waitUntilReady: () => Promise<{ reached: boolean }>): Promise<string> {
-  const restored = await execChecked(ctx.connection, restoreLastGoodManifests, { become: true, label: 'put back the last good manifests' });
-  const files = restored.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
-  if (files.length === 0) return ` No manifest differs from its last good copy in ${LAST_GOOD_MANIFESTS_DIR}: nothing to put back.`;
-  const back = await waitUntilReady();
-  const what = `the last good ${files.join(', ')} (from ${LAST_GOOD_MANIFESTS_DIR}) ${files.length === 1 ? 'is' : 'are'} back`;
-  return back.reached
-    ? ` The change is undone on this host: ${what} and the control plane is ready again; no other control plane was touched. Fix what the log lines below show, then apply again.`
-    : ` ${what[0]!.toUpperCase()}${what.slice(1)}, but the control plane is still not ready: the cause is probably not the change.`;
+export function lastGoodManifestsUndo(): Undo {
+  return {
+    name: 'put back the last good manifests',
+    run: async (ctx) => {
+      const restored = await execChecked(ctx.connection, restoreLastGoodManifests, { become: true, label: 'put back the last good manifests' });
+      const files = restored.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
+      if (files.length === 0) return '';
+      const back = await controlPlaneReadiness(ctx, true).wait();
+      const what = `the last good ${files.join(', ')} (from ${LAST_GOOD_MANIFESTS_DIR}) ${files.length === 1 ? 'is' : 'are'} back`;
+      return back.reached
+        ? `The change is undone on this host: ${what} and the control plane is ready again; no other control plane was touched. Fix what the log lines above show, then apply again.`
+        : `${what[0]!.toUpperCase()}${what.slice(1)}, but the control plane is still not ready: the cause is probably not the change.`;
+    },
+  };
 }
 
 /** Running clusters installed before the last good manifests were kept get their copy before any manifest changes. */

@@ -5,8 +5,8 @@
 // after the kubelet restarted with its renewed certificate, before the next control plane is
 // touched. See README.md beside this file.
 import type { Role } from '../../src/orchestrator/engine/types.js';
-import { waitForControlPlane } from '../control-plane/wait.js';
+import { lastGoodManifestsUndo, waitForControlPlane } from '../control-plane/wait.js';
 
 export function staticPodsCurrentRole(): Role {
-  return { name: 'static-pods-current', tags: ['control-plane'], tasks: [waitForControlPlane(true)] };
+  return { name: 'static-pods-current', tags: ['control-plane'], tasks: [waitForControlPlane(true)], undo: lastGoodManifestsUndo() };
 }

@@ -32,6 +32,8 @@ export type RunEvent = Stamped &
         readonly roundTrips: number;
         readonly check: boolean;
       }
+    /** A failed role's undo ran on the host (see Undo in types.ts). */
+    | { readonly type: 'undo-result'; readonly play: string; readonly host: string; readonly role: string; readonly undo: string; readonly status: 'changed' | 'failed'; readonly summary?: string; readonly error?: string }
     /** In check mode, status "changed" means "would run". */
     | { readonly type: 'handler-result'; readonly play: string; readonly host: string; readonly role: string; readonly handler: string; readonly status: 'changed' | 'failed'; readonly error?: string; readonly check: boolean }
     | { readonly type: 'host-unreachable'; readonly play: string; readonly host: string; readonly error: string }

@@ -116,6 +116,20 @@ async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role
   done(outcome);
 }
 
+/** A failed role's undo (see Undo): the host's error, with what the undo did or why it failed too. */
+async function undoRole(run: HostRunContext, role: Role, undo: NonNullable<Role['undo']>, applyCtx: ApplyContext, failure: HostStopped): Promise<HostStopped> {
+  const base = { play: run.play.name, host: run.host.name, role: role.name, undo: undo.name };
+  try {
+    const said = await undo.run(applyCtx, failure.message);
+    run.emit({ type: 'undo-result', ...base, status: 'changed', summary: said || 'nothing to undo' });
+    return said === '' ? failure : new HostStopped('failed', `${failure.message} ${said}`);
+  } catch (error) {
+    const detail = detailFor(run.host.name, error);
+    run.emit({ type: 'undo-result', ...base, status: 'failed', error: detail });
+    return new HostStopped(error instanceof UnreachableError ? 'unreachable' : 'failed', `${failure.message} Undoing it (${undo.name}) failed too: ${detail}`);
+  }
+}
+
 /** Notified handlers, once each, in the order the role defines them. */
 async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyContext, notified: ReadonlySet<string>): Promise<void> {
   for (const handler of role.handlers ?? []) {
@@ -185,6 +199,7 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
       // Told to stop (Ctrl-C, a fatal play): changes already made still get their handlers,
       // since a later run would find them converged and never notify again.
       if (error instanceof HostStopped && error.kind === 'stopped') await runHandlers(run, role, applyCtx, notified);
+      if (error instanceof HostStopped && error.kind === 'failed' && role.undo !== undefined && !run.check) throw await undoRole(run, role, role.undo, applyCtx, error);
       throw error;
     }
     await runHandlers(run, role, applyCtx, notified);

@@ -79,8 +79,22 @@ export interface Handler {
   readonly invalidates?: readonly string[];
 }
 
+/**
+ * What undoes a role's changes on a host when one of its tasks fails there (k0sctl's phases
+ * declare a CleanUp the same way): run once, after the failure, before the host stops; not in
+ * check mode, not when the host became unreachable or was told to stop. It returns what it did,
+ * which the host's error carries after the failure's own message ('' when there was nothing to
+ * undo: the error stays as it was).
+ */
+export interface Undo {
+  readonly name: string;
+  run(ctx: ApplyContext, failure: string): Promise<string>;
+}
+
 export interface Role {
   readonly name: string;
+  /** See Undo. */
+  readonly undo?: Undo;
   /** Defaults for vars; cluster, group and host vars override them. */
   readonly defaults?: Vars;
   readonly tags?: readonly string[];

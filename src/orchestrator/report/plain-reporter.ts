@@ -36,6 +36,8 @@ export function plainLine(event: RunEvent, debugLogPath: string, paint: Paint = 
       const status = event.status === 'failed' ? paint('failed', 'red') : paint(event.check ? 'would run' : 'ran', 'yellow');
       return `${event.host} | ${event.role} | handler ${event.handler} | ${status}${event.error ? ` | ${event.error}` : ''}`;
     }
+    case 'undo-result':
+      return `${event.host} | ${event.role} | undo ${event.undo} | ${event.status === 'failed' ? paint('failed', 'red') : paint('ran', 'yellow')} | ${event.error ?? event.summary ?? ''}`;
     case 'host-unreachable':
       return `${event.host} | ${paint('UNREACHABLE', 'red')} | ${event.error} (debug log: ${debugLogPath})`;
     case 'host-failed':
