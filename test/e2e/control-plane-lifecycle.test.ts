@@ -1,10 +1,13 @@
 // End to end, the control plane's life on a running cluster, under traffic: a cluster of one
 // control plane and one worker grows to three control planes by `apply` with two more hosts in
 // the inventory (each etcd member added as a learner and promoted, one at a time, its API
-// server up before the first control plane restarts for its new certificate), while a
-// 2-replica Deployment behind a NodePort is polled from the controller and every API server
-// address is polled too: no failed request, some API server answering at every sample, every
-// node Ready, and a second apply changes nothing.
+// server up before the first control plane restarts for its new certificate); shrinks to two
+// by remove-node (refused first: an even member count needs --allow-even) and grows back; then
+// the FIRST control plane's host is destroyed for good, removed with remove-node --unreachable
+// through another control plane, and replaced by a new host. Throughout, a 2-replica
+// Deployment behind a NodePort is polled from the controller and every API server address is
+// polled too: no failed request, some API server answering at every sample, every node Ready,
+// and a second apply changes nothing.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -13,6 +16,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster } from '../integration/support/test-lab.js';
+import type { HostSettings } from '../../src/orchestrator/inventory/model.js';
+import { sshPortAnswers } from '../../src/orchestrator/ssh/first-answering.js';
 import { apiServersPoller, bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
@@ -65,14 +70,38 @@ async function nodesReady(): Promise<Record<string, string>> {
 beforeAll(async () => {
   bundleDir();
   await kcluster(['lab', 'down', '--name', NAME]);
-  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '4', '--privileged', '--subnet', `${NET}.0/24`, '--bundle', bundleDir()]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '5', '--privileged', '--subnet', `${NET}.0/24`, '--bundle', bundleDir()]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
 });
 afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
 });
 
-describe('the control plane grows on a running cluster, under traffic', () => {
+/** Under the Service and API pollers: the run, its seconds, and what the pollers saw. */
+async function underTraffic(what: string, apiHosts: number[], action: () => Promise<{ code: number; stdout: string; stderr: string }>) {
+  const service = poller(`http://${address(2)}:30080/`);
+  const apis = apiServersPoller(labDir, apiHosts.map(address));
+  const started = Date.now();
+  const result = await action();
+  const seconds = (Date.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, 3000));
+  await service.stop();
+  await apis.stop();
+  console.log(`${what}: ${seconds.toFixed(0)} s; service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`);
+  expect(result.code, result.stderr + result.stdout.slice(-3000)).toBe(0);
+  expect(service.counts.ok).toBeGreaterThan(20);
+  expect(service.counts.failed).toBe(0);
+  expect(apis.answers.noneAnswered).toBe(0);
+  return result;
+}
+
+async function convergedAgain(inventory: string, hosts: number): Promise<void> {
+  const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual(Array.from({ length: hosts }, () => 0));
+}
+
+describe('the control plane grows, shrinks and is replaced on a running cluster, under traffic', () => {
   it('grows from one control plane to three: etcd learners promoted one at a time, no failed request, a second apply changes nothing', async () => {
     const one = inventoryWith('inventory-1cp.yaml', { 1: ['control-plane'], 2: ['worker'] });
     const install = await kcluster(['apply', '-i', one]);
@@ -96,26 +125,64 @@ describe('the control plane grows on a running cluster, under traffic', () => {
     expect(plan.stdout).toContain('control planes joining');
     expect(await etcdMembers(1)).toEqual([`${host(1)} started voting`]);
 
-    const service = poller(`http://${address(2)}:30080/`);
-    const apis = apiServersPoller(labDir, [1, 3, 4].map(address));
-    const started = Date.now();
-    const grow = await kcluster(['apply', '-i', three, '--output', 'json']);
-    const seconds = (Date.now() - started) / 1000;
-    await new Promise((r) => setTimeout(r, 3000));
-    await service.stop();
-    await apis.stop();
-    console.log(`grow 1 -> 3 control planes: ${seconds.toFixed(0)} s; service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`);
-    expect(grow.code, grow.stderr + grow.stdout.slice(-3000)).toBe(0);
+    await underTraffic('grow 1 -> 3 control planes', [1, 3, 4], () => kcluster(['apply', '-i', three, '--output', 'json']));
     expect(await etcdMembers(1)).toEqual([1, 3, 4].map((i) => `${host(i)} started voting`));
     expect(await nodesReady()).toEqual({ [host(1)]: 'Ready control-plane', [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane' });
-    expect(service.counts.ok).toBeGreaterThan(50);
-    expect(service.counts.failed).toBe(0);
-    expect(apis.answers.noneAnswered).toBe(0);
     // Every node reaches the API servers through its local proxy now (no load balancer).
     for (const i of [1, 2, 3, 4]) expect(await ssh(host(i), 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
 
-    const again = await kcluster(['apply', '-i', three, '--output', 'json']);
-    expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0, 0]);
+    await convergedAgain(three, 4);
+  });
+
+  it('shrinks to two control planes (an even count only with --allow-even) and grows back to three', async () => {
+    const three = join(labDir, 'inventory-3cp.yaml');
+    const refused = await kcluster(['remove-node', '-i', three, host(4), '--yes']);
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stdout + refused.stderr).toContain(`remove-node ${host(4)} refused: etcd would be left with 2 members, an even number`);
+    expect(await etcdMembers(1)).toEqual([1, 3, 4].map((i) => `${host(i)} started voting`));
+
+    await underTraffic('remove-node of a control plane (3 -> 2)', [1, 3], () => kcluster(['remove-node', '-i', three, host(4), '--yes', '--allow-even']));
+    expect(await etcdMembers(1)).toEqual([1, 3].map((i) => `${host(i)} started voting`));
+    const two = inventoryWith('inventory-2cp.yaml', { 1: ['control-plane'], 2: ['worker'], 3: ['control-plane'] });
+    await underTraffic('apply without the removed control plane', [1, 3], () => kcluster(['apply', '-i', two, '--output', 'json']));
+    expect(await ssh(host(2), 'systemctl cat kcluster-apiproxy')).not.toContain(`${address(4)}:6443`);
+
+    await underTraffic('grow 2 -> 3 with the reset host', [1, 3, 4], () => kcluster(['apply', '-i', three, '--output', 'json']));
+    expect(await etcdMembers(1)).toEqual([1, 3, 4].map((i) => `${host(i)} started voting`));
+    // Its Node was deleted by remove-node: the kubelet registers it again and it turns Ready once its pod network runs.
+    const all = { [host(1)]: 'Ready control-plane', [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane' };
+    await until('every node Ready', 120_000, async () => (JSON.stringify(await nodesReady()) === JSON.stringify(all) ? true : undefined));
+  });
+
+  it('replaces the first control plane after its host is destroyed: removed through another, a new host joins', async () => {
+    const three = join(labDir, 'inventory-3cp.yaml');
+    const service = poller(`http://${address(2)}:30080/`);
+    const apis = apiServersPoller(labDir, [1, 3, 4, 5].map(address));
+    // Gone for good: every process of the host killed at once, its network with it.
+    await run('sh', ['-c', `echo 1 > /sys/fs/cgroup/unified/kcluster-lab/${host(1)}/cgroup.kill`]);
+    await until(`${host(1)} stops answering`, 30_000, async () => ((await sshPortAnswers({ ssh: { address: address(1), port: 22 } } as HostSettings, 1_000)) ? undefined : true));
+
+    const plan = await kcluster(['remove-node', '-i', three, host(1), '--unreachable', '--check']);
+    expect(plan.code, plan.stderr).toBe(3);
+    expect(plan.stderr).toContain(`remove-node works through ${host(3)}`);
+    const removed = await kcluster(['remove-node', '-i', three, host(1), '--unreachable', '--yes']);
+    expect(removed.code, removed.stderr + removed.stdout.slice(-2000)).toBe(0);
+    expect(removed.stderr).toContain(`${host(1)}'s host was not reset (it did not answer)`);
+    expect(await etcdMembers(3)).toEqual([3, 4].map((i) => `${host(i)} started voting`));
+
+    const replaced = inventoryWith('inventory-replaced.yaml', { 3: ['control-plane'], 4: ['control-plane'], 2: ['worker'], 5: ['control-plane'] });
+    expect((await kcluster(['kubeconfig', '-i', replaced, '--file', kubeconfig])).code).toBe(0);
+    const join5 = await kcluster(['apply', '-i', replaced, '--output', 'json']);
+    await new Promise((r) => setTimeout(r, 3000));
+    await service.stop();
+    await apis.stop();
+    console.log(`replace the first control plane: service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`);
+    expect(join5.code, join5.stderr + join5.stdout.slice(-3000)).toBe(0);
+    expect(await etcdMembers(3)).toEqual([3, 4, 5].map((i) => `${host(i)} started voting`));
+    const all = { [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane', [host(5)]: 'Ready control-plane' };
+    await until('every node Ready', 120_000, async () => (JSON.stringify(await nodesReady()) === JSON.stringify(all) ? true : undefined));
+    expect(service.counts.failed).toBe(0);
+    expect(apis.answers.noneAnswered).toBe(0);
+    await convergedAgain(replaced, 4);
   });
 });
