@@ -17,6 +17,8 @@ import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
+import { snapshotBeforeJoinRole } from '../roles/control-plane/snapshot-before-join.js';
+import { snapshotName } from '../src/kubernetes/etcd/etcd-snapshot.js';
 import { etcdSnapshotScheduleRole } from '../roles/etcd-snapshot-schedule/index.js';
 import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole, kubeletStartedRole } from '../roles/kubelet/index.js';
@@ -52,7 +54,9 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
   const names = inputs.topology.controlPlanes.map((h) => h.name);
   const members = options.etcdMembers ?? names;
   const joining = names.filter((h) => !members.includes(h));
+  const member = names.find((h) => members.includes(h));
   return [
+    ...(joining.length > 0 && member !== undefined ? [{ name: 'etcd snapshot', hosts: [member], roles: [snapshotBeforeJoinRole(inputs, joining, snapshotName(new Date()))], anyErrorsFatal: true }] : []),
     ...(joining.length > 0 ? [{ name: 'control planes joining', hosts: joining, serial: 1, roles: [role], anyErrorsFatal: true }] : []),
     { name: 'control plane', hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane', serial: 1, roles: [role], anyErrorsFatal: true },
   ];

@@ -1,6 +1,6 @@
 // End to end, the control plane's life on a running cluster, under traffic: a cluster of one
 // control plane and one worker grows to three control planes by `apply` with two more hosts in
-// the inventory (each etcd member added as a learner and promoted, one at a time, its API
+// the inventory (an etcd snapshot first, each etcd member added as a learner and promoted, one at a time, its API
 // server up before the first control plane restarts for its new certificate); shrinks to two
 // by remove-node (refused first: an even member count needs --allow-even) and grows back; then
 // the FIRST control plane's host is destroyed for good, removed with remove-node --unreachable
@@ -9,7 +9,7 @@
 // polled too: no failed request, some API server answering at every sample, every node Ready,
 // and a second apply changes nothing.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -123,10 +123,13 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     expect(plan.code, plan.stderr).toBe(3); // changes pending
     for (const i of [3, 4]) expect(plan.stdout).toContain(`add ${host(i)} (https://${address(i)}:2380) to etcd as a learner`);
     expect(plan.stdout).toContain('control planes joining');
+    expect(plan.stdout).toMatch(new RegExp(`save an etcd snapshot to ${join(labDir, 'state', 'backups')}/etcd-[^ ]+\\.db \\(verified\\) before ${host(3)}, ${host(4)} join`));
+    const backupsBefore = existsSync(join(labDir, 'state', 'backups')) ? readdirSync(join(labDir, 'state', 'backups')).filter((f) => f.endsWith('.db')).length : 0;
     expect(await etcdMembers(1)).toEqual([`${host(1)} started voting`]);
 
     await underTraffic('grow 1 -> 3 control planes', [1, 3, 4], () => kcluster(['apply', '-i', three, '--output', 'json']));
     expect(await etcdMembers(1)).toEqual([1, 3, 4].map((i) => `${host(i)} started voting`));
+    expect(readdirSync(join(labDir, 'state', 'backups')).filter((f) => f.endsWith('.db')).length).toBe(backupsBefore + 1);
     expect(await nodesReady()).toEqual({ [host(1)]: 'Ready control-plane', [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane' });
     // Every node reaches the API servers through its local proxy now (no load balancer).
     for (const i of [1, 2, 3, 4]) expect(await ssh(host(i), 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
