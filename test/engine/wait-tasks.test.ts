@@ -31,9 +31,18 @@ describe('wait tasks (fake connection)', () => {
     const check = await runPlaybook(harness(inventory(['h1']), plays, { check: true }).options);
     expect([check.exitCode, check.changesPending, check.hosts[0]!.changed, check.hosts[0]!.ok]).toEqual([0, false, 0, 1]);
 
-    setTimeout(() => writeFileSync(flag('h1'), 'up'), 150);
+    // The flag goes up once the task has started (its facts were read without it), a little
+    // later: a fixed delay from here raced the run's own start on a loaded machine.
     const h = harness(inventory(['h1']), plays);
-    const summary = await runPlaybook(h.options);
+    const summary = await runPlaybook({
+      ...h.options,
+      events: {
+        emit: (e) => {
+          h.options.events.emit(e);
+          if (e.type === 'task-start') setTimeout(() => writeFileSync(flag('h1'), 'up'), 100);
+        },
+      },
+    });
     expect([summary.exitCode, summary.hosts[0]!.changed, summary.hosts[0]!.ok, handlerRuns]).toEqual([0, 0, 1, 0]);
     const result = eventsOf(h.events, 'task-result')[0]!;
     expect(result.status).toBe('ok');
