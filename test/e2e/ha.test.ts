@@ -1,7 +1,8 @@
 // End to end, HA without a load balancer: 3 control planes (stacked etcd) + 1 worker, every
 // node reaching the API servers through kcluster-apiproxy. With the first control plane
 // stopped (kubelet, containerd and every container on it), the cluster keeps answering: reads
-// and writes through another control plane, and the worker stays Ready through its proxy.
+// and writes through another control plane, the worker stays Ready through its proxy, and
+// apply --limit '!FIRST' plans the once-per-cluster steps on the second control plane.
 // Before that, on the running cluster, an API server flag the API server refuses is undone on
 // the first control plane (its last good manifest put back) with the others untouched; the
 // flag fixed is rolled out by apply one control plane at a time; some API server answers
@@ -89,8 +90,15 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const failure = parseEvents(refused.stdout).find((e) => e['type'] === 'task-result' && e['status'] === 'failed') as { host: string; task: string; error: string } | undefined;
     expect(failure?.host).toBe(`${NAME}1`);
     expect(failure?.task).toBe('API server ready, static pods current');
-    expect(failure?.error).toContain('The change is undone on this host: the last good kube-apiserver.yaml (from /etc/kubernetes/manifests-last-good) is back and the control plane is ready again; no other control plane was touched.');
     expect(failure?.error).toContain('unknown flag: --no-such-flag');
+    // The control-plane role's undo (an engine contract) ran on that host, and the host's error says so.
+    const undone = 'The change is undone on this host: the last good kube-apiserver.yaml (from /etc/kubernetes/manifests-last-good) is back and the control plane is ready again; no other control plane was touched.';
+    const undo = parseEvents(refused.stdout).filter((e) => e['type'] === 'undo-result') as { host: string; undo: string; status: string; summary?: string }[];
+    expect(undo.map((e) => [e.host, e.undo, e.status])).toEqual([[`${NAME}1`, 'put back the last good manifests', 'changed']]);
+    expect(undo[0]?.summary).toContain(undone);
+    const hostFailed = parseEvents(refused.stdout).find((e) => e['type'] === 'host-failed') as { error: string } | undefined;
+    expect(hostFailed?.error).toContain('unknown flag: --no-such-flag');
+    expect(hostFailed?.error).toContain(undone);
     expect(await manifestSums()).toEqual(before);
     expect(parseEvents(refused.stdout).filter((e) => e['play'] === 'control plane' && e['type'] === 'host-start').map((e) => e['host'])).toEqual([`${NAME}1`]);
 
@@ -313,5 +321,13 @@ spec:
     expect(ready).toContain(`${NAME}4`);
     const lease = JSON.parse(await kubectl(viaCp2, 'get', 'lease', '-n', 'kube-node-lease', `${NAME}4`, '-o', 'json')) as { spec: { renewTime: string } };
     expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(30_000);
+
+    // The first control plane is not special: left out with --limit, the once-per-cluster steps
+    // (addons, their check, the operator's manifests) are planned on the second.
+    const limited = await kcluster(['apply', '-i', inventory, '--check', '--limit', `!${NAME}1`, '--output', 'json'], credentials);
+    expect([0, 3], limited.stderr + limited.stdout.slice(-2000)).toContain(limited.code);
+    expect(limited.stderr).toContain(`run on ${NAME}2: --limit leaves out ${NAME}1`);
+    const once = parseEvents(limited.stdout).filter((e) => e['type'] === 'play-start' && ['addons', 'addons running', 'operator manifests'].includes(String(e['play'])));
+    expect(once.map((e) => `${String(e['play'])}: ${JSON.stringify(e['hosts'])}`)).toEqual(['addons', 'addons running', 'operator manifests'].map((p) => `${p}: ["${NAME}2"]`));
   });
 });
