@@ -22,9 +22,12 @@ export interface UpgradeOptions {
   /** Nodes upgraded at once after the control planes: a count or a percentage. */
   readonly maxUnavailable: number | `${number}%`;
   readonly drainTimeoutMs: number;
+  /** The control plane that takes the snapshot and applies the addons (default: the first; see operatorControlPlane). */
+  readonly operator?: string;
 }
 
 export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions): Playbook {
+  const operator = options.operator ?? inputs.topology.firstControlPlane.name;
   const nodeRoles = [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs)];
   return {
     name: 'upgrade',
@@ -32,9 +35,9 @@ export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions):
     plays: [
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
-      { name: 'etcd snapshot', hosts: inputs.topology.firstControlPlane.name, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
+      { name: 'etcd snapshot', hosts: operator, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
       { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)], anyErrorsFatal: true },
-      { name: 'addons', hosts: inputs.topology.firstControlPlane.name, roles: [addonsRole(inputs)], anyErrorsFatal: true },
+      { name: 'addons', hosts: operator, roles: [addonsRole(inputs)], anyErrorsFatal: true },
       { name: 'nodes, in batches', hosts: 'all,!control-plane', serial: options.maxUnavailable, roles: [drainRole(inputs, options.drainTimeoutMs), ...nodeRoles, nodeReadyRole(inputs)], anyErrorsFatal: true },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
     ],

@@ -5,7 +5,9 @@
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { runPlaybookCommand, splitList, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
+import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
 import { clusterInputsFor } from '../../../playbooks/cluster-inputs.js';
 import { adminApi } from '../../kubernetes/cluster/admin-api.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
@@ -70,7 +72,8 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
           `  then the other nodes, ${maxUnavailable} at a time, each cordoned and drained first: ${inputs.topology.workers.map((h) => `${h.name} (${current.kubelets[h.name] ?? 'not registered'})`).join(', ') || 'none'}`,
         ];
         cli.stderr.write(`kcluster: ${lines.join('\nkcluster: ')}\n`);
-        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000 }) };
+        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) => cli.stderr.write(`kcluster: ${line}\n`));
+        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000, operator }) };
       },
       options,
     );

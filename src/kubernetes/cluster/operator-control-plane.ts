@@ -1,6 +1,7 @@
-// Which control plane runs a playbook's once-per-cluster plays: the first in the inventory that
-// --limit allows and whose SSH port answers now. The first control plane is not special: when
-// it is down or left out with --limit '!NAME', the addons are still applied and checked.
+// Which control plane runs a playbook's once-per-cluster plays (apply's addons, upgrade's etcd
+// snapshot and addons): the first in the inventory that --limit allows and whose SSH port
+// answers now. The first control plane is not special: when it is down or left out with
+// --limit '!NAME', those steps still run, on another.
 import type { HostSettings } from '../../orchestrator/inventory/model.js';
 import { firstAnswering } from '../../orchestrator/ssh/first-answering.js';
 import type { Topology } from './topology.js';
@@ -16,6 +17,6 @@ export async function operatorControlPlane(
   if (candidates.length === 0) return first; // --limit leaves no control plane: those plays select no host
   if (candidates[0]!.name === first && candidates.length === 1) return first;
   const chosen = (await answering(candidates)) ?? candidates[0]!;
-  if (chosen.name !== first) log(`the once-per-cluster steps (addons, their check, operator manifests) run on ${chosen.name}: ${allowed.has(first) ? `${first} does not answer on its SSH port` : `--limit leaves out ${first}`}`);
+  if (chosen.name !== first) log(`the once-per-cluster steps (etcd snapshot, addons, their check, operator manifests) run on ${chosen.name}: ${allowed.has(first) ? `${first} does not answer on its SSH port` : `--limit leaves out ${first}`}`);
   return chosen.name;
 }
