@@ -52,7 +52,7 @@ kc() { node "$REPO_ROOT/bin/kcluster.js" "$@"; }
 # ---------------------------------------------------------------- the cluster, from the inventory
 errors=$(mktemp) registry_pid=''
 trap 'rm -f "$errors"; [ -z "$registry_pid" ] || kill "$registry_pid" 2>/dev/null' EXIT
-config=$(kc config -i "$inventory" -o json 2>"$errors") || fail "kcluster config -i $inventory failed: $(cat "$errors")"
+config=$(kc config -i "$inventory" --resolved -o json 2>"$errors") || fail "kcluster config -i $inventory failed: $(cat "$errors")"
 json() { node -e 'const c=JSON.parse(require("fs").readFileSync(0,"utf8")); const f=new Function("c", "return ("+process.argv[1]+")"); const v=f(c); console.log(Array.isArray(v)?v.join("\n"):String(v??""))' "$1" <<< "$config"; }
 version=$(json 'c.cluster.kubernetesVersion')
 cluster=$(json 'c.cluster.name')
