@@ -5,7 +5,7 @@ import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { etcdJoinState, memberAddPlan, selfMember, type EtcdJoinState, type EtcdSelf } from '../../src/kubernetes/etcd/etcd-join.js';
 import { parseMemberList } from '../../src/kubernetes/etcd/etcd-members.js';
-import { etcdctlAt } from '../../src/kubernetes/etcd/etcdctl.js';
+import { etcdctlAt, LOCAL_ETCD } from '../../src/kubernetes/etcd/etcdctl.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { HostContext, Task } from '../../src/orchestrator/engine/types.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
@@ -96,7 +96,8 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
     },
     apply: async (_change, ctx) => {
       const { self, others } = place(ctx);
-      const ask = etcdctlAt(others);
+      // The only control plane has no other member to ask (and cannot be a learner): its own.
+      const ask = etcdctlAt(others.length > 0 ? others : [LOCAL_ETCD]);
       let lastError = '';
       const outcome = await pollUntil({
         timeoutMs: readyTimeoutMs(ctx.vars, PROMOTE_TIMEOUT_MS, ctx.host.name),

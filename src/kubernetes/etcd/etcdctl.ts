@@ -5,7 +5,10 @@ import { sh } from '../../orchestrator/ssh/quote.js';
 
 export const ETCD_CLIENT_CERT = '/etc/kubernetes/pki/etcd/healthcheck-client.crt';
 
-export const ETCDCTL = etcdctlAt(['https://127.0.0.1:2379']);
+/** This control plane's own etcd member. */
+export const LOCAL_ETCD = 'https://127.0.0.1:2379';
+
+export const ETCDCTL = etcdctlAt([LOCAL_ETCD]);
 
 /**
  * etcdctl on a control plane against other members (a control plane joining the cluster has
