@@ -71,7 +71,7 @@ export function registerInitCommand(program: Command, cli: CliContext): void {
   program
     .command('init')
     .description('write a starter inventory for the hosts given (standard output, or --file)')
-    .option('--control-plane <[name=]address>', 'a control-plane host, repeatable; required, at least one (3 or 5 for HA: they cannot be added later)', collect)
+    .option('--control-plane <[name=]address>', 'a control-plane host, repeatable; required, at least one (3 or 5 for HA; apply adds more later)', collect)
     .option('--worker <[name=]address>', 'a worker host, repeatable', collect)
     .option('--name <name>', 'the cluster name', CLUSTER_DEFAULTS.name)
     .option('--user <name>', 'the SSH login name (not root: commands run through sudo)', 'root')

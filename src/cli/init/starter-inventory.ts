@@ -32,7 +32,7 @@ function apiEndpointLines(settings: StarterSettings, controlPlanes: number): str
   if (controlPlanes > 1) {
     return ['  # No apiEndpoint.host: every node runs kcluster-apiproxy to the API servers (docs/users/ha.md).', '  # With a load balancer: apiEndpoint: { host: ADDRESS, port: 6443 }'];
   }
-  return ['  # One control plane: its address is the API endpoint. Control planes cannot be added later:', '  # for HA start again with 3 (kcluster init --control-plane A --control-plane B --control-plane C).'];
+  return ['  # One control plane: its address is the API endpoint. For HA, add two more control-plane', '  # hosts later and run kcluster apply (docs/users/ha.md#adding-control-planes).'];
 }
 
 function loginLines(settings: StarterSettings): string[] {
