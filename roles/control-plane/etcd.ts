@@ -42,6 +42,12 @@ export function etcdDataOwnedTask(): Task<{ data: typeof etcdDataOwnership }, nu
 /** This host as an etcd member, and the client URLs of the other control planes' members (whom to ask). */
 export type EtcdPlace = (ctx: HostContext) => { readonly self: EtcdSelf; readonly others: readonly string[] };
 
+/** The etcd join state of the host `place` describes (one fact: the add, the manifest and the promotion read it alike). */
+export function joinStateAt(place: EtcdPlace, ctx: HostContext): Fact<EtcdJoinState> {
+  const { self, others } = place(ctx);
+  return etcdJoinState(others, self.peerUrl);
+}
+
 /**
  * On a running cluster, a control plane that is no member yet is added to etcd as a learner,
  * through the other control planes' members, before its manifest is written (its etcd then
@@ -53,7 +59,7 @@ export function etcdMemberAddedTask(place: EtcdPlace): Task<{ join: Fact<EtcdJoi
   return {
     name: 'etcd member (added as a learner when new)',
     tags: ['control-plane', 'etcd'],
-    facts: (ctx) => ({ join: etcdJoinState(place(ctx).others, place(ctx).self.peerUrl) }),
+    facts: (ctx) => ({ join: joinStateAt(place, ctx) }),
     plan: ({ join }, ctx) => {
       const { self, others } = place(ctx);
       const plan = memberAddPlan(join, self, others);
@@ -87,7 +93,7 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
   return {
     name: 'etcd member voting (a learner promoted once caught up)',
     tags: ['control-plane', 'etcd'],
-    facts: (ctx) => ({ join: etcdJoinState(place(ctx).others, place(ctx).self.peerUrl) }),
+    facts: (ctx) => ({ join: joinStateAt(place, ctx) }),
     plan: ({ join }, ctx) => {
       const { self } = place(ctx);
       if (join.kind === 'started' && join.learner === false) return noChange(`${self.name} is a voting etcd member`);
@@ -99,8 +105,9 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
       // The only control plane has no other member to ask (and cannot be a learner): its own.
       const ask = etcdctlAt(others.length > 0 ? others : [LOCAL_ETCD]);
       let lastError = '';
+      const timeoutMs = readyTimeoutMs(ctx.vars, PROMOTE_TIMEOUT_MS, ctx.host.name);
       const outcome = await pollUntil({
-        timeoutMs: readyTimeoutMs(ctx.vars, PROMOTE_TIMEOUT_MS, ctx.host.name),
+        timeoutMs,
         intervalMs: 2000,
         signal: ctx.signal,
         probe: async () => {
@@ -119,7 +126,7 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error('interrupted while waiting to promote the etcd learner');
-      throw new Error(`${self.name}: the etcd learner was not promoted within ${PROMOTE_TIMEOUT_MS / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait); last answer: ${lastError || 'none'}. It stays a learner (no vote, no effect on quorum): look at its etcd log (crictl logs on ${self.name}), then apply again`);
+      throw new Error(`${self.name}: the etcd learner was not promoted within ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait); last answer: ${lastError || 'none'}. It stays a learner (no vote, no effect on quorum): look at its etcd log (crictl logs on ${self.name}), then apply again`);
     },
     invalidates: ['etcd-join'],
   };

@@ -9,7 +9,7 @@ import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import type { Role } from '../../src/orchestrator/engine/types.js';
 import type { HostSettings } from '../../src/orchestrator/inventory/model.js';
-import { etcdJoinState, runningClusterStart } from '../../src/kubernetes/etcd/etcd-join.js';
+import { runningClusterStart } from '../../src/kubernetes/etcd/etcd-join.js';
 import { ETCD_DATA_DIR, ETCD_USER } from '../../src/kubernetes/etcd/etcd-user.js';
 import { ETCD_OWN_PKI_DIR, ETCD_OWN_PKI_FILES, ETCD_OWN_PKI_FORMER_DIR } from '../../src/kubernetes/pki/etcd-key-folder.js';
 import { AUDIT_LOG_DIR } from '../../src/kubernetes/cluster/audit-policy.js';
@@ -19,7 +19,7 @@ import { fileAbsent } from '../../src/orchestrator/tasks/file-absent.js';
 import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
 import { controlPlaneFiles } from './files.js';
 import { controlPlaneManifests, templateDir } from './manifests.js';
-import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, type EtcdPlace } from './etcd.js';
+import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, joinStateAt, type EtcdPlace } from './etcd.js';
 import { lastGoodManifestsKeptTask, lastGoodManifestsUndo, waitForControlPlane } from './wait.js';
 
 export { controlPlaneFiles } from './files.js';
@@ -71,7 +71,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       ...(options.running
         ? [
             etcdMemberAddedTask(place),
-            manifests.etcd((ctx) => ({ join: etcdJoinState(place(ctx).others, place(ctx).self.peerUrl) }), ({ join }, ctx) => runningClusterStart(join, place(ctx).self)),
+            manifests.etcd((ctx) => ({ join: joinStateAt(place, ctx) }), ({ join }, ctx) => runningClusterStart(join, place(ctx).self)),
             etcdMemberPromotedTask(place),
           ]
         : [manifests.etcd(() => ({}), () => newCluster)]),

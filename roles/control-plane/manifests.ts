@@ -19,6 +19,7 @@ import { componentExtraArgs, type ControlPlaneComponent } from '../../src/kubern
 import { extraFilesDir } from '../../src/kubernetes/cluster/component-files.js';
 import { ETCD_OWN_PKI_DIR } from '../../src/kubernetes/pki/etcd-key-folder.js';
 import { etcdUser, type EtcdUser } from '../../src/kubernetes/etcd/etcd-user.js';
+import { LOCAL_ETCD } from '../../src/kubernetes/etcd/etcdctl.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
 import { createTemplateRenderer, type CompiledTemplate } from '../../src/orchestrator/templates/render.js';
@@ -83,7 +84,7 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
       tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
       // The local member only, as kubeadm's stacked etcd: a member added, promoted or removed
       // changes no other API server, and no API server ever sends a request to a learner.
-      etcdServers: 'https://127.0.0.1:2379',
+      etcdServers: LOCAL_ETCD,
       extraFilesDir: component !== 'etcd' && extraFilesOf(component).length > 0 ? extraFilesDir(component) : '',
     };
     return { ...base, inputsHash: sha(hashOf(ctx, component), ...extraFilesOf(component).map((f) => `${f.name}\0${f.content.toString('base64')}`), compiled(base)) };
