@@ -52,7 +52,10 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
   const role = controlPlaneRole(inputs, { running: options.running });
   if (!options.running) return [{ name: 'control plane', hosts: 'control-plane', roles: [role], anyErrorsFatal: true }];
   const names = inputs.topology.controlPlanes.map((h) => h.name);
-  const members = options.etcdMembers ?? names;
+  // No etcd pod visible (mirror pods not created yet) tells nothing about membership: every
+  // control plane converges in the members' play, where each host's own etcd facts still decide
+  // whether it joins (newControlPlaneRefusal reads an empty list the same way).
+  const members = options.etcdMembers === undefined || options.etcdMembers.length === 0 ? names : options.etcdMembers;
   const joining = names.filter((h) => !members.includes(h));
   const member = names.find((h) => members.includes(h));
   return [

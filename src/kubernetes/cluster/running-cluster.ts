@@ -5,7 +5,8 @@
 // yet or no API server answers (the admin endpoint or any control plane): a fresh install.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiClient } from '../kube/api-client.js';
+import { apiClient, type ApiClient } from '../kube/api-client.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
 
@@ -15,6 +16,14 @@ export interface RunningCluster {
   readonly kubelets: ReadonlyMap<string, string>;
   /** The nodes an etcd pod runs on: the control planes that are etcd members (empty when no etcd pod is visible). */
   readonly etcdMembers: readonly string[];
+}
+
+/** The API server answered but a list the plan needs did not come: the run stops before any change (exit 2, like the other refusals made before a host is touched). */
+export class RunningClusterReadError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunningClusterReadError';
+  }
 }
 
 interface PodList {
@@ -34,7 +43,31 @@ export function apiServersToAsk(topology: Pick<Topology, 'adminServerUrl' | 'con
   return [...new Set([topology.adminServerUrl, ...topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:${topology.apiPort}`)])];
 }
 
-export async function readRunningCluster(stateDir: string, topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>, timeoutMs = 5_000): Promise<RunningCluster | undefined> {
+/** A running cluster's API server may be busy (a fresh install's controllers starting): lists get longer than the version probe, and three tries. */
+const LIST_TRIES = 3;
+
+async function readList<T>(api: ApiClient, server: string, path: string): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.get<T>(path);
+    } catch (error) {
+      if (attempt >= LIST_TRIES) {
+        throw new RunningClusterReadError(
+          `the API server at ${server} answered its version but not GET ${path} (${LIST_TRIES} tries): ${(error as Error).message}. ` +
+            'kcluster needs that list to plan a running cluster; check that API server (kubectl get --raw /readyz?verbose) and run the command again.',
+        );
+      }
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+}
+
+export async function readRunningCluster(
+  stateDir: string,
+  topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>,
+  timeoutMs = 5_000,
+  listTimeoutMs = 15_000,
+): Promise<RunningCluster | undefined> {
   const pki = join(stateDir, 'pki');
   const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
   if (!files.every((f) => existsSync(f))) return undefined;
@@ -56,9 +89,12 @@ export async function readRunningCluster(stateDir: string, topology: Pick<Topolo
     race.abort();
   }
   const { server, version } = answered;
-  const api = apiClient({ server, caCert, clientCert, clientKey }, timeoutMs);
-  const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes').catch(() => ({ items: [] }));
-  const etcd = await api.get<PodList>('/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd').catch(() => ({ items: [] }));
+  // The lists decide the plays (which control planes join, which kubelets upgrade): an API
+  // server that answered its version but not a list is asked again, then the run stops. Taking
+  // an unanswered list as empty once made every control plane of a running cluster "joining".
+  const api = apiClient({ server, caCert, clientCert, clientKey }, listTimeoutMs);
+  const nodes = await readList<NodeListWithVersions>(api, server, '/api/v1/nodes');
+  const etcd = await readList<PodList>(api, server, '/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd');
   return {
     gitVersion: version.gitVersion,
     kubelets: new Map(kubeletVersionsOf(nodes)),

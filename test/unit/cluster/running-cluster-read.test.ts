@@ -1,0 +1,79 @@
+// What apply reads from a running cluster, against a fake API server (a real local HTTPS server
+// with certificates from kcluster's own signer, answering canned lists): a list that fails is
+// asked again and then stops the run with the server and path named; it is never taken as empty.
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRunningCluster, RunningClusterReadError } from '../../../src/kubernetes/cluster/running-cluster.js';
+import { newRsaKeyPair } from '../../../src/kubernetes/pki/key-pair.js';
+import { signCertificate } from '../../../src/kubernetes/pki/sign-certificate.js';
+import { testCa, testLeaf } from '../certs/support/test-certificates.js';
+
+let server: Server;
+let port = 0;
+let stateDir = '';
+/** Requests to the etcd pod list that fail (HTTP 503) before one answers. */
+let podListFailures = 0;
+let podListRequests = 0;
+
+beforeAll(async () => {
+  const ca = await testCa();
+  const admin = await testLeaf(ca, 'kubernetes-admin');
+  stateDir = mkdtempSync(join(tmpdir(), 'kc-running-'));
+  mkdirSync(join(stateDir, 'pki'));
+  writeFileSync(join(stateDir, 'pki', 'ca.crt'), ca.cert);
+  writeFileSync(join(stateDir, 'pki', 'admin.crt'), admin.cert);
+  writeFileSync(join(stateDir, 'pki', 'admin.key'), admin.key);
+  const pair = await newRsaKeyPair();
+  const cert = signCertificate({ file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] }, pair.publicKey, pair.privateKey, { certPem: ca.cert, keyPem: ca.key });
+  server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
+    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.url === '/version') return json(200, { gitVersion: 'v1.37.2' });
+    if (req.url === '/api/v1/nodes') return json(200, { items: [{ metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }] });
+    if (req.url?.startsWith('/api/v1/namespaces/kube-system/pods')) {
+      podListRequests++;
+      if (podListFailures > 0) {
+        podListFailures--;
+        return json(503, { kind: 'Status', reason: 'ServiceUnavailable', message: 'the server is currently unable to handle the request' });
+      }
+      return json(200, { items: [{ spec: { nodeName: 'cp2' } }, { spec: { nodeName: 'cp1' } }] });
+    }
+    return json(404, { kind: 'Status', reason: 'NotFound', message: 'not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+}, 120_000);
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const topology = () => ({ adminServerUrl: `https://127.0.0.1:${port}`, controlPlanes: [], apiPort: port });
+
+describe('reading a running cluster (fake API server)', () => {
+  it('reads its version, kubelets and etcd members', async () => {
+    podListFailures = 0;
+    const running = await readRunningCluster(stateDir, topology());
+    expect(running?.gitVersion).toBe('v1.37.2');
+    expect([...(running?.kubelets ?? [])]).toEqual([['cp1', 'v1.37.2']]);
+    expect(running?.etcdMembers).toEqual(['cp1', 'cp2']);
+  });
+
+  it('asks a list again when the API server is busy, and gets it', async () => {
+    podListFailures = 2;
+    podListRequests = 0;
+    const running = await readRunningCluster(stateDir, topology());
+    expect(running?.etcdMembers).toEqual(['cp1', 'cp2']);
+    expect(podListRequests).toBe(3);
+  }, 20_000);
+
+  it('stops, naming the server and the list, when a list never comes: no empty member list', async () => {
+    podListFailures = 10;
+    podListRequests = 0;
+    const read = readRunningCluster(stateDir, topology());
+    await expect(read).rejects.toBeInstanceOf(RunningClusterReadError);
+    await expect(read).rejects.toThrow(`the API server at https://127.0.0.1:${port} answered its version but not GET /api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd (3 tries)`);
+    expect(podListRequests).toBe(3);
+    podListFailures = 0;
+  }, 20_000);
+});
