@@ -1,7 +1,7 @@
 // What a running cluster says about itself, read through its API with the state folder's
 // existing admin certificate before anything is generated or changed on the controller or a
-// host: the API server's version, each node's kubelet version, and the members its etcd was
-// formed with (the --initial-cluster of the etcd static pods). Undefined when there is no PKI
+// host: the API server's version, each node's kubelet version, and which control planes are
+// etcd members (etcdMembersOf). Undefined when there is no PKI
 // yet or no API server answers (the admin endpoint or any control plane): a fresh install.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ export interface RunningCluster {
   readonly gitVersion: string;
   /** Node name -> kubelet version. */
   readonly kubelets: ReadonlyMap<string, string>;
-  /** The nodes an etcd pod runs on: the control planes that are etcd members (empty when no etcd pod is visible). */
+  /** The control planes that are etcd members (see etcdMembersOf; empty when none is visible). */
   readonly etcdMembers: readonly string[];
 }
 
@@ -30,12 +30,24 @@ interface PodList {
   readonly items: readonly { readonly spec: { readonly nodeName?: string } }[];
 }
 
+interface LabelledNodeList {
+  readonly items: readonly { readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> } }[];
+}
+
+/** The role label kcluster's addons put on a control plane's Node (roles/addons/node-roles.ts). */
+const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
+
 /**
- * Pure: the nodes etcd's (mirror) pods run on. Not their --initial-cluster flags: a member
- * keeps the flags it first started with (etcd reads them once), whatever joined or left since.
+ * Pure: the control planes that are etcd members: the nodes an etcd (mirror) pod runs on, and
+ * the Nodes kcluster labelled control-plane (it does so once a control plane has joined; a
+ * kubelet creates its etcd mirror pod only at its next sync after its API server is up, up to a
+ * minute after an install, so the pods alone once left a member out and made it "joining").
+ * Not the pods' --initial-cluster flags: a member keeps the flags it first started with.
  */
-export function etcdMembersOf(pods: PodList): string[] {
-  return [...new Set(pods.items.map((p) => p.spec.nodeName).filter((n): n is string => n !== undefined && n !== ''))].sort();
+export function etcdMembersOf(pods: PodList, nodes: LabelledNodeList = { items: [] }): string[] {
+  const withPod = pods.items.map((p) => p.spec.nodeName).filter((n): n is string => n !== undefined && n !== '');
+  const labelled = nodes.items.filter((n) => n.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined).map((n) => n.metadata.name);
+  return [...new Set([...withPod, ...labelled])].sort();
 }
 
 /** Pure: where to ask, in order of preference: the admin endpoint, then every control plane (one may be down). */
@@ -93,11 +105,11 @@ export async function readRunningCluster(
   // server that answered its version but not a list is asked again, then the run stops. Taking
   // an unanswered list as empty once made every control plane of a running cluster "joining".
   const api = apiClient({ server, caCert, clientCert, clientKey }, listTimeoutMs);
-  const nodes = await readList<NodeListWithVersions>(api, server, '/api/v1/nodes');
+  const nodes = await readList<NodeListWithVersions & LabelledNodeList>(api, server, '/api/v1/nodes');
   const etcd = await readList<PodList>(api, server, '/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd');
   return {
     gitVersion: version.gitVersion,
     kubelets: new Map(kubeletVersionsOf(nodes)),
-    etcdMembers: etcdMembersOf(etcd),
+    etcdMembers: etcdMembersOf(etcd, nodes),
   };
 }

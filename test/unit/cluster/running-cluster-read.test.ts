@@ -32,7 +32,7 @@ beforeAll(async () => {
   server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === '/version') return json(200, { gitVersion: 'v1.37.2' });
-    if (req.url === '/api/v1/nodes') return json(200, { items: [{ metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }] });
+    if (req.url === '/api/v1/nodes') return json(200, { items: [{ metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }, { metadata: { name: 'cp3', labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }] });
     if (req.url?.startsWith('/api/v1/namespaces/kube-system/pods')) {
       podListRequests++;
       if (podListFailures > 0) {
@@ -55,15 +55,15 @@ describe('reading a running cluster (fake API server)', () => {
     podListFailures = 0;
     const running = await readRunningCluster(stateDir, topology());
     expect(running?.gitVersion).toBe('v1.37.2');
-    expect([...(running?.kubelets ?? [])]).toEqual([['cp1', 'v1.37.2']]);
-    expect(running?.etcdMembers).toEqual(['cp1', 'cp2']);
+    expect([...(running?.kubelets ?? [])]).toEqual([['cp1', 'v1.37.2'], ['cp3', 'v1.37.2']]);
+    expect(running?.etcdMembers).toEqual(['cp1', 'cp2', 'cp3']);
   });
 
   it('asks a list again when the API server is busy, and gets it', async () => {
     podListFailures = 2;
     podListRequests = 0;
     const running = await readRunningCluster(stateDir, topology());
-    expect(running?.etcdMembers).toEqual(['cp1', 'cp2']);
+    expect(running?.etcdMembers).toEqual(['cp1', 'cp2', 'cp3']);
     expect(podListRequests).toBe(3);
   }, 20_000);
 

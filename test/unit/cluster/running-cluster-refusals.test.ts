@@ -15,6 +15,11 @@ describe('the etcd members of a running cluster', () => {
     const pods = { items: [{ spec: { nodeName: 'cp2' } }, { spec: { nodeName: 'cp1' } }, { spec: { nodeName: 'cp2' } }] };
     expect(etcdMembersOf(pods)).toEqual(['cp1', 'cp2']);
   });
+  it('include the Nodes labelled control-plane, whose etcd mirror pod may not exist yet', () => {
+    const pods = { items: [{ spec: { nodeName: 'cp1' } }] };
+    const nodes = { items: [{ metadata: { name: 'cp3', labels: { 'node-role.kubernetes.io/control-plane': '' } } }, { metadata: { name: 'w1', labels: { 'node-role.kubernetes.io/worker': '' } } }, { metadata: { name: 'cp4' } }] };
+    expect(etcdMembersOf(pods, nodes)).toEqual(['cp1', 'cp3']);
+  });
   it('are none when no etcd pod is visible or none is scheduled', () => {
     expect(etcdMembersOf({ items: [] })).toEqual([]);
     expect(etcdMembersOf({ items: [{ spec: {} }] })).toEqual([]);
