@@ -49,8 +49,7 @@ export interface ClusterPlaybookOptions {
  * API server certificate), so growing from one control plane keeps the API answering.
  */
 export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlaybookOptions): Play[] {
-  const role = controlPlaneRole(inputs, { running: options.running });
-  if (!options.running) return [{ name: 'control plane', hosts: 'control-plane', roles: [role], anyErrorsFatal: true }];
+  if (!options.running) return [{ name: 'control plane', hosts: 'control-plane', roles: [controlPlaneRole(inputs, { running: false })], anyErrorsFatal: true }];
   const names = inputs.topology.controlPlanes.map((h) => h.name);
   // No etcd pod visible (mirror pods not created yet) tells nothing about membership: every
   // control plane converges in the members' play, where each host's own etcd facts still decide
@@ -58,10 +57,14 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
   const members = options.etcdMembers === undefined || options.etcdMembers.length === 0 ? names : options.etcdMembers;
   const joining = names.filter((h) => !members.includes(h));
   const member = names.find((h) => members.includes(h));
+  const snapshot = snapshotName(new Date());
+  // One snapshot per run: before a join (its own play, which says why), else before the first change.
+  const role = controlPlaneRole(inputs, { running: true });
+  const membersRole = joining.length > 0 ? role : controlPlaneRole(inputs, { running: true, snapshotBeforeChange: snapshot });
   return [
-    ...(joining.length > 0 && member !== undefined ? [{ name: 'etcd snapshot', hosts: [member], roles: [snapshotBeforeJoinRole(inputs, joining, snapshotName(new Date()))], anyErrorsFatal: true }] : []),
+    ...(joining.length > 0 && member !== undefined ? [{ name: 'etcd snapshot', hosts: [member], roles: [snapshotBeforeJoinRole(inputs, joining, snapshot)], anyErrorsFatal: true }] : []),
     ...(joining.length > 0 ? [{ name: 'control planes joining', hosts: joining, serial: 1, roles: [role], anyErrorsFatal: true }] : []),
-    { name: 'control plane', hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane', serial: 1, roles: [role], anyErrorsFatal: true },
+    { name: 'control plane', hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane', serial: 1, roles: [membersRole], anyErrorsFatal: true },
   ];
 }
 

@@ -1,6 +1,6 @@
 // etcd-snapshot: what `kcluster etcd snapshot save|restore` run (roles/etcd-snapshot).
-// save: one play on one control plane (the first in the inventory, or the one named with
-// --from: no silent fallback to another, the operator knows where the snapshot came from).
+// save: one play on one control plane (the one named with --from, or the first in the
+// inventory whose SSH port answers, said when it is not the first).
 // restore: one play per step on every control plane, each a barrier, then a cleanup play that
 // runs whatever failed, then the API server waited for and every node's pod network brought in
 // line with its restored Node (roles/pod-network).
@@ -11,10 +11,29 @@ import { restorePlan } from '../src/kubernetes/etcd/etcd-restore.js';
 import { HOST_BACKUP_DIR } from '../src/kubernetes/etcd/etcd-snapshot.js';
 import { InputError } from '../src/orchestrator/engine/input-error.js';
 import type { Playbook } from '../src/orchestrator/engine/types.js';
-import type { Inventory } from '../src/orchestrator/inventory/model.js';
+import type { HostSettings, Inventory } from '../src/orchestrator/inventory/model.js';
+import { firstAnswering } from '../src/orchestrator/ssh/first-answering.js';
 import { buildRole, restartRole, saveRole, stopRole, swapRole, uploadRole, type SnapshotSaveTarget } from '../roles/etcd-snapshot/index.js';
 import { waitForControlPlane } from '../roles/control-plane/wait.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
+
+/**
+ * The control plane a snapshot is taken on when --from does not name one: the first in the
+ * inventory whose SSH port answers, said when it is not the first (a down first control plane
+ * does not stop a backup).
+ */
+export async function defaultSnapshotHost(
+  inventory: Inventory,
+  log: (line: string) => void,
+  answering: (hosts: readonly HostSettings[]) => Promise<HostSettings | undefined> = (hosts) => firstAnswering(hosts),
+): Promise<string> {
+  const controlPlanes = topologyOrInputError(inventory).controlPlanes;
+  const first = controlPlanes[0]!.name;
+  const chosen = controlPlanes.length === 1 ? controlPlanes[0] : await answering(controlPlanes);
+  if (chosen === undefined) return first; // none answers: the run says so on the first
+  if (chosen.name !== first) log(`the snapshot is taken on ${chosen.name}: ${first} does not answer on its SSH port (--from names another)`);
+  return chosen.name;
+}
 
 export function snapshotSavePlaybook(inventory: Inventory, from: string | undefined, target: SnapshotSaveTarget): Playbook {
   requireInstalledPki(inventory, 'etcd snapshot save');

@@ -8,13 +8,16 @@ import type { RotationPlan } from '../src/kubernetes/secrets/key-rotation.js';
 import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { secretsEncryptedTask } from '../roles/addons/secrets-encrypted.js';
+import { snapshotName } from '../src/kubernetes/etcd/etcd-snapshot.js';
 
 export function rotateKeyPlaybook(inputs: ClusterInputs, rotation: RotationPlan): Playbook {
+  // One etcd snapshot, before the first control plane changes (the three plays share it).
+  const snapshot = snapshotName(new Date());
   const controlPlanes = (encryption: ClusterInputs['encryption']) => ({
     hosts: 'control-plane',
     serial: 1,
     anyErrorsFatal: true,
-    roles: [controlPlaneRole({ ...inputs, encryption }, { running: true })],
+    roles: [controlPlaneRole({ ...inputs, encryption }, { running: true, snapshotBeforeChange: snapshot })],
   });
   return {
     name: 'secrets-rotate-key',

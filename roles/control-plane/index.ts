@@ -21,6 +21,7 @@ import { controlPlaneFiles } from './files.js';
 import { controlPlaneManifests, templateDir } from './manifests.js';
 import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, joinStateAt, type EtcdPlace } from './etcd.js';
 import { lastGoodManifestsKeptTask, lastGoodManifestsUndo, waitForControlPlane } from './wait.js';
+import { etcdSnapshotBeforeChange } from './snapshot-before-change.js';
 
 export { controlPlaneFiles } from './files.js';
 export { likelyCause, waitForControlPlane } from './wait.js';
@@ -34,6 +35,11 @@ export interface ControlPlaneRoleOptions {
    * etcd cluster together.
    */
   readonly running: boolean;
+  /**
+   * On a running cluster: the file name (under <stateDir>/backups) of the etcd snapshot taken
+   * before this run first changes a control plane (snapshot-before-change.ts); none when unset.
+   */
+  readonly snapshotBeforeChange?: string;
 }
 
 const peerUrl = (host: HostSettings): string => `https://${nodeAddress(host)}:2380`;
@@ -53,6 +59,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     tags: ['control-plane'],
     // On a running cluster, a failure puts back the manifests that last ran on this host.
     ...(options.running ? { undo: lastGoodManifestsUndo() } : {}),
+    ...(options.running && options.snapshotBeforeChange !== undefined ? { beforeFirstChange: etcdSnapshotBeforeChange(inputs.inventory.stateDir, options.snapshotBeforeChange) } : {}),
     tasks: [
       etcdUserTask(),
       // CIS 1.1.19: etcd's own keys outside root's /etc/kubernetes/pki, in a folder it owns.

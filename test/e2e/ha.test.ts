@@ -13,7 +13,7 @@
 // manifests, each shown first by --check --diff.
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -114,8 +114,14 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const rolled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     await apiPolling.stop();
     expect(rolled.code, rolled.stderr).toBe(0);
+    // Before the first control plane changes, one etcd snapshot, on it, copied to the controller.
+    const snapshots = parseEvents(rolled.stdout).filter((e) => e['type'] === 'task-result' && e['task'] === 'etcd snapshot before the first control-plane change') as { host: string; status: string; summary: string }[];
+    expect(snapshots.map((e) => [e.host, e.status])).toEqual([[`${NAME}1`, 'changed']]);
+    const snapshotFile = /etcd snapshot (\S+) from /.exec(snapshots[0]!.summary)?.[1] ?? '';
+    expect(statSync(snapshotFile).size).toBeGreaterThan(100_000);
     // Per control plane: the certificate and its key, the manifest, and (usually) the wait for its new pod.
-    expect(recapOf(rolled.stdout).map((h) => [h.host, h.changed >= 3 && h.changed <= 4 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
+    const changedBesidesSnapshot = (h: { host: string; changed: number }) => h.changed - (h.host === `${NAME}1` ? 1 : 0);
+    expect(recapOf(rolled.stdout).map((h) => [h.host, changedBesidesSnapshot(h) >= 3 && changedBesidesSnapshot(h) <= 4 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
     for (const h of cps) {
       const sans = new X509Certificate(await ssh(h, 'cat /etc/kubernetes/pki/apiserver.crt')).subjectAltName ?? '';
       expect(sans).toContain('DNS:api.kceha.example');

@@ -18,7 +18,7 @@ import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook
 import { snapshotName, type SavedSnapshot } from '../../kubernetes/etcd/etcd-snapshot.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256File } from '../../orchestrator/util/sha256-file.js';
-import { snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
+import { defaultSnapshotHost, snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { fetchSnapshotToController, snapshotFetch, snapshotList, type SnapshotFetchOptions, type SnapshotListOptions } from './etcd-snapshots.js';
 
@@ -42,7 +42,7 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     .command('save')
     .description('take a snapshot on a control plane and copy it to the controller (<stateDir>/backups)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .option('--from <host>', 'the control plane to take it on (default: the first in the inventory)')
+    .option('--from <host>', 'the control plane to take it on (default: the first in the inventory whose SSH port answers)')
     .option('--file <path>', 'also copy the snapshot here')
     .option('--to <path>', 'deprecated: use --file')
     .option('-C, --check', 'plan only: say what would be saved, change nothing')
@@ -52,7 +52,7 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
       let saved: SavedSnapshot | undefined;
       const summary = await runPlaybookCommand(
         cli,
-        async (inventory) => ({ playbook: snapshotSavePlaybook(inventory, options.from, { stateDir: inventory.stateDir, name: snapshotName(new Date()), saved: (snapshot) => (saved = snapshot) }) }),
+        async (inventory) => ({ playbook: snapshotSavePlaybook(inventory, options.from ?? (await defaultSnapshotHost(inventory, log)), { stateDir: inventory.stateDir, name: snapshotName(new Date()), saved: (snapshot) => (saved = snapshot) }) }),
         options,
       );
       if (!summary || summary.exitCode !== 0 || saved === undefined) return;

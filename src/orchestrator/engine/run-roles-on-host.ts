@@ -12,7 +12,7 @@ import type { FactCache } from './fact-cache.js';
 import type { RunEventInput } from './events.js';
 import { factValues, gatherFacts, type GatherContext } from './gather-facts.js';
 import type { HostRecap } from './recap.js';
-import type { AnyTask, ApplyContext, HostContext, Play, Role } from './types.js';
+import type { AnyTask, ApplyContext, BeforeFirstChange, HostContext, Play, Role } from './types.js';
 
 export interface HostRunContext {
   readonly inventory: Inventory;
@@ -76,6 +76,7 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';
   const outcome: Outcome = { status: 'changed', summary: change.summary, ...(run.diff && change.diff !== undefined ? { diff: change.diff } : {}) };
+  if (!waits && role.beforeFirstChange !== undefined) await beforeFirstChange(run, role, role.beforeFirstChange, applyCtx);
   if (run.check) return waits ? { status: 'ok', reason: `would ${change.summary}` } : outcome;
   const started = Date.now();
   try {
@@ -92,6 +93,46 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
     if (isPending(after)) throw new Error(`did not converge: ${after.summary} (still planned after apply)`);
   }
   return waits ? { status: 'ok', reason: `${change.summary}: done after ${((Date.now() - started) / 1000).toFixed(1)} s` } : outcome;
+}
+
+/**
+ * A role's BeforeFirstChange, once per run (see types.ts): the first host about to change runs
+ * it, reported as a task of its own; every other host awaits the same promise, so a failed one
+ * stops them before their change too.
+ */
+async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFirstChange, applyCtx: ApplyContext): Promise<void> {
+  const key = `before-first-change:${hook.once}`;
+  const running = run.shared.get(key) as Promise<void> | undefined;
+  if (running !== undefined) {
+    await running.catch((error: unknown) => {
+      throw new Error(`${hook.name} failed on another host (${(error as Error).message}): no change without it`);
+    });
+    return;
+  }
+  const base = { play: run.play.name, host: run.host.name, role: role.name, task: hook.name, check: run.check };
+  run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
+  const started = Date.now();
+  const done = (extra: { status: 'changed' | 'failed'; summary?: string; error?: string }): void =>
+    run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+  run.recap.changed += 1;
+  if (run.check) {
+    run.shared.set(key, Promise.resolve());
+    done({ status: 'changed', summary: hook.name });
+    return;
+  }
+  const said = hook.run(applyCtx);
+  const settled = said.then(() => undefined);
+  settled.catch(() => undefined); // awaited by the other hosts, if any: not an unhandled rejection
+  run.shared.set(key, settled);
+  try {
+    done({ status: 'changed', summary: await said });
+  } catch (error) {
+    run.recap.changed -= 1;
+    const detail = detailFor(run.host.name, error);
+    done({ status: 'failed', error: detail });
+    if (error instanceof UnreachableError) throw error;
+    throw new Error(`${hook.name}, before this change, failed (nothing was changed): ${detail}`);
+  }
 }
 
 async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {

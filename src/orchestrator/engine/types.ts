@@ -91,10 +91,27 @@ export interface Undo {
   run(ctx: ApplyContext, failure: string): Promise<string>;
 }
 
+/**
+ * What must be done once per run before a role first changes a host: an etcd snapshot before a
+ * control plane changes. The engine runs it on the host whose task is about to change, just
+ * before that change, and only once per run for every role sharing `once` (the other hosts
+ * wait for it, and stop if it failed: no change without it). Tasks that only wait do not
+ * trigger it. In check mode it is reported as what would run first. It returns one line for
+ * the report.
+ */
+export interface BeforeFirstChange {
+  readonly name: string;
+  /** Run-wide key: roles (and plays) that share it run it once per run. */
+  readonly once: string;
+  run(ctx: ApplyContext): Promise<string>;
+}
+
 export interface Role {
   readonly name: string;
   /** See Undo. */
   readonly undo?: Undo;
+  /** See BeforeFirstChange. */
+  readonly beforeFirstChange?: BeforeFirstChange;
   /** Defaults for vars; cluster, group and host vars override them. */
   readonly defaults?: Vars;
   readonly tags?: readonly string[];

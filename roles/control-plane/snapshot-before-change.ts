@@ -1,0 +1,18 @@
+// An etcd snapshot before a run first changes a control plane of a running cluster (a flag, a
+// certificate, a key, a version): taken on the control plane about to change, through its own
+// etcd member, and copied to the controller (<stateDir>/backups, sha256 checked, as `etcd
+// snapshot save`), once per run. A converged run takes none. Joins have their own
+// (snapshot-before-join.ts), upgrades theirs (roles/upgrade).
+import { saveEtcdSnapshot } from '../../src/kubernetes/etcd/etcd-snapshot.js';
+import type { BeforeFirstChange } from '../../src/orchestrator/engine/types.js';
+
+export function etcdSnapshotBeforeChange(stateDir: string, name: string): BeforeFirstChange {
+  return {
+    name: 'etcd snapshot before the first control-plane change',
+    once: 'etcd-snapshot',
+    run: async (ctx) => {
+      const saved = await saveEtcdSnapshot(ctx.connection, stateDir, name);
+      return `etcd snapshot ${saved.file} from ${ctx.host.name}: ${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`;
+    },
+  };
+}
