@@ -7,6 +7,8 @@ export interface CliContext {
   readonly stderr: Writable & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** The arguments after the program (["apply", "-i", "inventory.yaml"]); main() sets them. */
+  readonly argv?: readonly string[];
   /** Interactive prompts are allowed (stdin is a TTY and CI is not set). */
   readonly interactive: boolean;
   /** Aborted on SIGINT/SIGTERM. */

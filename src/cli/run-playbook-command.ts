@@ -16,6 +16,7 @@ import { createSshConnector } from '../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
 import { promptHidden } from './prompt-hidden.js';
 import { lockOrReport } from './lock-or-report.js';
+import { journalForRun } from './journal/journal-for-run.js';
 
 export interface PlaybookCommandOptions {
   readonly inventory: string;
@@ -140,12 +141,15 @@ async function runLocked(
   });
   // Warnings (see NoChange.warning) are said again after the recap, where they are not lost in the task lines.
   const warnings: string[] = [];
+  // What the run changes, per host, as it happens (<stateDir>/journal; kcluster status reads it).
+  const journal = journalForRun(cli, inventory);
   try {
     const limit = splitList(options.limit);
     const tags = splitList(options.tags);
     const skipTags = splitList(options.skipTags);
     const events = {
       emit: (event: RunEvent) => {
+        journal.emit(event);
         if (event.type === 'task-result' && event.warning !== undefined) warnings.push(`${event.host}: ${event.task}: ${event.warning}`);
         reporter.emit(event);
       },
@@ -170,6 +174,7 @@ async function runLocked(
     cli.setExitCode(summary.exitCode);
     return summary;
   } catch (error) {
+    journal.abandon(error);
     if (error instanceof InputError) {
       cli.stderr.write(`kcluster: ${error.message}\n`);
       cli.setExitCode(ExitCode.InvalidInput);
@@ -177,6 +182,7 @@ async function runLocked(
     }
     throw error;
   } finally {
+    journal.detach();
     await connector.closeAll();
     await reporter.close();
     for (const warning of warnings) cli.stderr.write(`kcluster: warning: ${warning}\n`);

@@ -9,7 +9,15 @@ interface Stamped {
 
 export type RunEvent = Stamped &
   (
-    | { readonly type: 'run-start'; readonly playbook: string; readonly hosts: readonly string[]; readonly check: boolean; readonly debugLog?: string }
+    | {
+        readonly type: 'run-start';
+        readonly playbook: string;
+        readonly hosts: readonly string[];
+        readonly check: boolean;
+        readonly debugLog?: string;
+        /** Each play with the hosts it is to run on (after --limit), in order; the engine always says it. */
+        readonly plays?: readonly { readonly name: string; readonly hosts: readonly string[] }[];
+      }
     | { readonly type: 'play-start'; readonly play: string; readonly hosts: readonly string[] }
     | { readonly type: 'host-start'; readonly play: string; readonly host: string }
     | { readonly type: 'role-start'; readonly play: string; readonly host: string; readonly role: string }

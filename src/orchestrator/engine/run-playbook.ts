@@ -215,7 +215,14 @@ export async function runPlaybook(options: RunOptions): Promise<RunSummary> {
     emit: (event) => options.events.emit({ ...event, time: Date.now() }),
   };
 
-  run.emit({ type: 'run-start', playbook: playbook.name, hosts: involved, check: options.check, ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}) });
+  run.emit({
+    type: 'run-start',
+    playbook: playbook.name,
+    hosts: involved,
+    check: options.check,
+    ...(options.debugLogPath ? { debugLog: options.debugLogPath } : {}),
+    plays: plays.map(({ play, hosts }) => ({ name: play.name, hosts })),
+  });
   try {
     let stopped = false;
     for (const [index, { play, hosts }] of plays.entries()) {
