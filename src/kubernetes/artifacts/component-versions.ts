@@ -30,6 +30,8 @@ export interface ComponentVersions {
   readonly coredns: string;
   readonly flannel: string;
   readonly criDockerd: string;
+  /** metrics-server (the resource metrics API; cluster.metricsServer). */
+  readonly metricsServer: string;
   /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
   readonly pause: string;
   /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
@@ -44,6 +46,8 @@ const RUNTIME = {
   cniPlugins: 'v1.9.1',
   flannel: 'v0.28.10',
   criDockerd: 'v0.4.6',
+  // 0.9.x supports Kubernetes 1.34 and newer (its README's compatibility matrix).
+  metricsServer: 'v0.9.0',
   apiproxy: '1',
 } as const;
 
@@ -102,6 +106,7 @@ export const UPSTREAM_IMAGES: Readonly<Record<string, UpstreamImage>> = {
   // registry.k8s.io tags etcd without the "v" and with a "-0" build suffix (3.6.16-0).
   etcd: { registry: 'registry.k8s.io', repository: 'etcd', tag: (v) => `${v.replace(/^v/, '')}-0` },
   flannel: { registry: 'ghcr.io', repository: 'flannel-io/flannel', tag: asIs },
+  'metrics-server': { registry: 'registry.k8s.io', repository: 'metrics-server/metrics-server', tag: asIs },
 };
 
 /**

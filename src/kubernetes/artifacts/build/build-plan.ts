@@ -47,6 +47,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'cni-plugins', version: v.cniPlugins },
       { component: 'coredns', version: v.coredns },
       { component: 'flannel', version: v.flannel },
+      { component: 'metrics-server', version: v.metricsServer },
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
     );

@@ -27,6 +27,7 @@ describe('bundle build plan', () => {
       'cni-plugins@v1.9.1',
       'coredns@v1.13.1',
       'flannel@v0.28.10',
+      'metrics-server@v0.9.0',
       'pause@3.10.1',
       'kcluster-apiproxy@1',
       'netbase-rootfs@1',
