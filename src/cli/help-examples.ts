@@ -33,6 +33,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'certs renew': ['kcluster certs renew -i inventory.yaml --check', 'kcluster certs renew -i inventory.yaml --yes'],
   secrets: ['kcluster secrets rotate-key -i inventory.yaml'],
   'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml'],
+  status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
   report: ['kcluster report timeline ~/.kcluster/state/logs/apply.log'],
   'report timeline': ['kcluster report timeline run.log --svg run.svg', 'kcluster apply -i inventory.yaml -o json | kcluster report timeline -'],
 };

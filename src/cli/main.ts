@@ -56,6 +56,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['remove-node', async () => (await import('./commands/remove-node.js')).registerRemoveNodeCommand],
   ['certs', async () => (await import('./commands/certs.js')).registerCertsCommand],
   ['secrets', async () => (await import('./commands/secrets.js')).registerSecretsCommand],
+  ['status', async () => (await import('./commands/status.js')).registerStatusCommand],
   ['report', async () => (await import('./commands/report.js')).registerReportCommand],
 ];
 
@@ -133,6 +134,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     stderr: options.stderr ?? process.stderr,
     env,
     cwd: options.cwd ?? process.cwd(),
+    argv: argv.slice(2),
     interactive: Boolean(stdin.isTTY) && !env['CI'],
     signal: controller.signal,
     setExitCode(code: number) {
