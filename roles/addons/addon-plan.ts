@@ -23,3 +23,18 @@ export function planAddon(name: string, manifest: string, record: AddonRecord): 
   const diff = createTwoFilesPatch(`a/addons/${name}.yaml`, `b/addons/${name}.yaml`, previous ?? '', manifest);
   return { kind: before === undefined ? 'create' : 'update', summary, diff, payload: { manifest, sha256 } };
 }
+
+/**
+ * The plan of an addon turned off: delete what the record says kcluster applied (its recorded
+ * text, or `current` when only a sha256 was recorded), showing that text as removed lines.
+ */
+export function planAddonRemoval(name: string, current: string, record: AddonRecord): Change<AddonPayload> {
+  if (!record.reachable) throw new Error(`cannot read the addon record through the API server: ${record.detail}`);
+  const before = record.applied[name];
+  if (before === undefined) return noChange(`${name} is turned off and not applied`);
+  const previous = record.texts[name];
+  const manifest = previous ?? current;
+  const summary = `delete ${name} (turned off in the inventory)${previous === undefined ? '; the text last applied was not recorded (an older kcluster), so the objects of the current manifest are deleted' : ''}`;
+  const diff = createTwoFilesPatch(`a/addons/${name}.yaml`, `b/addons/${name}.yaml`, manifest, '');
+  return { kind: 'delete', summary, diff, payload: { manifest, sha256: before } };
+}

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import type { HostContext, Task } from '../../src/orchestrator/engine/types.js';
-import { addonRecord, addonRecordManifest } from '../../src/kubernetes/facts/addon-record.js';
+import { ADDON_RECORD, addonRecord, addonRecordManifest, addonRecordRemoval } from '../../src/kubernetes/facts/addon-record.js';
 import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../src/orchestrator/util/package-root.js';
-import { planAddon, type AddonPayload } from './addon-plan.js';
+import { planAddon, planAddonRemoval, type AddonPayload } from './addon-plan.js';
 import { corednsForwarding } from './coredns-forwarding.js';
 
 export const templateDir = join(packageRoot(), 'roles', 'addons', 'templates');
@@ -35,6 +35,26 @@ export function addonTask(name: string, render: (ctx: HostContext) => string): T
   };
 }
 
+/**
+ * An addon turned off in the inventory: when the record says kcluster applied it, the objects
+ * of the manifest it recorded (or, with no recorded text, of the current one) are deleted and
+ * its keys leave the record. Never applied: nothing to do.
+ */
+export function addonRemovalTask(name: string, render: (ctx: HostContext) => string): Task<{ record: typeof addonRecord }, AddonPayload> {
+  return {
+    name: `addon ${name}`,
+    tags: ['addons', name],
+    facts: () => ({ record: addonRecord }),
+    plan: (facts, ctx) => planAddonRemoval(name, render(ctx), facts.record),
+    apply: async (change, ctx) => {
+      const kubectl = adminKubectl(60);
+      await execChecked(ctx.connection, sh`${kubectl} delete --ignore-not-found --wait=false -f -`, { become: true, stdin: change.payload.manifest, label: `delete ${name}` });
+      await execChecked(ctx.connection, sh`${kubectl} -n kube-system patch configmap ${ADDON_RECORD} --type=merge -p ${addonRecordRemoval(name)}`, { become: true, label: `unrecord ${name}` });
+    },
+    invalidates: ['addon-record'],
+  };
+}
+
 /** What every addon template is rendered with. */
 export function addonCommonData(inputs: Pick<ClusterInputs, 'inventory' | 'topology'>): { podCIDR: string; clusterDomain: string; apiServerUrl: string; dnsServiceIp: string } {
   const { inventory, topology } = inputs;
@@ -47,4 +67,13 @@ export function coreDnsAddonTask(inputs: ClusterInputs): Task<{ record: typeof a
   return addonTask('coredns', () =>
     coredns({ ...addonCommonData(inputs), image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length), ...corednsForwarding(inventory.cluster.dns) }),
   );
+}
+
+/** metrics-server (cluster.metricsServer.enabled): applied, or removed when turned off. */
+export function metricsServerAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
+  const template = createTemplateRenderer().compile(join(templateDir, 'metrics-server.yaml.hbs'));
+  const enabled = inputs.inventory.cluster.metricsServer.enabled;
+  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
+  const render = (): string => template({ ...addonCommonData(inputs), image: enabled ? imageReference(inputs, 'metrics-server') : 'not-installed' });
+  return enabled ? addonTask('metrics-server', render) : addonRemovalTask('metrics-server', render);
 }

@@ -56,5 +56,6 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   image('kubernetes', 'kube-proxy', k8s, all);
   image('coredns', 'coredns', v.coredns, all);
   if (cluster.cni === 'flannel') image('flannel', 'flannel', v.flannel, all);
+  if (cluster.metricsServer.enabled) image('metrics-server', 'metrics-server', v.metricsServer, all);
   return out;
 }

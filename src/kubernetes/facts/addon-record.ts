@@ -37,3 +37,8 @@ export const addonRecord: Fact<AddonRecord> = {
 export function addonRecordManifest(name: string, sha256: string, manifest: string): string {
   return kubeSystemConfigMapManifest(ADDON_RECORD, { [name]: sha256, [addonTextKey(name)]: manifest });
 }
+
+/** A merge patch of the record that takes out one addon's keys (its sha256 and its text). */
+export function addonRecordRemoval(name: string): string {
+  return JSON.stringify({ data: { [name]: null, [addonTextKey(name)]: null } });
+}

@@ -12,6 +12,8 @@ export const CLUSTER_DEFAULTS = {
   containerRuntime: 'containerd',
   cni: 'flannel',
   kubeProxyMode: 'iptables',
+  /** The resource metrics API (issue 33: on by default, as RKE2 and k0s ship it). */
+  metricsServerEnabled: true,
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,

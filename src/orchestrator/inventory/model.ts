@@ -85,6 +85,8 @@ export interface ClusterSettings {
   readonly apiServerOidc?: OidcSettings;
   readonly dns: DnsSettings;
   readonly kubeProxy: KubeProxySettings;
+  /** metrics-server, the resource metrics API (kubectl top, HorizontalPodAutoscalers). */
+  readonly metricsServer: MetricsServerSettings;
   /** Absolute paths on the controller of the operator's manifest files and folders. */
   readonly manifests: readonly string[];
   /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
@@ -134,6 +136,11 @@ export interface KubeProxySettings {
   readonly mode: 'iptables' | 'nftables';
   /** The operator's KubeProxyConfiguration fields, after kcluster's own. */
   readonly config: Readonly<Record<string, unknown>>;
+}
+
+export interface MetricsServerSettings {
+  /** false: not installed, and removed from the cluster when kcluster had applied it. */
+  readonly enabled: boolean;
 }
 
 /** CoreDNS: where names outside the cluster domain go. */

@@ -66,6 +66,7 @@ export interface RawInventory {
     readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: readonly string[] };
     readonly registries?: Readonly<Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>>;
     readonly kubeProxy?: { readonly mode?: 'iptables' | 'nftables'; readonly config?: Readonly<Record<string, unknown>> };
+    readonly metricsServer?: { readonly enabled?: boolean };
     readonly dns?: { readonly upstreams?: readonly string[]; readonly stubDomains?: Readonly<Record<string, readonly string[]>> };
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';

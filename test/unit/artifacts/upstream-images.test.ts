@@ -43,6 +43,7 @@ describe('upstream image references (source: release)', () => {
         'kube-scheduler': `registry.k8s.io/kube-scheduler:${k8s}`,
         'kube-proxy': `registry.k8s.io/kube-proxy:${k8s}`,
         flannel: 'ghcr.io/flannel-io/flannel:v0.28.10',
+        'metrics-server': 'registry.k8s.io/metrics-server/metrics-server:v0.9.0',
       });
     }
   });
@@ -65,6 +66,11 @@ describe('upstream image references (source: release)', () => {
 
   it('cni: none: no flannel image', async () => {
     expect(Object.keys(await imagesOf(inventory('  cni: none\n')))).not.toContain('flannel');
+  });
+
+  it('metricsServer.enabled: false: no metrics-server image', async () => {
+    expect(Object.keys(await imagesOf(inventory('  metricsServer: { enabled: false }\n')))).not.toContain('metrics-server');
+    expect(await imagesOf(inventory('', undefined, ', imageRepository: m.lan'))).toHaveProperty('metrics-server', 'm.lan/metrics-server/metrics-server:v0.9.0');
   });
 });
 

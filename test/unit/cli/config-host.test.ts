@@ -73,6 +73,7 @@ describe('kcluster config --host', () => {
       'registry.k8s.io/kube-scheduler:v1.37.2',
       'registry.k8s.io/kube-proxy:v1.37.2',
       'ghcr.io/flannel-io/flannel:v0.28.10',
+      'registry.k8s.io/metrics-server/metrics-server:v0.9.0',
       'registry.k8s.io/coredns/coredns:v1.14.6',
     ]);
     expect(r.out).toContain('sandbox = "registry.k8s.io/pause:3.10.2"');

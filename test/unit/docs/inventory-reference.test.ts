@@ -70,6 +70,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.apiServer.certSANs': cluster.apiServerCertSANs,
     'cluster.kubeProxy.mode': cluster.kubeProxy.mode,
     'cluster.kubeProxy.config': cluster.kubeProxy.config,
+    'cluster.metricsServer.enabled': cluster.metricsServer.enabled,
     'cluster.manifests': cluster.manifests,
     'cluster.proxy.noProxy': [],
     'cluster.registries': cluster.registries,

@@ -86,6 +86,7 @@ describe('inventory resolution from the HA fixture', async () => {
       extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
+      metricsServer: { enabled: true },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

@@ -51,6 +51,7 @@ describe('inventory resolution', () => {
       extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
+      metricsServer: { enabled: true },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

@@ -49,7 +49,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
 
   it('images: the node images everywhere, the control-plane images on the control plane only', () => {
     const image = (n: string) => `image kcluster.local/${n}`;
-    const node = [`pause:${companions.pause}`, `kube-proxy:${K8S}`, `coredns:${companions.coredns}`, `flannel:${companions.flannel}`].map(image);
+    const node = [`pause:${companions.pause}`, `kube-proxy:${K8S}`, `coredns:${companions.coredns}`, `flannel:${companions.flannel}`, `metrics-server:${companions.metricsServer}`].map(image);
     expect(one.tasks('kcrec2', 'images')).toEqual(node);
     expect([...one.tasks('kcrec1', 'images')].sort()).toEqual([...node, ...[`kube-apiserver:${K8S}`, `kube-controller-manager:${K8S}`, `kube-scheduler:${K8S}`, `etcd:${companions.etcd}`].map(image)].sort());
   });
@@ -115,7 +115,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
   });
 
   it('addons from the first control plane only: RBAC, kube-proxy, flannel; CoreDNS once they run on every node', () => {
-    expect(one.tasks('kcrec1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'Secrets encrypted at rest with the current key']);
+    expect(one.tasks('kcrec1', 'addons')).toEqual(['addon cluster-rbac', 'addon kube-proxy', 'addon flannel', 'addon metrics-server', 'Secrets encrypted at rest with the current key']);
     // The waits plan as waits, not changes: kube-proxy and flannel, then CoreDNS once applied.
     expect(one.tasks('kcrec1', 'addons-running')).toEqual(['addon coredns', 'node role labels']);
     expect(one.waits.filter((w) => w.startsWith('kcrec1 addons-running/')).map((w) => w.split(':')[0])).toEqual(['kcrec1 addons-running/kube-proxy and the pod network running', 'kcrec1 addons-running/CoreDNS running', 'kcrec1 addons-running/node labels and taints']);

@@ -46,6 +46,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       manifests: [],
       registries: {},
       kubeProxy: { mode: 'iptables', config: {} },
+      metricsServer: { enabled: true },
       dns: { upstreams: [], stubDomains: {} },
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
