@@ -2,8 +2,9 @@
 // bundle: v1.36.5 and v1.37.2, the default; a bundle of v1.35.8 and v1.36.5 gives the documented
 // 1.35 -> 1.36 run) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
 // Service is polled from the controller: no failed request. A worker made unreachable in the
-// middle of the rollout stops it with a clear message; once it is back, a rerun completes; the
-// next apply changes nothing.
+// middle of the rollout stops it with a clear message (`kcluster status` names the run failed,
+// that worker's play left, and the command again); once it is back, a rerun completes (status:
+// completed); the next apply changes nothing.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -29,7 +30,15 @@ const OLD = (): string => {
 const lock = bundleEntries;
 const NEW = (): string => newestKubernetesVersion();
 const kubectl = (...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
-const setVersion = (version: string): void => writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n(  kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`));
+const setVersion = (version: string): void => writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n( {2}kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`));
+interface StatusJson {
+  last: { result: string; exitCode?: number; next?: string; hosts: { host: string; left: string[]; plays: { play: string; state: string }[] }[] };
+}
+async function runStatus(): Promise<StatusJson> {
+  const r = await kcluster(['status', '-i', inventory, '-o', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as StatusJson;
+}
 const importImage = (host: string, file: string) => sshTo(labDir)(host, 'ctr -n k8s.io images import -', readFileSync(file));
 async function nodeVersions(): Promise<Record<string, string>> {
   const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[] };
@@ -94,10 +103,17 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     const midway = await nodeVersions();
     expect(midway[`${NAME}1`]).toBe(NEW());
     expect(midway[`${NAME}3`]).toBe(OLD());
+    // The run journal: status names the stopped upgrade, the host left, and the command again.
+    const journal = await runStatus();
+    expect(journal.last).toMatchObject({ result: 'failed', exitCode: 5, next: `kcluster upgrade -i ${inventory} --output json` });
+    const left = journal.last.hosts.find((h) => h.host === `${NAME}3`)!;
+    expect(left.plays).toContainEqual(expect.objectContaining({ play: 'nodes, in batches', state: 'unreachable' }));
+    expect(left.left).toContain('nodes, in batches');
 
     await run('iptables', ['-D', ...BLOCK]);
     const rerun = await kcluster(['upgrade', '-i', inventory, '--output', 'json']);
     expect(rerun.code, rerun.stderr + rerun.stdout.slice(-2000)).toBe(0);
+    expect((await runStatus()).last).toMatchObject({ result: 'completed', hosts: [{ left: [] }, { left: [] }, { left: [] }] });
     const versions = await nodeVersions();
     expect(versions).toEqual({ [`${NAME}1`]: NEW(), [`${NAME}2`]: NEW(), [`${NAME}3`]: NEW() });
     expect(rerun.stderr).not.toContain('still cordoned');
