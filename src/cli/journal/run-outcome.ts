@@ -49,7 +49,8 @@ export interface RunOutcome {
   readonly hosts: readonly HostOutcome[];
 }
 
-function hostOutcome(journal: JournalFile, host: string, killed: boolean): HostOutcome {
+/** `unended`: the run has no end record (killed, or still running): a play begun is where the host is. */
+function hostOutcome(journal: JournalFile, host: string, unended: boolean): HostOutcome {
   const mine = journal.records.filter((r) => 'host' in r && r.host === host);
   const applied = (status: 'changed' | 'failed'): Applied[] =>
     mine.flatMap((r) => (r.type === 'change' && r.status === status ? [{ play: r.play, role: r.role, kind: r.kind, name: r.name, ...(r.error !== undefined ? { error: r.error } : {}) }] : []));
@@ -63,7 +64,7 @@ function hostOutcome(journal: JournalFile, host: string, killed: boolean): HostO
   const interrupt = journal.records.find((r) => r.type === 'interrupt');
   const task = interrupt?.type === 'interrupt' ? interrupt.inFlight.find((f) => f.host === host) : undefined;
   const open = plays.find((p) => p.state === 'in flight');
-  const role = open && killed ? mine.findLast((r) => r.type === 'role' && r.play === open.play) : undefined;
+  const role = open && unended ? mine.findLast((r) => r.type === 'role' && r.play === open.play) : undefined;
   const inFlight = task ? { play: task.play, role: task.role, task: task.task } : role?.type === 'role' ? { play: role.play, role: role.role } : undefined;
   return { host, changed: applied('changed'), failed: applied('failed'), plays, left: plays.filter((p) => p.state !== 'done').map((p) => p.play), ...(inFlight ? { inFlight } : {}) };
 }
@@ -93,6 +94,6 @@ export function runOutcome(journal: JournalFile, running: (pid: number) => boole
     finished: end !== undefined,
     ...(end?.type === 'end' ? { exitCode: end.exitCode, ...(end.error !== undefined ? { error: end.error } : {}) } : {}),
     ...(interrupt?.type === 'interrupt' ? { interruptedAt: interrupt.t } : {}),
-    hosts: hosts.map((h) => hostOutcome(journal, h, result === 'did not finish')),
+    hosts: hosts.map((h) => hostOutcome(journal, h, end === undefined)),
   };
 }

@@ -2,7 +2,7 @@
 // of test/integration/run-journal.test.ts wrote on lab hosts (interrupted with SIGINT at its
 // slow task, then completed by the rerun, then killed with SIGKILL at the same task).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
@@ -97,6 +97,16 @@ describe('kcluster status', () => {
     const doc = JSON.parse(r.out) as { last: Detail };
     expect(doc.last).toMatchObject({ id: IDS.killed, result: 'did not finish', finished: false });
     expect(doc.last.hosts[0]).toMatchObject({ host: 'kcejr1', left: ['slow', 'finish'], inFlight: { play: 'slow', role: 'slow' } });
+  });
+
+  it('a run with no end record whose process holds the state lock is running, not killed', async () => {
+    const { dir, inventory } = cluster(['killed'], (_, text) => text.replace(/"pid":\d+/, `"pid":${process.pid}`));
+    writeFileSync(join(dir, 'state', 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), started: 'x', command: 'kcluster run' }));
+    const doc = JSON.parse((await status(inventory, dir, '-o', 'json')).out) as { last: Detail };
+    expect(doc.last).toMatchObject({ result: 'running', finished: false });
+    expect(doc.last.hosts[0]).toMatchObject({ host: 'kcejr1', inFlight: { play: 'slow', role: 'slow' } });
+    expect(doc.last.next).toBeUndefined();
+    expect((await status(inventory, dir)).out).toContain(': still running (its process holds the state lock); last record at 2026-11-26 23:03:55Z.\n');
   });
 
   it('an unknown --run or a bad --last: exit 2 saying what to give', async () => {
