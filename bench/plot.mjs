@@ -40,7 +40,7 @@ function scalePlot() {
   }
   for (const p of pts) body.push(text(x(p.hosts), H - B + 18, p.hosts, 'text-anchor="middle"'));
   body.push(text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'), text(18, H / 2, 'no-op wall time, median (s)', `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`));
-  for (const [key, color, label] of [['kc', '#1f77b4', 'kcluster no-op run'], ['floor', '#999', 'ssh2 floor (connect + true)']]) {
+  for (const [key, color] of [['kc', '#1f77b4', 'kcluster no-op run'], ['floor', '#999', 'ssh2 floor (connect + true)']]) {
     body.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.hosts).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ')}"/>`);
     for (const p of pts) body.push(`<circle cx="${x(p.hosts).toFixed(1)}" cy="${y(p[key]).toFixed(1)}" r="3" fill="${color}"/>`);
   }

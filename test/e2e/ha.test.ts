@@ -152,7 +152,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(tuned.code, tuned.stderr).toBe(0);
     expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
     // After the lab's own eviction thresholds (the lab inventory's vars.kubeletConfig), merged with the host's.
-    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n(  .*\n)+imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nmaxPods: 150$/m);
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n( {2}.*\n)+imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nmaxPods: 150$/m);
     await until('the worker reports 150 pods as its capacity', 120_000, async () => ((await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined));
     type NodeView = { metadata: { labels: Record<string, string> }; spec: { taints?: { key: string; value?: string; effect: string }[] } };
     const node4 = async (): Promise<NodeView> => JSON.parse(await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'json')) as NodeView;
@@ -279,7 +279,7 @@ spec:
     expect(whoami.username).toBe('oidc:alice');
     expect(whoami.groups).toContain('oidc:dev');
     expect(issuer.requests.keys).toBeGreaterThan(0);
-    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^featureGates:\n  ContainerCheckpoint: false$/m);
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^featureGates:\n {2}ContainerCheckpoint: false$/m);
     expect((await ssh(`${NAME}4`, 'stat -c %a /etc/containerd/certs.d/registry.kcluster.test/hosts.toml')).trim()).toBe('600');
     await kubectl(adminFile, '-n', 'kc-own', 'rollout', 'status', 'deployment/probe', '--timeout=180s');
     // Pulled through the mirror with the credentials: its manifest came from the test registry,

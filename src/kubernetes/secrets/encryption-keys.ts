@@ -33,7 +33,7 @@ function parseKeys(text: string, where: string): EncryptionKeys {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${where}: not valid JSON (${(error as Error).message}): restore it from your backup of the state folder; without it the Secrets in etcd cannot be read`);
+    throw new Error(`${where}: not valid JSON (${(error as Error).message}): restore it from your backup of the state folder; without it the Secrets in etcd cannot be read`, { cause: error });
   }
   const keys = (parsed as { keys?: unknown }).keys;
   const valid = Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k?.name === 'string' && /^[a-zA-Z0-9-]+$/.test(k.name) && typeof k?.secret === 'string' && Buffer.from(k.secret, 'base64').length === 32);

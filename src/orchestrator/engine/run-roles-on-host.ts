@@ -131,7 +131,7 @@ async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFi
     const detail = detailFor(run.host.name, error);
     done({ status: 'failed', error: detail });
     if (error instanceof UnreachableError) throw error;
-    throw new Error(`${hook.name}, before this change, failed (nothing was changed): ${detail}`);
+    throw new Error(`${hook.name}, before this change, failed (nothing was changed): ${detail}`, { cause: error });
   }
 }
 

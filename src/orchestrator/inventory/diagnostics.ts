@@ -16,6 +16,7 @@ export interface Diagnostic {
  * operator's cursor, recolour the terminal or hide text (escape sequence injection).
  */
 export function escapeControl(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it escapes
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

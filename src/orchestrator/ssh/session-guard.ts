@@ -47,7 +47,7 @@ function endMarkedProcesses(match: ShellCommand): ShellCommand {
 export function sessionGuardScript(token: string): ShellCommand {
   if (!SESSION_TOKEN.test(token)) throw new Error(`a session token is 16-64 hex digits (got "${token}")`);
   // Its own environment never holds the token; every command's holds `<token>.<N>`.
-  return sh`IFS= read -r kc_line; [ "$kc_line" = bye ] && exit 0; ${endMarkedProcesses(sh`-e ${`^${SESSION_VARIABLE}=${token}\.`}`)}`;
+  return sh`IFS= read -r kc_line; [ "$kc_line" = bye ] && exit 0; ${endMarkedProcesses(sh`-e ${`^${SESSION_VARIABLE}=${token}\\.`}`)}`;
 }
 
 /**

@@ -131,8 +131,14 @@ export function poller(url: string) {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
         res.on('end', () => {
-          if (res.statusCode === 200 && body.includes('hello')) (counts.ok++, counts.streak++);
-          else (counts.failed++, (counts.streak = 0), counts.failures.push(`HTTP ${res.statusCode}`));
+          if (res.statusCode === 200 && body.includes('hello')) {
+            counts.ok++;
+            counts.streak++;
+          } else {
+            counts.failed++;
+            counts.streak = 0;
+            counts.failures.push(`HTTP ${res.statusCode}`);
+          }
           resolve();
         });
       });

@@ -35,7 +35,7 @@ describe('kcluster report timeline', () => {
     expect(fromJson.out).toBe(fromLog.out);
     const out = fromLog.out;
     expect(out).toMatch(/^apply: 3 hosts, 51\.4 s, exit 0; started 2026-11-26T10:00:00\.000Z$/m);
-    expect(out).toMatch(/^\*\s+10\.3\s+24\.8  play control plane\s+1 host$/m);
+    expect(out).toMatch(/^\*\s+10\.3\s+24\.8 {2}play control plane\s+1 host$/m);
     expect(out).toMatch(/^\*\s+10\.9\s+23\.5 {8}wait for \/readyz\s+ok$/m);
     expect(out).toMatch(/^ {2}nodes\s+10\.2 s {2}w2 \(last by 1\.2 s\): artifacts \/ upload kubelet 3\.5 s, artifacts \/ upload images 5\.1 s, runtime \/ start containerd 1\.2 s$/m);
     expect(out).toMatch(/^ {2}join\s+5\.4 s {2}w1 then w2: /m);

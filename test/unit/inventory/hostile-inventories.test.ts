@@ -184,6 +184,7 @@ export function hostileInventory(seed: number): string {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('hostile inventories (generated, seeded)', () => {
@@ -199,7 +200,7 @@ describe('hostile inventories (generated, seeded)', () => {
       try {
         result = parseInventory(text, '/lab/inventory.yaml', { env: {}, homeDir: '/nonexistent-home' });
       } catch (error) {
-        throw new Error(`seed ${seed}: parseInventory threw ${(error as Error).stack}`);
+        throw new Error(`seed ${seed}: parseInventory threw ${(error as Error).stack}`, { cause: error });
       }
       const ms = performance.now() - started;
       if (ms > 2000) slow.push(`seed ${seed}: ${ms.toFixed(0)} ms`);

@@ -54,7 +54,7 @@ describe('kernelModule plan', () => {
 describe('kernel module fact (local sh)', () => {
   const read = (probe: string) => {
     const fact = kernelModuleState('kc_no_such_module', shellRaw(probe));
-    let out = '';
+    let out: string;
     let code = 0;
     try {
       out = execFileSync('/bin/sh', ['-c', fact.script.text], { encoding: 'utf8' });
