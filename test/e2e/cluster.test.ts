@@ -1,7 +1,8 @@
 // End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts,
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
-// pod-to-pod traffic across workers, a ClusterIP Service; a second apply changes nothing;
+// pod-to-pod traffic across workers, a ClusterIP Service; metrics-server turned off and on
+// again, then resource metrics (kubectl top, an HPA scaling up and back down); a second apply changes nothing;
 // a scheduled etcd snapshot (the timer active, one run listed and fetched, sha256 checked);
 // drift is shown and repaired; certs renew refuses a control plane that is no etcd member yet
 // before anything changes (apply adds it: control-plane-lifecycle.test.ts); a kubelet certificate from another CA is refused; and the Conformance selection
@@ -26,6 +27,7 @@ const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-e2e-'));
 const kubeconfig = join(work, 'admin.conf');
+const hpaFile = join(work, 'hpa.yaml');
 
 const lock = bundleEntries;
 const kubectlPath = (): string => kubectlBinary();
@@ -98,6 +100,66 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const webIp = (await kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
     expect(await until('pod-to-pod across workers', 60_000, async () => ((await exec('wget', '-qO-', `http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
     expect(await until('ClusterIP Service by name', 60_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
+  });
+
+  it('metrics-server: --check --diff shows it going when turned off, apply deletes it and its record, and brings it back when on; an HPA starts on a CPU-bound Deployment', async () => {
+    const started = Date.now();
+    const args = await kubectl('-n', 'kube-system', 'get', 'deployment', 'metrics-server', '-o', 'jsonpath={.spec.template.spec.containers[0].args}');
+    expect(args).toContain('--kubelet-certificate-authority=');
+    expect(args).not.toContain('insecure');
+    const doc = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    doc.cluster['metricsServer'] = { enabled: false };
+    const off = join(labDir, 'inventory-metrics-server-off.yaml');
+    writeFileSync(off, stringify(doc));
+    const check = await kcluster(['apply', '-i', off, '--check', '--diff', '--tags', 'metrics-server']);
+    expect(check.code, check.stderr).toBe(3);
+    expect(check.stdout).toContain('delete metrics-server (turned off in the inventory)');
+    expect(check.stdout).toContain('-  name: v1beta1.metrics.k8s.io');
+    const removed = await kcluster(['apply', '-i', off, '--tags', 'metrics-server', '--output', 'json']);
+    expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
+    expect(await kubectl('-n', 'kube-system', 'get', 'apiservice/v1beta1.metrics.k8s.io', 'deployment/metrics-server', 'service/metrics-server', '--ignore-not-found')).toBe('');
+    expect(await kubectl('-n', 'kube-system', 'get', 'configmap', 'kcluster-addons', '-o', 'jsonpath={.data.metrics-server}')).toBe('');
+    // On again (the default): the rest of this file runs on the default cluster.
+    const back = await kcluster(['apply', '-i', inventory, '--tags', 'metrics-server', '--output', 'json']);
+    expect(back.code, back.stderr + back.stdout.slice(-3000)).toBe(0);
+    expect(changesIn(back.stdout)).toContain('apply metrics-server');
+
+    // An HPA on a Deployment whose pods burn CPU (a busybox loop capped at 100m against a 50m
+    // request) until /tmp/stop exists: it scales up while the next tests run (checked below,
+    // after the Secrets' key rotation), so waiting for metrics costs this file next to nothing.
+    const busybox = lock().find((a) => a.name === 'busybox')!;
+    writeFileSync(hpaFile, `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: load }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: load } }
+  template:
+    metadata: { labels: { app: load } }
+    spec:
+      nodeSelector: { node-role.kubernetes.io/worker: "" }
+      terminationGracePeriodSeconds: 0
+      containers:
+        - name: load
+          image: ${busybox.reference!}
+          imagePullPolicy: Never
+          command: [/bin/busybox, sh, -c, "while [ ! -e /tmp/stop ]; do :; done; exec /bin/busybox sleep 3600"]
+          resources: { requests: { cpu: 50m }, limits: { cpu: 100m } }
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: { name: load }
+spec:
+  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: load }
+  minReplicas: 1
+  maxReplicas: 2
+  metrics: [{ type: Resource, resource: { name: cpu, target: { type: Utilization, averageUtilization: 50 } } }]
+  behavior:
+    scaleUp: { stabilizationWindowSeconds: 0 }
+    scaleDown: { stabilizationWindowSeconds: 5, policies: [{ type: Percent, value: 100, periodSeconds: 15 }] }
+`);
+    await kubectl('apply', '-f', hpaFile);
+    timings['metricsServerOffOnSeconds'] = (Date.now() - started) / 1000;
   });
 
   it('admits pods by Pod Security: baseline enforced and restricted warned by default, a namespace label wins, kube-system exempt', async () => {
@@ -197,6 +259,29 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(await ssh(cp, 'grep -c "name: key-" /etc/kubernetes/encryption/config.yaml')).toBe('1\n');
     expect((await kubectl('get', 'secret', 'e2e-rotate', '-o', 'jsonpath={.data.token}')).trim()).toBe(Buffer.from('rotate-me').toString('base64'));
     await kubectl('delete', 'secret', 'e2e-rotate');
+  });
+
+  it('serves resource metrics, verifying the kubelets\' certificates: kubectl top answers, the HPA has scaled up under load and scales back down without', async () => {
+    const started = Date.now();
+    // Every node's kubelet answered over TLS verified against the cluster CA (a node it cannot
+    // verify would be missing here).
+    const nodes = await until('kubectl top nodes lists the 3 nodes', 180_000, async () => {
+      const rows = (await kubectl('top', 'nodes', '--no-headers')).split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0]);
+      return rows.length === 3 ? rows.sort() : undefined;
+    });
+    expect(nodes).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`]);
+    expect(await until('kubectl top pods -A lists CoreDNS', 60_000, async () => ((await kubectl('top', 'pods', '-A', '--no-headers')).includes('coredns') ? true : undefined))).toBe(true);
+    expect(await kubectl('-n', 'kube-system', 'logs', 'deployment/metrics-server')).not.toMatch(/x509|failed to verify|unable to fully scrape|Failed to scrape/i);
+    const readyReplicas = async (): Promise<number> => Number((await kubectl('get', 'deployment', 'load', '-o', 'jsonpath={.status.readyReplicas}')) || '0');
+    expect(await until('the HPA scales load up to 2 under CPU load', 240_000, async () => ((await readyReplicas()) === 2 ? true : undefined))).toBe(true);
+    timings['metricsTopAndScaleUpSeconds'] = (Date.now() - started) / 1000;
+    for (const pod of (await kubectl('get', 'pods', '-l', 'app=load', '-o', 'jsonpath={.items[*].metadata.name}')).split(/\s+/).filter(Boolean)) {
+      await kubectl('exec', pod, '--', '/bin/busybox', 'touch', '/tmp/stop');
+    }
+    const downStarted = Date.now();
+    expect(await until('the HPA scales load back down to 1 without load', 240_000, async () => ((await kubectl('get', 'deployment', 'load', '-o', 'jsonpath={.spec.replicas}')) === '1' ? true : undefined))).toBe(true);
+    timings['hpaDownSeconds'] = (Date.now() - downStarted) / 1000;
+    await kubectl('delete', '-f', hpaFile, '--wait=false');
   });
 
   it('passes the CIS Kubernetes Benchmark (kube-bench): no FAIL on a control plane, a worker or the policies', async () => {
