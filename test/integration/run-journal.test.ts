@@ -41,13 +41,44 @@ export default {
   return file;
 }
 
-interface Applied { play: string; role: string; kind: string; name: string; error?: string }
-interface HostOutcome { host: string; changed: Applied[]; failed: Applied[]; left: string[]; inFlight?: { play: string; role: string; task?: string }; plays: { play: string; state: string }[] }
-interface Detail { id: string; command: string; argv: string[]; cwd: string; result: string; finished: boolean; interruptedAt?: string; hosts: HostOutcome[]; next?: string }
-interface Status { journal: string; runs: { id: string; result: string; command: string }[]; last: Detail }
+interface Applied {
+  play: string;
+  role: string;
+  kind: string;
+  name: string;
+  error?: string;
+}
+interface HostOutcome {
+  host: string;
+  changed: Applied[];
+  failed: Applied[];
+  left: string[];
+  inFlight?: { play: string; role: string; task?: string };
+  plays: { play: string; state: string }[];
+}
+interface Detail {
+  id: string;
+  command: string;
+  argv: string[];
+  cwd: string;
+  result: string;
+  finished: boolean;
+  interruptedAt?: string;
+  hosts: HostOutcome[];
+  next?: string;
+}
+interface Status {
+  journal: string;
+  runs: { id: string; result: string; command: string }[];
+  last: Detail;
+}
 
 /** Starts a run and sends `signal` once the slow task has started on the first host. */
-async function runStoppedAtSlowTask(args: readonly string[], signal: NodeJS.Signals, generation: string): Promise<{ code: number | null; events: Record<string, unknown>[]; ms: number }> {
+async function runStoppedAtSlowTask(
+  args: readonly string[],
+  signal: NodeJS.Signals,
+  generation: string,
+): Promise<{ code: number | null; events: Record<string, unknown>[]; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [join(repoRoot, 'bin/kcluster.js'), ...args, '--output', 'json'], {
     env: { ...process.env, CI: 'true', NO_COLOR: '1', KC_JOURNAL_GENERATION: generation },
@@ -133,7 +164,10 @@ describe('run journal and kcluster status over real SSH', () => {
     expect(byHost.get(first!)!.plays.map((p) => p.state)).toEqual(['done', 'failed', 'not started']);
     expect(byHost.get(first!)!.left).toEqual(['slow', 'finish']);
     for (const host of others) {
-      expect(byHost.get(host!)!.changed.map((c) => c.name), host).toEqual(['file /var/tmp/kc-journal-a']);
+      expect(
+        byHost.get(host!)!.changed.map((c) => c.name),
+        host,
+      ).toEqual(['file /var/tmp/kc-journal-a']);
       expect(byHost.get(host!)!.left, host).toEqual(['slow', 'finish']);
     }
     expect(after.last.next).toBe(after.last.command);

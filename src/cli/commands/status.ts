@@ -48,7 +48,8 @@ function pick(runs: readonly RunOutcome[], id: string, dir: string): RunOutcome 
   if (exact) return exact;
   const matches = runs.filter((r) => r.id.startsWith(id));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new InputError(`--run ${id}: ${matches.length} runs start with it (${matches.map((r) => r.id).join(', ')}): give more of the id`);
+  if (matches.length > 1)
+    throw new InputError(`--run ${id}: ${matches.length} runs start with it (${matches.map((r) => r.id).join(', ')}): give more of the id`);
   throw new InputError(`--run ${id}: no such run in ${dir}; kcluster status -i FILE lists the runs kept (the last ${runs.length})`);
 }
 
@@ -75,7 +76,16 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
     const inventoryChanged = sha256Of(chosen.inventory.file) !== chosen.inventory.sha256;
     const next = nextCommand(chosen, cli.cwd);
     if (options.output === 'json') {
-      const list = runs.slice(0, last).map(({ id, command, started, ended, durationMs, result, finished, exitCode }) => ({ id, command, started, ended, durationMs, result, finished, ...(exitCode !== undefined ? { exitCode } : {}) }));
+      const list = runs.slice(0, last).map(({ id, command, started, ended, durationMs, result, finished, exitCode }) => ({
+        id,
+        command,
+        started,
+        ended,
+        durationMs,
+        result,
+        finished,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+      }));
       const detail = { ...chosen, inventoryChanged, ...(next !== undefined ? { next } : {}) };
       cli.stdout.write(`${JSON.stringify(options.run === undefined ? { journal: dir, runs: list, last: detail } : { journal: dir, run: detail }, null, 2)}\n`);
       return;
@@ -95,7 +105,9 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
 export function registerStatusCommand(program: Command, cli: CliContext): void {
   program
     .command('status')
-    .description('what the last runs changed on the hosts, whether the last one finished, what was left, and what to run next (from the run journal; read-only)')
+    .description(
+      'what the last runs changed on the hosts, whether the last one finished, what was left, and what to run next (from the run journal; read-only)',
+    )
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('--run <id>', 'one run in detail, every change listed (its id, or the start of it, as the table prints it)')
     .option('--last <n>', 'runs listed in the table', '10')

@@ -18,7 +18,9 @@ export interface JournalWriter {
 /** Journal files of a folder, oldest first (run ids start with their UTC start time). */
 export function journalFiles(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort();
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

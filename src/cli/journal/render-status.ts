@@ -13,7 +13,10 @@ export function seconds(ms: number): string {
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
 export function runTable(runs: readonly RunOutcome[]): string {
-  const rows = [['ID', 'STARTED (UTC)', 'DURATION', 'RESULT', 'COMMAND'], ...runs.map((r) => [r.id, when(r.started), seconds(r.durationMs), r.result, r.command])];
+  const rows = [
+    ['ID', 'STARTED (UTC)', 'DURATION', 'RESULT', 'COMMAND'],
+    ...runs.map((r) => [r.id, when(r.started), seconds(r.durationMs), r.result, r.command]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }
@@ -47,9 +50,14 @@ function hostLines(host: HostOutcome, full: boolean, id: string): string[] {
   const shown = full ? host.changed : host.changed.slice(0, SHOWN_CHANGES);
   for (const c of shown) lines.push(`    changed: ${c.play} / ${c.role} / ${c.kind === 'task' ? '' : `${c.kind} `}${c.name}`);
   if (shown.length < host.changed.length) lines.push(`    ... ${host.changed.length - shown.length} more changed (kcluster status -i FILE --run ${id})`);
-  for (const f of host.failed) lines.push(`    FAILED: ${f.play} / ${f.role} / ${f.kind === 'task' ? '' : `${f.kind} `}${f.name}${f.error !== undefined ? `: ${f.error}` : ''}`);
-  for (const p of host.plays) if (p.state !== 'done' && p.state !== 'not started' && p.error !== undefined && host.failed.length === 0) lines.push(`    ${p.state}: ${p.error}`);
-  if (host.inFlight) lines.push(`    in flight: play "${host.inFlight.play}", role ${host.inFlight.role}${host.inFlight.task !== undefined ? `, task "${host.inFlight.task}"` : ''}`);
+  for (const f of host.failed)
+    lines.push(`    FAILED: ${f.play} / ${f.role} / ${f.kind === 'task' ? '' : `${f.kind} `}${f.name}${f.error !== undefined ? `: ${f.error}` : ''}`);
+  for (const p of host.plays)
+    if (p.state !== 'done' && p.state !== 'not started' && p.error !== undefined && host.failed.length === 0) lines.push(`    ${p.state}: ${p.error}`);
+  if (host.inFlight)
+    lines.push(
+      `    in flight: play "${host.inFlight.play}", role ${host.inFlight.role}${host.inFlight.task !== undefined ? `, task "${host.inFlight.task}"` : ''}`,
+    );
   if (host.left.length > 0) lines.push(`    left: ${host.left.map((p) => `"${p}"`).join(', ')}`);
   return lines;
 }
@@ -69,8 +77,15 @@ export function runDetail(run: RunOutcome, options: DetailOptions): string {
   for (const host of run.hosts) lines.push(...hostLines(host, options.full, run.id));
   const unfinished = run.hosts.filter((h) => h.left.length > 0).map((h) => h.host);
   if (unfinished.length > 0) lines.push(`Hosts that did not finish their plays: ${unfinished.join(', ')}.`);
-  if (options.inventoryChanged) lines.push(`The inventory ${run.inventory.file} is not the one this run read (changed since, or gone: the run read sha256 ${run.inventory.sha256.slice(0, 12)}...).`);
+  if (options.inventoryChanged)
+    lines.push(
+      `The inventory ${run.inventory.file} is not the one this run read (changed since, or gone: the run read sha256 ${run.inventory.sha256.slice(0, 12)}...).`,
+    );
   const next = nextCommand(run, options.cwd);
-  if (next !== undefined) lines.push(`Run next (every task is idempotent: the same command converges what was left${run.result === 'failed' ? ', once what failed is fixed' : ''}):`, `  ${next}`);
+  if (next !== undefined)
+    lines.push(
+      `Run next (every task is idempotent: the same command converges what was left${run.result === 'failed' ? ', once what failed is fixed' : ''}):`,
+      `  ${next}`,
+    );
   return lines.join('\n') + '\n';
 }

@@ -48,11 +48,22 @@ export function runJournal(options: RunJournalOptions): RunJournal {
   let started = 0;
   // A forced exit (a second Ctrl-C, the stop deadline: exit 130) ends the journal on the way out.
   const onExit = (code: number): void =>
-    end({ status: code === 130 ? 'interrupted' : 'failed', exitCode: code, time: Date.now(), error: code === 130 ? 'stopped at once (a second Ctrl-C or SIGTERM, or still stopping after the grace period)' : `the process exited (code ${code}) before the run ended` });
+    end({
+      status: code === 130 ? 'interrupted' : 'failed',
+      exitCode: code,
+      time: Date.now(),
+      error:
+        code === 130
+          ? 'stopped at once (a second Ctrl-C or SIGTERM, or still stopping after the grace period)'
+          : `the process exited (code ${code}) before the run ended`,
+    });
   const inFlight = new Map<string, InFlight>();
   const hostOutcome = new Map<string, Pick<HostEndRecord, 'outcome' | 'error'>>();
   const stamp = (event: RunEvent): string => new Date(event.time).toISOString();
-  const warnOnce = (error: Error): void => options.warn(`kcluster: warning: cannot write the run journal in ${join(options.stateDir, JOURNAL_FOLDER)}: ${error.message}; the run goes on without it (check the state folder's free space and permissions)`);
+  const warnOnce = (error: Error): void =>
+    options.warn(
+      `kcluster: warning: cannot write the run journal in ${join(options.stateDir, JOURNAL_FOLDER)}: ${error.message}; the run goes on without it (check the state folder's free space and permissions)`,
+    );
 
   function open(event: Extract<RunEvent, { type: 'run-start' }>): void {
     if (event.check) return;
@@ -85,7 +96,14 @@ export function runJournal(options: RunJournalOptions): RunJournal {
   function end(record: { status: EndStatus; exitCode: number; time: number; error?: string }): void {
     if (!writer) return;
     process.removeListener('exit', onExit);
-    writer.append({ type: 'end', t: new Date(record.time).toISOString(), status: record.status, exitCode: record.exitCode, durationMs: record.time - started, ...(record.error !== undefined ? { error: clip(record.error) } : {}) });
+    writer.append({
+      type: 'end',
+      t: new Date(record.time).toISOString(),
+      status: record.status,
+      exitCode: record.exitCode,
+      durationMs: record.time - started,
+      ...(record.error !== undefined ? { error: clip(record.error) } : {}),
+    });
     writer.close();
     writer = undefined;
   }
@@ -108,14 +126,44 @@ export function runJournal(options: RunJournalOptions): RunJournal {
         case 'task-result':
           inFlight.delete(event.host);
           if (event.status === 'changed' || event.status === 'failed') {
-            writer.append({ type: 'change', t, play: event.play, host: event.host, role: event.role, kind: 'task', name: event.task, status: event.status, ...(event.error !== undefined ? { error: clip(event.error) } : {}) });
+            writer.append({
+              type: 'change',
+              t,
+              play: event.play,
+              host: event.host,
+              role: event.role,
+              kind: 'task',
+              name: event.task,
+              status: event.status,
+              ...(event.error !== undefined ? { error: clip(event.error) } : {}),
+            });
           }
           return;
         case 'handler-result':
-          writer.append({ type: 'change', t, play: event.play, host: event.host, role: event.role, kind: 'handler', name: event.handler, status: event.status, ...(event.error !== undefined ? { error: clip(event.error) } : {}) });
+          writer.append({
+            type: 'change',
+            t,
+            play: event.play,
+            host: event.host,
+            role: event.role,
+            kind: 'handler',
+            name: event.handler,
+            status: event.status,
+            ...(event.error !== undefined ? { error: clip(event.error) } : {}),
+          });
           return;
         case 'undo-result':
-          writer.append({ type: 'change', t, play: event.play, host: event.host, role: event.role, kind: 'undo', name: event.undo, status: event.status, ...(event.error !== undefined ? { error: clip(event.error) } : {}) });
+          writer.append({
+            type: 'change',
+            t,
+            play: event.play,
+            host: event.host,
+            role: event.role,
+            kind: 'undo',
+            name: event.undo,
+            status: event.status,
+            ...(event.error !== undefined ? { error: clip(event.error) } : {}),
+          });
           return;
         case 'host-failed':
           hostOutcome.set(event.host, { outcome: 'failed', error: clip(event.error) });
@@ -146,7 +194,12 @@ export function runJournal(options: RunJournalOptions): RunJournal {
       writer.flush();
     },
     abandon(error) {
-      end({ status: 'failed', exitCode: 1, time: Date.now(), error: `the run stopped on an internal error: ${error instanceof Error ? error.message : String(error)}` });
+      end({
+        status: 'failed',
+        exitCode: 1,
+        time: Date.now(),
+        error: `the run stopped on an internal error: ${error instanceof Error ? error.message : String(error)}`,
+      });
     },
   };
 }

@@ -53,7 +53,11 @@ export interface RunOutcome {
 function hostOutcome(journal: JournalFile, host: string, unended: boolean): HostOutcome {
   const mine = journal.records.filter((r) => 'host' in r && r.host === host);
   const applied = (status: 'changed' | 'failed'): Applied[] =>
-    mine.flatMap((r) => (r.type === 'change' && r.status === status ? [{ play: r.play, role: r.role, kind: r.kind, name: r.name, ...(r.error !== undefined ? { error: r.error } : {}) }] : []));
+    mine.flatMap((r) =>
+      r.type === 'change' && r.status === status
+        ? [{ play: r.play, role: r.role, kind: r.kind, name: r.name, ...(r.error !== undefined ? { error: r.error } : {}) }]
+        : [],
+    );
   const plays = journal.run.plays
     .filter((p) => p.hosts.includes(host))
     .map(({ name }) => {
@@ -66,7 +70,14 @@ function hostOutcome(journal: JournalFile, host: string, unended: boolean): Host
   const open = plays.find((p) => p.state === 'in flight');
   const role = open && unended ? mine.findLast((r) => r.type === 'role' && r.play === open.play) : undefined;
   const inFlight = task ? { play: task.play, role: task.role, task: task.task } : role?.type === 'role' ? { play: role.play, role: role.role } : undefined;
-  return { host, changed: applied('changed'), failed: applied('failed'), plays, left: plays.filter((p) => p.state !== 'done').map((p) => p.play), ...(inFlight ? { inFlight } : {}) };
+  return {
+    host,
+    changed: applied('changed'),
+    failed: applied('failed'),
+    plays,
+    left: plays.filter((p) => p.state !== 'done').map((p) => p.play),
+    ...(inFlight ? { inFlight } : {}),
+  };
 }
 
 /** `running(pid)`: whether the run's process still holds the state lock. */

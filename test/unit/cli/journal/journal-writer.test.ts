@@ -12,7 +12,18 @@ import { parseJournal, readJournalFolder } from '../../../../src/cli/journal/rea
 import { runJournal } from '../../../../src/cli/journal/run-journal.js';
 import type { RunRecord } from '../../../../src/cli/journal/journal-records.js';
 
-const run = (id: string): RunRecord => ({ type: 'run', id, argv: ['apply', '-i', 'inventory.yaml'], cwd: '/', inventory: { file: '/inventory.yaml', sha256: 'ab' }, version: '0.1.0', playbook: 'cluster', started: '2026-11-26T00:00:00.000Z', pid: 1, plays: [{ name: 'p', hosts: ['h1'] }] });
+const run = (id: string): RunRecord => ({
+  type: 'run',
+  id,
+  argv: ['apply', '-i', 'inventory.yaml'],
+  cwd: '/',
+  inventory: { file: '/inventory.yaml', sha256: 'ab' },
+  version: '0.1.0',
+  playbook: 'cluster',
+  started: '2026-11-26T00:00:00.000Z',
+  pid: 1,
+  plays: [{ name: 'p', hosts: ['h1'] }],
+});
 const role = { type: 'role', t: '2026-11-26T00:00:01.000Z', play: 'p', host: 'h1', role: 'r' } as const;
 
 describe('journal writer', () => {
@@ -27,7 +38,13 @@ describe('journal writer', () => {
     writer.flush();
     writer.close();
     writer.append(role);
-    expect(readFileSync(writer.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string }).map((r) => r.type)).toEqual(['run', 'role']);
+    expect(
+      readFileSync(writer.file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string })
+        .map((r) => r.type),
+    ).toEqual(['run', 'role']);
     expect(statSync(writer.file).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
@@ -69,7 +86,10 @@ process.kill(process.pid, 'SIGKILL');`;
     const files = readJournalFolder(dir, (n) => notes.push(n));
     expect(files.map((f) => f.run.id)).toEqual(['a']);
     expect(files[0]!.records).toHaveLength(1);
-    expect(notes).toEqual([`${join(dir, 'a.jsonl')}:2: not a journal record, skipped`, `${join(dir, 'b.jsonl')}:1: no run record at the start of this journal file, skipped (delete it if it is not kcluster's)`]);
+    expect(notes).toEqual([
+      `${join(dir, 'a.jsonl')}:2: not a journal record, skipped`,
+      `${join(dir, 'b.jsonl')}:1: no run record at the start of this journal file, skipped (delete it if it is not kcluster's)`,
+    ]);
   });
 
   it('keeps the newest runs up to the retention count, the one opening included', () => {
@@ -92,6 +112,10 @@ process.kill(process.pid, 'SIGKILL');`;
     journal.interrupted();
     expect(journal.file).toBeUndefined();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^kcluster: warning: cannot write the run journal in ${join(root, 'journal')}: .*; the run goes on without it \\(check the state folder's free space and permissions\\)$`));
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^kcluster: warning: cannot write the run journal in ${join(root, 'journal')}: .*; the run goes on without it \\(check the state folder's free space and permissions\\)$`,
+      ),
+    );
   });
 });

@@ -15,15 +15,38 @@ function setup(): { root: string; journal: ReturnType<typeof runJournal>; record
   const root = mkdtempSync(join(tmpdir(), 'kc-journal-'));
   const inventory = join(root, 'inventory.yaml');
   writeFileSync(inventory, 'hosts: []\n');
-  const journal = runJournal({ stateDir: root, inventoryFile: inventory, argv: ['apply', '-i', 'inventory.yaml'], cwd: root, version: '9.9.9', warn: (l) => { throw new Error(l); } });
+  const journal = runJournal({
+    stateDir: root,
+    inventoryFile: inventory,
+    argv: ['apply', '-i', 'inventory.yaml'],
+    cwd: root,
+    version: '9.9.9',
+    warn: (l) => {
+      throw new Error(l);
+    },
+  });
   const records = (): Record<string, unknown>[] => {
     const dir = join(root, 'journal');
-    return readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>));
+    return readdirSync(dir).flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
   };
   return { root, journal, records };
 }
 
-const summary = (over: Partial<RunSummary>): RunSummary => ({ playbook: 'p', hosts: [], exitCode: 0, durationMs: 5, interrupted: false, check: false, changesPending: false, ...over });
+const summary = (over: Partial<RunSummary>): RunSummary => ({
+  playbook: 'p',
+  hosts: [],
+  exitCode: 0,
+  durationMs: 5,
+  interrupted: false,
+  check: false,
+  changesPending: false,
+  ...over,
+});
 const base = { play: 'p', host: 'h1', role: 'r' } as const;
 
 describe('run journal', () => {
@@ -35,7 +58,18 @@ describe('run journal', () => {
       { type: 'task-start', ...base, task: 'a', time: 2 },
       { type: 'task-result', ...base, task: 'a', status: 'ok', reason: 'in place', warning: 'mind this', durationMs: 1, roundTrips: 1, check: false, time: 3 },
       { type: 'task-start', ...base, task: 'key', time: 4 },
-      { type: 'task-result', ...base, task: 'key', status: 'changed', summary: 'write token=s3cr3t', diff: '+password: s3cr3t', durationMs: 1, roundTrips: 1, check: false, time: 5 },
+      {
+        type: 'task-result',
+        ...base,
+        task: 'key',
+        status: 'changed',
+        summary: 'write token=s3cr3t',
+        diff: '+password: s3cr3t',
+        durationMs: 1,
+        roundTrips: 1,
+        check: false,
+        time: 5,
+      },
       { type: 'handler-result', ...base, handler: 'restart x', status: 'changed', check: false, time: 6 },
       { type: 'task-result', ...base, task: 'b', status: 'failed', error: 'h1: r / b: exit 1', durationMs: 1, roundTrips: 1, check: false, time: 7 },
       { type: 'undo-result', ...base, undo: 'remove b', status: 'changed', summary: 'removed', time: 8 },
@@ -47,9 +81,21 @@ describe('run journal', () => {
     const written = records();
     expect(JSON.stringify(written)).not.toMatch(/s3cr3t|mind this|in place/);
     expect(written.map((r) => r['type'])).toEqual(['run', 'role', 'change', 'change', 'change', 'change', 'host-end', 'end']);
-    expect(written[0]).toMatchObject({ argv: ['apply', '-i', 'inventory.yaml'], version: '9.9.9', playbook: 'p', plays: [{ name: 'p', hosts: ['h1'] }], started: '2026-11-26T10:00:00.000Z', inventory: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(written[0]).toMatchObject({
+      argv: ['apply', '-i', 'inventory.yaml'],
+      version: '9.9.9',
+      playbook: 'p',
+      plays: [{ name: 'p', hosts: ['h1'] }],
+      started: '2026-11-26T10:00:00.000Z',
+      inventory: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
     expect(written[0]!['id']).toMatch(/^2026-11-26T10-00-00-000Z-[0-9a-f]{4}$/);
-    expect(written.slice(2, 6).map((r) => [r['kind'], r['name'], r['status']])).toEqual([['task', 'key', 'changed'], ['handler', 'restart x', 'changed'], ['task', 'b', 'failed'], ['undo', 'remove b', 'changed']]);
+    expect(written.slice(2, 6).map((r) => [r['kind'], r['name'], r['status']])).toEqual([
+      ['task', 'key', 'changed'],
+      ['handler', 'restart x', 'changed'],
+      ['task', 'b', 'failed'],
+      ['undo', 'remove b', 'changed'],
+    ]);
     expect(written[6]).toMatchObject({ outcome: 'failed', error: 'h1: r / b: exit 1' });
     expect(written[7]).toMatchObject({ status: 'failed', exitCode: 4, durationMs: 2000 });
   });
@@ -97,7 +143,16 @@ process.exit(130);`;
 
 describe('journal command line', () => {
   it('replaces the values of secret-looking options, and quotes for a shell', () => {
-    expect(journalArgv(['apply', '-i', 'inv.yaml', '--sudo-password', 'hunter2', '--token=abc', '--limit', 'w1'])).toEqual(['apply', '-i', 'inv.yaml', '--sudo-password', '<redacted>', '--token=<redacted>', '--limit', 'w1']);
+    expect(journalArgv(['apply', '-i', 'inv.yaml', '--sudo-password', 'hunter2', '--token=abc', '--limit', 'w1'])).toEqual([
+      'apply',
+      '-i',
+      'inv.yaml',
+      '--sudo-password',
+      '<redacted>',
+      '--token=<redacted>',
+      '--limit',
+      'w1',
+    ]);
     expect(commandLine(['apply', '-i', 'my inventory.yaml', '--limit', 'w*,!w2'])).toBe("kcluster apply -i 'my inventory.yaml' --limit 'w*,!w2'");
   });
 });

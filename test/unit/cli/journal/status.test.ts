@@ -12,7 +12,10 @@ const IDS = { interrupted: '2026-11-26T23-03-36-996Z-a60b', completed: '2026-11-
 const SLOW = 'slow write /var/tmp/kc-journal-b';
 
 /** An inventory whose state folder holds the given fixtures under their run ids. */
-function cluster(runs: readonly (keyof typeof IDS)[], edit?: (name: keyof typeof IDS, text: string) => string): { dir: string; inventory: string; journal: string } {
+function cluster(
+  runs: readonly (keyof typeof IDS)[],
+  edit?: (name: keyof typeof IDS, text: string) => string,
+): { dir: string; inventory: string; journal: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kc-status-'));
   const journal = join(dir, 'state', 'journal');
   mkdirSync(journal, { recursive: true });
@@ -22,13 +25,23 @@ function cluster(runs: readonly (keyof typeof IDS)[], edit?: (name: keyof typeof
     writeFileSync(join(journal, `${IDS[name]}.jsonl`), edit ? edit(name, text) : text);
   }
   const inventory = join(dir, 'inventory.yaml');
-  writeFileSync(inventory, `cluster:\n  name: jr\nstateDir: ${join(dir, 'state')}\nssh: { agent: true }\nhosts:\n  - { name: kcejr1, address: 10.231.15.11, roles: [control-plane] }\n`);
+  writeFileSync(
+    inventory,
+    `cluster:\n  name: jr\nstateDir: ${join(dir, 'state')}\nssh: { agent: true }\nhosts:\n  - { name: kcejr1, address: 10.231.15.11, roles: [control-plane] }\n`,
+  );
   return { dir, inventory, journal };
 }
 
 const status = (inventory: string, cwd: string, ...extra: string[]) => runCli(['status', '-i', inventory, ...extra], undefined, cwd);
 
-interface Detail { id: string; result: string; finished: boolean; next?: string; inventoryChanged: boolean; hosts: { host: string; changed: { name: string }[]; failed: { name: string; error: string }[]; left: string[]; inFlight?: object }[] }
+interface Detail {
+  id: string;
+  result: string;
+  finished: boolean;
+  next?: string;
+  inventoryChanged: boolean;
+  hosts: { host: string; changed: { name: string }[]; failed: { name: string; error: string }[]; left: string[]; inFlight?: object }[];
+}
 
 describe('kcluster status', () => {
   it('without a journal: exit 2 naming the folder, the inventory and what writes one', async () => {
@@ -53,11 +66,15 @@ describe('kcluster status', () => {
     expect(lines.slice(2, 5).map((l) => l.split(/\s{2,}/)[3])).toEqual(['did not finish', 'completed', 'interrupted']);
     expect(r.out).toContain(`Run ${IDS.killed} (kcluster run /tmp/`);
     expect(r.out).toContain(': did not finish: no end record (the process was killed, or the machine stopped); last record at 2026-11-26 23:03:55Z');
-    expect(r.out).toContain('  kcejr1: 1 changed\n    changed: prepare / prepare / file /var/tmp/kc-journal-a\n    in flight: play "slow", role slow\n    left: "slow", "finish"\n');
+    expect(r.out).toContain(
+      '  kcejr1: 1 changed\n    changed: prepare / prepare / file /var/tmp/kc-journal-a\n    in flight: play "slow", role slow\n    left: "slow", "finish"\n',
+    );
     expect(r.out).toContain('  kcejr2: 1 changed\n    changed: prepare / prepare / file /var/tmp/kc-journal-a\n    left: "slow", "finish"\n');
     expect(r.out).toContain('Hosts that did not finish their plays: kcejr1, kcejr2, kcejr3.\n');
     expect(r.out).toContain('is not the one this run read (changed since, or gone');
-    expect(r.out).toMatch(/Run next \(every task is idempotent: the same command converges what was left\):\n {2}cd \/work\/main && kcluster run \/tmp\/kc-journal-\w+\/journal-demo\.mjs -i \/gone\/kcluster-inv-\w+\/inventory\.yaml --output json\n$/);
+    expect(r.out).toMatch(
+      /Run next \(every task is idempotent: the same command converges what was left\):\n {2}cd \/work\/main && kcluster run \/tmp\/kc-journal-\w+\/journal-demo\.mjs -i \/gone\/kcluster-inv-\w+\/inventory\.yaml --output json\n$/,
+    );
   });
 
   it('--run ID (or its start) shows that run: the interrupted one, what failed, the task in flight, what was left', async () => {
@@ -65,8 +82,14 @@ describe('kcluster status', () => {
     const r = await status(inventory, dir, '--run', IDS.interrupted.slice(0, 19));
     expect(r.code, r.err).toBe(0);
     expect(r.out).not.toContain('Journal ');
-    expect(r.out).toMatch(new RegExp(`^Run ${IDS.interrupted} \\(kcluster run .*\\), started 2026-11-26 23:03:36Z, kcluster 0\\.1\\.0: interrupted \\(Ctrl-C or SIGTERM\\) after 3\\.\\d s; it did not finish\\.\n`));
-    expect(r.out).toContain(`  kcejr1: 1 changed, 1 failed\n    changed: prepare / prepare / file /var/tmp/kc-journal-a\n    FAILED: slow / slow / ${SLOW}: kcejr1: slow / ${SLOW}: command (write /var/tmp/kc-journal-b) was cancelled before it started`);
+    expect(r.out).toMatch(
+      new RegExp(
+        `^Run ${IDS.interrupted} \\(kcluster run .*\\), started 2026-11-26 23:03:36Z, kcluster 0\\.1\\.0: interrupted \\(Ctrl-C or SIGTERM\\) after 3\\.\\d s; it did not finish\\.\n`,
+      ),
+    );
+    expect(r.out).toContain(
+      `  kcejr1: 1 changed, 1 failed\n    changed: prepare / prepare / file /var/tmp/kc-journal-a\n    FAILED: slow / slow / ${SLOW}: kcejr1: slow / ${SLOW}: command (write /var/tmp/kc-journal-b) was cancelled before it started`,
+    );
     expect(r.out).toContain(`    in flight: play "slow", role slow, task "${SLOW}"\n    left: "slow", "finish"\n`);
     const completed = await status(inventory, dir, '--run', IDS.completed);
     expect(completed.out).toMatch(/: completed in \d+\.\d s\.\n {2}kcejr1: 3 changed, every play done\n/);
@@ -87,7 +110,12 @@ describe('kcluster status', () => {
     const one = JSON.parse((await status(inventory, '/work/main', '-o', 'json', '--run', IDS.interrupted)).out) as { run: Detail };
     expect(one.run.result).toBe('interrupted');
     expect(one.run.next).toMatch(/^kcluster run \/tmp\/\S+\/journal-demo\.mjs -i \S+ --output json$/);
-    expect(one.run.hosts[0]).toMatchObject({ host: 'kcejr1', failed: [{ name: SLOW }], left: ['slow', 'finish'], inFlight: { play: 'slow', role: 'slow', task: SLOW } });
+    expect(one.run.hosts[0]).toMatchObject({
+      host: 'kcejr1',
+      failed: [{ name: SLOW }],
+      left: ['slow', 'finish'],
+      inFlight: { play: 'slow', role: 'slow', task: SLOW },
+    });
   });
 
   it('reads the killed run with its last line torn (the kill came mid-write) as the same, without a warning', async () => {
