@@ -127,7 +127,7 @@ describe('source: release offline, images by their upstream names through contai
 
     const k8s = newestKubernetesVersion();
     // Every component's pod (the static pods' mirror pods appear a little after the node is Ready), all Running.
-    const wanted = [/^registry\.k8s\.io\/etcd:\d+\.\d+\.\d+-0$/, /^registry\.k8s\.io\/kube-apiserver:/, /^registry\.k8s\.io\/kube-controller-manager:/, /^registry\.k8s\.io\/kube-scheduler:/, /^registry\.k8s\.io\/kube-proxy:/, /^registry\.k8s\.io\/coredns\/coredns:v/, /^ghcr\.io\/flannel-io\/flannel:v/];
+    const wanted = [/^registry\.k8s\.io\/etcd:\d+\.\d+\.\d+-0$/, /^registry\.k8s\.io\/kube-apiserver:/, /^registry\.k8s\.io\/kube-controller-manager:/, /^registry\.k8s\.io\/kube-scheduler:/, /^registry\.k8s\.io\/kube-proxy:/, /^registry\.k8s\.io\/coredns\/coredns:v/, /^registry\.k8s\.io\/metrics-server\/metrics-server:v/, /^ghcr\.io\/flannel-io\/flannel:v/];
     const images = await until('a Running pod of every component', 240_000, async () => {
       const list = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as { items: { status: { phase: string }; spec: { containers: { image: string }[] } }[] };
       const seen = [...new Set(list.items.flatMap((p) => p.spec.containers.map((c) => c.image)))].sort();
