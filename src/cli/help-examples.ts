@@ -34,6 +34,8 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   secrets: ['kcluster secrets rotate-key -i inventory.yaml'],
   'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
+  plan: ['kcluster plan show plan.json'],
+  'plan show': ['kcluster plan show plan.json', 'kcluster apply -i inventory.yaml --check --plan-out plan.json', 'kcluster apply -i inventory.yaml --plan plan.json'],
   report: ['kcluster report timeline ~/.kcluster/state/logs/apply.log'],
   'report timeline': ['kcluster report timeline run.log --svg run.svg', 'kcluster apply -i inventory.yaml -o json | kcluster report timeline -'],
 };

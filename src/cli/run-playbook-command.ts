@@ -1,14 +1,14 @@
 // The path every playbook-running command shares (run, and later apply / upgrade / reset):
 // load the inventory, open the state folder, wire SSH, reporter and debug log, run, recap.
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { loadInventoryOrReport } from './load-inventory-or-report.js';
 import type { Playbook } from '../orchestrator/engine/types.js';
 import type { RunEvent } from '../orchestrator/engine/events.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
-import { runPlaybook, type RunSummary } from '../orchestrator/engine/run-playbook.js';
+import type { RunOptions, RunSummary } from '../orchestrator/engine/run-playbook.js';
 import { InputError } from '../orchestrator/engine/input-error.js';
 import { playbookTags } from '../orchestrator/engine/playbook-tags.js';
 import { createReporter } from '../orchestrator/report/create-reporter.js';
@@ -17,8 +17,12 @@ import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
 import { promptHidden } from './prompt-hidden.js';
 import { lockOrReport } from './lock-or-report.js';
 import { journalForRun } from './journal/journal-for-run.js';
+import { planOptionsProblem, type PlanOptions } from './plan/plan-options.js';
+import { loadPlan } from './plan/load-plan.js';
+import { plannedRun } from './plan/planned-run.js';
+import type { PlanFile } from './plan/plan-file.js';
 
-export interface PlaybookCommandOptions {
+export interface PlaybookCommandOptions extends PlanOptions {
   readonly inventory: string;
   readonly check?: boolean;
   readonly diff?: boolean;
@@ -60,6 +64,15 @@ function reporterMode(output: string | undefined, cli: CliContext): 'tree' | 'pl
   return cli.stdout.isTTY && !cli.env['CI'] ? 'tree' : 'plain';
 }
 
+/** The options that select what runs, as typed: a plan file keeps them, --plan compares them. */
+function selectionOf(options: PlaybookCommandOptions): { limit?: string; tags?: string; skipTags?: string } {
+  return {
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    ...(options.tags !== undefined ? { tags: options.tags } : {}),
+    ...(options.skipTags !== undefined ? { skipTags: options.skipTags } : {}),
+  };
+}
+
 function timestampForFile(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
@@ -80,16 +93,28 @@ export async function runPlaybookCommand(
 ): Promise<RunSummary | undefined> {
   const concurrency = parseConcurrency(options.concurrency, cli);
   const mode = reporterMode(options.output, cli);
-  if (concurrency === undefined || mode === undefined) {
+  const planProblem = planOptionsProblem(options);
+  if (planProblem !== undefined) cli.stderr.write(`kcluster: ${planProblem}\n`);
+  if (concurrency === undefined || mode === undefined || planProblem !== undefined) {
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return undefined;
+  let plan: PlanFile | undefined;
+  try {
+    // Refused before any preparation: another kcluster, inventory, command or selection.
+    if (options.plan !== undefined) plan = loadPlan(resolve(cli.cwd, options.plan), options.plan, cli.argv?.[0], inventory, selectionOf(options));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
   const lock = lockOrReport(cli, inventory);
   if (!lock) return undefined;
   try {
-    return await runLocked(cli, source, options, inventory, concurrency, mode);
+    return await runLocked(cli, source, options, inventory, concurrency, mode, plan);
   } finally {
     lock.release();
   }
@@ -102,6 +127,7 @@ async function runLocked(
   inventory: Inventory,
   concurrency: number,
   mode: 'tree' | 'plain' | 'json',
+  plan: PlanFile | undefined,
 ): Promise<RunSummary | undefined> {
   let playbook: Playbook;
   let shared: Map<string, unknown> | undefined;
@@ -154,7 +180,7 @@ async function runLocked(
         reporter.emit(event);
       },
     };
-    const summary = await runPlaybook({
+    const run: RunOptions = {
       inventory,
       playbook,
       connect: (host, signal) => connector.connect(host, signal),
@@ -170,6 +196,14 @@ async function runLocked(
       debugLogPath: reporter.debugLogPath,
       ...(shared ? { shared } : {}),
       transferConcurrency: inventory.cluster.artifacts.uploadConcurrency,
+    };
+    const summary = await plannedRun(run, {
+      cli,
+      inventory,
+      selection: selectionOf(options),
+      ...(options.planOut !== undefined ? { planOut: { file: resolve(cli.cwd, options.planOut), shown: options.planOut } } : {}),
+      ...(plan !== undefined && options.plan !== undefined ? { plan: { plan, shown: options.plan } } : {}),
+      debug: (line) => reporter.debug(line),
     });
     cli.setExitCode(summary.exitCode);
     return summary;

@@ -6,6 +6,7 @@
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
+import { addPlanOptions } from '../plan/plan-options.js';
 import { runPlaybookCommand, splitList, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
@@ -18,7 +19,7 @@ interface ApplyOptions extends PlaybookCommandOptions {
 
 export function registerApplyCommand(program: Command, cli: CliContext): void {
   const command = program.command('apply').description('install or converge the Kubernetes cluster the inventory describes');
-  addPlaybookOptions(command).addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'));
+  addPlanOptions(addPlaybookOptions(command)).addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'));
   command.action(async (options: ApplyOptions) => {
     const ignore = new Set((options.ignorePreflight ?? '').split(',').map((s) => s.trim()).filter(Boolean));
     await runPlaybookCommand(

@@ -8,6 +8,7 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { addPlaybookOptions } from '../playbook-options.js';
+import { addPlanOptions } from '../plan/plan-options.js';
 import type { Playbook } from '../../orchestrator/engine/types.js';
 import { enableTypeScriptPlaybooks, TYPESCRIPT_PLAYBOOK } from '../typescript-playbooks/register.js';
 import { findPlaybook, playbookNames } from '../../../playbooks/index.js';
@@ -41,7 +42,7 @@ export function registerRunCommand(program: Command, cli: CliContext): void {
     .command('run')
     .description('run a playbook on the hosts of an inventory')
     .argument('<playbook>', `a shipped playbook (${playbookNames().join(', ')}) or a path to a module exporting one`);
-  addPlaybookOptions(command).action(async (reference: string, options: PlaybookCommandOptions) => {
+  addPlanOptions(addPlaybookOptions(command)).action(async (reference: string, options: PlaybookCommandOptions) => {
     const playbook = await playbookFrom(reference, cli);
     if (typeof playbook === 'string') {
       cli.stderr.write(`kcluster: ${playbook}\n`);

@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { addPlaybookOptions } from '../playbook-options.js';
+import { addPlanOptions } from '../plan/plan-options.js';
 import { runPlaybookCommand, splitList, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
@@ -42,7 +43,7 @@ export async function currentVersions(api: ApiClient, server: string): Promise<C
 
 export function registerUpgradeCommand(program: Command, cli: CliContext): void {
   const command = program.command('upgrade').description("rolling upgrade to the inventory's kubernetesVersion: control planes one at a time, then nodes in batches");
-  addPlaybookOptions(command)
+  addPlanOptions(addPlaybookOptions(command))
     .addOption(new Option('--to <version>', 'the target version; must equal cluster.kubernetesVersion in the inventory (the inventory stays the truth)'))
     .addOption(new Option('--max-unavailable <n>', 'nodes upgraded at once after the control planes (count or percentage)').default('1'))
     .addOption(new Option('--drain-timeout <seconds>', 'how long draining one node may take').default('300'))

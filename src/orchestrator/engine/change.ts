@@ -25,6 +25,8 @@ export interface PendingChange<P = unknown> {
   readonly summary: string;
   /** Unified diff for file changes (before -> after), when the content is text. */
   readonly diff?: string;
+  /** The content is a secret (a key, a token): no diff, and plan files say so. */
+  readonly secret?: boolean;
   /** Whatever apply needs, computed by plan (content to write, units to restart...). */
   readonly payload: P;
 }

@@ -17,6 +17,7 @@ import { HostStopped, runRolesOnHost } from './run-roles-on-host.js';
 import { Semaphore } from './semaphore.js';
 import { taskSelector } from './task-selector.js';
 import type { Play, Playbook } from './types.js';
+import type { PlannedTask } from './planned-task.js';
 import { validatePlaybook } from './validate-playbook.js';
 
 export type { RunSummary, HostRecap };
@@ -50,6 +51,8 @@ export interface RunOptions {
   readonly log?: (line: string) => void;
   /** Shown to people when something fails. */
   readonly debugLogPath?: string;
+  /** Told each task's plan, with the facts it was planned from, as it plans (plan files). */
+  readonly onPlanned?: (planned: PlannedTask) => void;
 }
 
 interface RunState {
@@ -118,6 +121,7 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
       selectTask: run.selectTask,
       emit: run.emit,
       log: run.log,
+      ...(options.onPlanned ? { onPlanned: options.onPlanned } : {}),
     });
   } catch (error) {
     const kind = error instanceof HostStopped ? error.kind : error instanceof UnreachableError ? 'unreachable' : 'failed';

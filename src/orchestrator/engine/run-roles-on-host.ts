@@ -12,6 +12,7 @@ import type { FactCache } from './fact-cache.js';
 import type { RunEventInput } from './events.js';
 import { factValues, gatherFacts, type GatherContext } from './gather-facts.js';
 import type { HostRecap } from './recap.js';
+import type { PlannedTask } from './planned-task.js';
 import type { AnyTask, ApplyContext, BeforeFirstChange, HostContext, Play, Role } from './types.js';
 
 export interface HostRunContext {
@@ -36,6 +37,8 @@ export interface HostRunContext {
   readonly selectTask: (task: AnyTask, role: Role) => boolean;
   emit(event: RunEventInput): void;
   log(line: string): void;
+  /** Told each task's plan and the facts it was planned from (plan files). */
+  readonly onPlanned?: (planned: PlannedTask) => void;
 }
 
 /** The host stopped: a task failed, it became unreachable, or it was told to stop. */
@@ -72,6 +75,7 @@ async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, ro
   const facts = Object.values(factMap);
   await gatherFacts(gatherCtx, role.name, facts);
   const change: Change = task.plan(factValues(run.facts, factMap), ctx);
+  run.onPlanned?.({ play: run.play.name, host: run.host.name, role: role.name, task: task.name, change, facts: facts.map((f) => ({ key: f.key, value: run.facts.get(f.key) })) });
   if (change.kind === 'none') return { status: 'ok', reason: change.reason, ...(change.warning !== undefined ? { warning: change.warning } : {}) };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';
