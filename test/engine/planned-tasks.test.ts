@@ -9,6 +9,9 @@ import type { PlannedTask } from '../../src/orchestrator/engine/planned-task.js'
 import { comparePlans } from '../../src/cli/plan/compare-plan.js';
 import { planRecorder } from '../../src/cli/plan/plan-recorder.js';
 import { fileTask, harness, hostDir, inventory } from './support/harness.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
+import type { Fact } from '../../src/orchestrator/engine/fact.js';
+import { sh } from '../../src/orchestrator/ssh/quote.js';
 
 const file = (host: string): string => join(hostDir('planned', host), 'value');
 const plays = [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [fileTask('value', file, 'wanted')] }] }];
@@ -21,6 +24,28 @@ async function plan(salt: string): Promise<ReturnType<ReturnType<typeof planReco
 }
 
 describe('planned tasks (plan files)', () => {
+  it("leave a fact's volatile fields (the host's clock) out of its hash", async () => {
+    let clock = 1;
+    const fact: Fact<{ value: string; epoch: number }> = {
+      key: 'clocked',
+      script: sh`true`,
+      parse: () => ({ value: 'same', epoch: clock++ }),
+      volatile: ['epoch'],
+    };
+    const task = { name: 'clocked', facts: () => ({ fact }), plan: () => noChange(`clock read at ${clock}`), apply: async () => undefined };
+    const record = async (): Promise<ReturnType<ReturnType<typeof planRecorder>['hosts']>> => {
+      const recorder = planRecorder('salt');
+      const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [task] }] }], {
+        check: true,
+        onPlanned: (p: PlannedTask) => recorder.record(p),
+      });
+      expect((await runPlaybook(h.options)).exitCode).toBe(0);
+      return recorder.hosts();
+    };
+    const first = await record();
+    expect(comparePlans(first, await record())).toEqual([]);
+  });
+
   it('are told per host with their facts, compare equal when nothing changed, and name the fact that did', async () => {
     writeFileSync(file('h1'), 'old');
     writeFileSync(file('h2'), 'wanted');

@@ -16,7 +16,9 @@ function entryDifference(host: string, then: PlannedEntry, now: PlannedEntry): s
   for (const key of Object.keys(now.facts)) {
     if (!(key in then.facts)) return `${where(host, then)}: the task now reads fact ${key}, which the plan did not`;
   }
-  if (then.kind !== now.kind || then.summary !== now.summary)
+  // Why nothing is needed may say a duration or an age ("clock within 1 s"): only a change's summary is the plan.
+  const pending = then.kind !== 'none' && then.kind !== 'skip';
+  if (then.kind !== now.kind || (pending && then.summary !== now.summary))
     return `${where(host, then)}: planned "${then.kind}: ${then.summary}", now "${now.kind}: ${now.summary}"`;
   if (then.diff !== now.diff || then.secret !== now.secret) return `${where(host, then)}: the content it writes differs from the plan's diff`;
   return undefined;

@@ -71,4 +71,6 @@ export const preflightFacts: Fact<PreflightFacts> = {
   become: true,
   script: shellRaw(`REQ="${REQUIRED_COMMANDS.join(' ')}"\n${SCRIPT}`),
   parse: parsePreflightFacts,
+  // The host's clock moves by itself: a plan file must not call the host changed for it.
+  volatile: ['epochSeconds'],
 };

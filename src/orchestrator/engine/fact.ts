@@ -16,6 +16,11 @@ export interface Fact<T> {
   /** Pure: section stdout and the snippet's exit code in, typed value out. Throws on garbage. */
   parse(stdout: string, exitCode: number): T;
   /**
+   * Fields of the (object) value that change by themselves between two reads of a host nobody
+   * touched (its clock): left out of what a plan file fingerprints (RunOptions.onPlanned).
+   */
+  readonly volatile?: readonly string[];
+  /**
    * Facts of one kind read together: when a batch holds several facts with the same group
    * id, the engine runs the group's one script for all their items instead of each fact's
    * own script (one `systemctl show` for every unit, one `stat` for every file...), then

@@ -70,12 +70,18 @@ function checkStop(run: HostRunContext, next: string): void {
   if (reason) throw new HostStopped('stopped', `${run.host.name}: stopped before ${next}: ${reason}`);
 }
 
+/** What a plan file fingerprints of a fact's value: without its volatile fields (see Fact.volatile). */
+function stableValue(fact: Fact<unknown>, value: unknown): unknown {
+  if (fact.volatile === undefined || typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => !fact.volatile!.includes(name)));
+}
+
 async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext): Promise<Outcome> {
   const factMap = task.facts(ctx) as FactMap;
   const facts = Object.values(factMap);
   await gatherFacts(gatherCtx, role.name, facts);
   const change: Change = task.plan(factValues(run.facts, factMap), ctx);
-  run.onPlanned?.({ play: run.play.name, host: run.host.name, role: role.name, task: task.name, change, facts: facts.map((f) => ({ key: f.key, value: run.facts.get(f.key) })) });
+  run.onPlanned?.({ play: run.play.name, host: run.host.name, role: role.name, task: task.name, change, facts: facts.map((f) => ({ key: f.key, value: stableValue(f, run.facts.get(f.key)) })) });
   if (change.kind === 'none') return { status: 'ok', reason: change.reason, ...(change.warning !== undefined ? { warning: change.warning } : {}) };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';

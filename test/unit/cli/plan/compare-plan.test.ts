@@ -28,6 +28,21 @@ describe('comparePlans', () => {
     expect(comparePlans(plan, structuredClone(plan))).toEqual([]);
   });
 
+  it('ignores why nothing is needed (it may say an age), not that nothing is', () => {
+    expect(
+      comparePlans(plan, [
+        { host: 'lab1', tasks: [motd, { ...unit, summary: 'running for 5 s' }] },
+        { host: 'lab2', tasks: [unit] },
+      ]),
+    ).toEqual([]);
+    expect(
+      comparePlans(plan, [
+        { host: 'lab1', tasks: [motd, unit] },
+        { host: 'lab2', tasks: [{ ...unit, kind: 'run', summary: 'start demo' }] },
+      ]),
+    ).toEqual(['lab2: demo / demo / service: planned "none: running", now "run: start demo"']);
+  });
+
   it('names the host, the task and the fact that changed, once per host', () => {
     const now: HostPlan[] = [
       {
