@@ -53,6 +53,10 @@ describe('plan files on 3 lab hosts over real SSH', () => {
     const applied = await kcluster(['run', 'demo', '-i', lab.inventoryFile, '--plan', file, '--output', 'json']);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr).toContain('matches every host');
+    // What a plan cannot foresee, said: the service, planned before its unit file was written.
+    expect(applied.stderr).toContain(
+      'demo / demo / service kcluster-demo.service enabled, started: planned run: daemon-reload, enable kcluster-demo.service; at its turn nothing (none)',
+    );
     for (const h of recapOf(applied.stdout)) expect(h.changed, h.host).toBeGreaterThan(0);
     const again = await kcluster(['run', 'demo', '-i', lab.inventoryFile, '--check']);
     expect(again.code, again.stdout).toBe(0);

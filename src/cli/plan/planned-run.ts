@@ -11,6 +11,7 @@ import { runPlaybook, type RunOptions, type RunSummary } from '../../orchestrato
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { packageVersion } from '../../orchestrator/util/package-version.js';
 import { commandLine, journalArgv } from '../journal/command-line.js';
+import { beyondPlan } from './beyond-plan.js';
 import { comparePlans } from './compare-plan.js';
 import { sha256File, type Selection } from './load-plan.js';
 import { serializePlan, PLAN_FORMAT, PLAN_KIND, type PlanFile } from './plan-file.js';
@@ -103,8 +104,18 @@ export async function plannedRun(run: RunOptions, options: PlannedRunOptions): P
     return summary;
   }
   if (options.plan !== undefined) {
-    const checked = await checkAgainstPlan(run, options, options.plan.plan, options.plan.shown);
+    const { plan, shown } = options.plan;
+    const checked = await checkAgainstPlan(run, options, plan, shown);
     if (run.check || !EXIT_OK_OR_PENDING.has(checked.exitCode)) return checked;
+    const recorder = planRecorder(plan.salt);
+    const summary = await runPlaybook({ ...run, onPlanned: (planned) => recorder.record(planned) });
+    const beyond = beyondPlan(plan.hosts, recorder.hosts());
+    if (beyond.length > 0) {
+      options.cli.stderr.write(
+        `kcluster: ${beyond.length} task(s) planned at their turn otherwise than in ${shown}, after earlier changes of this run (a plan cannot foresee these):\n  ${beyond.join('\n  ')}\n`,
+      );
+    }
+    return summary;
   }
   return runPlaybook(run);
 }
