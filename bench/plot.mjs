@@ -11,13 +11,22 @@ if (!['scale', 'generic'].includes(mode ?? '') || !file) {
   process.stderr.write('usage: node bench/plot.mjs scale|generic FILE.tsv > FILE.svg\n');
   process.exit(2);
 }
-const rows = readFileSync(file, 'utf8').trim().split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
+const rows = readFileSync(file, 'utf8')
+  .trim()
+  .split('\n')
+  .filter((l) => l && !l.startsWith('#'))
+  .map((l) => l.split('\t'));
 if (rows.length === 0) {
   process.stderr.write(`${file}: no rows to plot\n`);
   process.exit(2);
 }
 
-const W = 640, H = 400, L = 70, R = 30, T = 40, B = 60;
+const W = 640,
+  H = 400,
+  L = 70,
+  R = 30,
+  T = 40,
+  B = 60;
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const text = (x, y, s, extra = '') =>
   `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-family="sans-serif"${extra.includes('font-size') ? '' : ' font-size="12"'} ${extra}>${esc(s)}</text>`;
@@ -31,35 +40,70 @@ const niceMax = (v) => {
 
 function scalePlot() {
   const pts = rows.map(([h, kc, floor, rss]) => ({ hosts: Number(h), kc: Number(kc), floor: Number(floor), rss: Number(rss) }));
-  const xMax = Math.max(...pts.map((p) => p.hosts)), yMax = niceMax(Math.max(...pts.map((p) => Math.max(p.kc, p.floor))));
-  const x = (v) => L + (v / xMax) * (W - L - R), y = (v) => H - B - (v / yMax) * (H - T - B);
-  const body = [`<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`, `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`];
+  const xMax = Math.max(...pts.map((p) => p.hosts)),
+    yMax = niceMax(Math.max(...pts.map((p) => Math.max(p.kc, p.floor))));
+  const x = (v) => L + (v / xMax) * (W - L - R),
+    y = (v) => H - B - (v / yMax) * (H - T - B);
+  const body = [
+    `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
+  ];
   for (let i = 0; i <= 5; i++) {
     const v = (yMax * i) / 5;
     body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v.toFixed(1), 'text-anchor="end"'));
   }
   for (const p of pts) body.push(text(x(p.hosts), H - B + 18, p.hosts, 'text-anchor="middle"'));
-  body.push(text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'), text(18, H / 2, 'no-op wall time, median (s)', `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`));
-  for (const [key, color] of [['kc', '#1f77b4', 'kcluster no-op run'], ['floor', '#999', 'ssh2 floor (connect + true)']]) {
-    body.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.hosts).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ')}"/>`);
+  body.push(
+    text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'),
+    text(18, H / 2, 'no-op wall time, median (s)', `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`),
+  );
+  for (const [key, color] of [
+    ['kc', '#1f77b4', 'kcluster no-op run'],
+    ['floor', '#999', 'ssh2 floor (connect + true)'],
+  ]) {
+    body.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.hosts).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ')}"/>`,
+    );
     for (const p of pts) body.push(`<circle cx="${x(p.hosts).toFixed(1)}" cy="${y(p[key]).toFixed(1)}" r="3" fill="${color}"/>`);
   }
-  for (const p of pts) body.push(text(x(p.hosts), y(p.kc) - 10, `${p.kc.toFixed(2)} s, ${p.rss.toFixed(0)} MB`, `text-anchor="${x(p.hosts) < L + 50 ? 'start' : 'middle'}" font-size="10"`));
-  body.push(`<rect x="${L + 10}" y="${T + 2}" width="12" height="3" fill="#1f77b4"/>`, text(L + 28, T + 8, 'kcluster no-op run (label: median, controller peak RSS)'));
+  for (const p of pts)
+    body.push(
+      text(
+        x(p.hosts),
+        y(p.kc) - 10,
+        `${p.kc.toFixed(2)} s, ${p.rss.toFixed(0)} MB`,
+        `text-anchor="${x(p.hosts) < L + 50 ? 'start' : 'middle'}" font-size="10"`,
+      ),
+    );
+  body.push(
+    `<rect x="${L + 10}" y="${T + 2}" width="12" height="3" fill="#1f77b4"/>`,
+    text(L + 28, T + 8, 'kcluster no-op run (label: median, controller peak RSS)'),
+  );
   body.push(`<rect x="${L + 10}" y="${T + 18}" width="12" height="3" fill="#999"/>`, text(L + 28, T + 24, 'ssh2 floor: connect to every host, run true'));
   return svg('kcluster at scale: no-op run against the physical floor', body);
 }
 
 function genericPlot() {
   const bars = rows.map(([tool, s]) => ({ tool, s: Number(s) }));
-  const lo = 10 ** Math.floor(Math.log10(Math.min(...bars.map((b) => b.s)))), hi = 10 ** Math.ceil(Math.log10(Math.max(...bars.map((b) => b.s))));
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...bars.map((b) => b.s)))),
+    hi = 10 ** Math.ceil(Math.log10(Math.max(...bars.map((b) => b.s))));
   const y = (v) => H - B - ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (H - T - B);
   const slot = (W - L - R) / bars.length;
-  const body = [`<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`, `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`];
-  for (let v = lo; v <= hi; v *= 10) body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v >= 1 ? v.toFixed(0) : v.toString(), 'text-anchor="end"'));
+  const body = [
+    `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
+  ];
+  for (let v = lo; v <= hi; v *= 10)
+    body.push(
+      `<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`,
+      text(L - 8, y(v) + 4, v >= 1 ? v.toFixed(0) : v.toString(), 'text-anchor="end"'),
+    );
   bars.forEach((b, i) => {
-    const x0 = L + i * slot + slot * 0.2, w = slot * 0.6;
-    body.push(`<rect x="${x0.toFixed(1)}" y="${y(b.s).toFixed(1)}" width="${w.toFixed(1)}" height="${(H - B - y(b.s)).toFixed(1)}" fill="${i === 0 ? '#1f77b4' : '#aaa'}"/>`);
+    const x0 = L + i * slot + slot * 0.2,
+      w = slot * 0.6;
+    body.push(
+      `<rect x="${x0.toFixed(1)}" y="${y(b.s).toFixed(1)}" width="${w.toFixed(1)}" height="${(H - B - y(b.s)).toFixed(1)}" fill="${i === 0 ? '#1f77b4' : '#aaa'}"/>`,
+    );
     body.push(text(x0 + w / 2, y(b.s) - 6, `${b.s.toFixed(2)} s`, 'text-anchor="middle"'), text(x0 + w / 2, H - B + 18, b.tool, 'text-anchor="middle"'));
   });
   body.push(text(18, H / 2, 'no-op wall time, median (s, log scale)', `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`));

@@ -20,7 +20,18 @@ export function certsRenewPlaybook(inputs: ClusterInputs): Playbook {
     name: 'certs-renew',
     description: 'renewed certificates to the control planes one at a time (static pods restarted and Ready), then to the other nodes',
     plays: [
-      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [controlPlaneRole(inputs, { running: true, snapshotBeforeChange: snapshotName(new Date()) }), kubeletRole(inputs), staticPodsCurrentRole(), nodeReadyRole(inputs)], anyErrorsFatal: true },
+      {
+        name: 'control planes, one at a time',
+        hosts: 'control-plane',
+        serial: 1,
+        roles: [
+          controlPlaneRole(inputs, { running: true, snapshotBeforeChange: snapshotName(new Date()) }),
+          kubeletRole(inputs),
+          staticPodsCurrentRole(),
+          nodeReadyRole(inputs),
+        ],
+        anyErrorsFatal: true,
+      },
       { name: 'other nodes', hosts: 'all,!control-plane', roles: [kubeletRole(inputs), nodeReadyRole(inputs)] },
     ],
   };

@@ -70,12 +70,16 @@ async function auditPolicyOf(inventory: Inventory): Promise<string> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new InputError(`${inventory.file}: cluster.audit.policyFile: ${file}: cannot read it on the controller (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): fix the path, or remove policyFile to use kcluster's`);
+    throw new InputError(
+      `${inventory.file}: cluster.audit.policyFile: ${file}: cannot read it on the controller (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): fix the path, or remove policyFile to use kcluster's`,
+    );
   }
   const problems = auditPolicyProblems(text);
   if (problems.length > 0) {
     const lines = problems.map((p) => `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
-    throw new InputError(`${lines.join('\n')}\nthe audit policy that cluster.audit.policyFile names in ${inventory.file} would stop the API server from starting: fix it, or remove policyFile to use kcluster's`);
+    throw new InputError(
+      `${lines.join('\n')}\nthe audit policy that cluster.audit.policyFile names in ${inventory.file} would stop the API server from starting: fix it, or remove policyFile to use kcluster's`,
+    );
   }
   return text;
 }
@@ -107,10 +111,14 @@ export function refuseWhatKclusterSets(inventory: Inventory): void {
   const seen = new Set<string>();
   for (const p of fields) {
     const index = inventory.hosts.findIndex((h) => h.name === p.host);
-    const groupPaths = Object.entries(inventory.groups).filter(([, members]) => members.includes(p.host)).map(([g]) => ['groups', g, 'vars', 'kubeletConfig']);
+    const groupPaths = Object.entries(inventory.groups)
+      .filter(([, members]) => members.includes(p.host))
+      .map(([g]) => ['groups', g, 'vars', 'kubeletConfig']);
     const candidates = [['hosts', index, 'vars', 'kubeletConfig'], ...groupPaths, ['vars', 'kubeletConfig']];
     const found = candidates.map((path) => ({ path, at: map.keyIfWritten(path, p.field) })).find((c) => c.at !== undefined);
-    const where = found ? `${inventory.file}:${found.at!.line}:${found.at!.col}: ${[...found.path, p.field].join('.')}` : `${inventory.file}: host ${p.host}: vars.kubeletConfig.${p.field}`;
+    const where = found
+      ? `${inventory.file}:${found.at!.line}:${found.at!.col}: ${[...found.path, p.field].join('.')}`
+      : `${inventory.file}: host ${p.host}: vars.kubeletConfig.${p.field}`;
     if (seen.has(where)) continue;
     seen.add(where);
     lines.push(`${where}: ${p.message}`);
@@ -135,7 +143,9 @@ export async function operatorManifestsOrInputError(inventory: Inventory): Promi
     return await loadOperatorManifests(inventory.cluster.manifests);
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error;
-    throw new InputError(`${error.message}\nthe manifests cluster.manifests names in ${inventory.file} cannot be applied: fix them, or remove them from the list`);
+    throw new InputError(
+      `${error.message}\nthe manifests cluster.manifests names in ${inventory.file} cannot be applied: fix them, or remove them from the list`,
+    );
   }
 }
 
@@ -169,7 +179,11 @@ export interface CheckedClusterInputs {
  * components' flags read. `kcluster validate` and `apply` (through clusterInputsFor) both
  * call it, so they refuse the same inputs with the same words.
  */
-export async function checkClusterInputs(inventory: Inventory, env: Readonly<Record<string, string | undefined>>, options: Pick<ClusterInputsOptions, 'registryCredentials'> = {}): Promise<CheckedClusterInputs> {
+export async function checkClusterInputs(
+  inventory: Inventory,
+  env: Readonly<Record<string, string | undefined>>,
+  options: Pick<ClusterInputsOptions, 'registryCredentials'> = {},
+): Promise<CheckedClusterInputs> {
   // Without a topology the other checks have nothing to stand on.
   const topology = topologyOrInputError(inventory);
   const problems: string[] = [];
@@ -189,11 +203,17 @@ export async function checkClusterInputs(inventory: Inventory, env: Readonly<Rec
   const registryAuth = options.registryCredentials === false ? undefined : await check(() => registryAuthOrInputError(inventory, env));
   const operatorManifests = await check(() => operatorManifestsOrInputError(inventory));
   const componentFiles = await check(() => componentFilesOrInputError(inventory));
-  if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined) throw new InputError(problems.join('\n'));
+  if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined)
+    throw new InputError(problems.join('\n'));
   return { topology, auditPolicy, ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
 }
 
-export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, ignorePreflight: ReadonlySet<string>, options: ClusterInputsOptions = {}): Promise<ClusterInputs> {
+export async function clusterInputsFor(
+  inventory: Inventory,
+  io: PreparationIo,
+  ignorePreflight: ReadonlySet<string>,
+  options: ClusterInputsOptions = {},
+): Promise<ClusterInputs> {
   const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles } = await checkClusterInputs(inventory, process.env, options);
   const { log } = io;
   const started = Date.now();
@@ -210,7 +230,19 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  return { inventory, topology, artifacts, pki, encryption, auditPolicy, ignorePreflight, controllerEpochSeconds: Math.floor(Date.now() / 1000), ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
+  return {
+    inventory,
+    topology,
+    artifacts,
+    pki,
+    encryption,
+    auditPolicy,
+    ignorePreflight,
+    controllerEpochSeconds: Math.floor(Date.now() / 1000),
+    ...(registryAuth !== undefined ? { registryAuth } : {}),
+    operatorManifests,
+    componentFiles,
+  };
 }
 
 /**
@@ -218,13 +250,22 @@ export async function clusterInputsFor(inventory: Inventory, io: PreparationIo, 
  * (change its version: `kcluster upgrade` does that, in order; add a control plane, unless
  * the command is apply, which adds them).
  */
-export async function refuseUnsupportedChanges(inventory: Inventory, options: { readonly addsControlPlanes?: boolean } = {}): Promise<RunningCluster | undefined> {
+export async function refuseUnsupportedChanges(
+  inventory: Inventory,
+  options: { readonly addsControlPlanes?: boolean } = {},
+): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
   const running = await readRunningCluster(inventory.stateDir, topology);
   if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =
     versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??
-    (options.addsControlPlanes === true ? undefined : newControlPlaneRefusal(running, topology.controlPlanes.map((h) => h.name), inventory.file));
+    (options.addsControlPlanes === true
+      ? undefined
+      : newControlPlaneRefusal(
+          running,
+          topology.controlPlanes.map((h) => h.name),
+          inventory.file,
+        ));
   if (refusal !== undefined) throw new InputError(refusal);
   return running;
 }

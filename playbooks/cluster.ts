@@ -62,9 +62,17 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
   const role = controlPlaneRole(inputs, { running: true });
   const membersRole = joining.length > 0 ? role : controlPlaneRole(inputs, { running: true, snapshotBeforeChange: snapshot });
   return [
-    ...(joining.length > 0 && member !== undefined ? [{ name: 'etcd snapshot', hosts: [member], roles: [snapshotBeforeJoinRole(inputs, joining, snapshot)], anyErrorsFatal: true }] : []),
+    ...(joining.length > 0 && member !== undefined
+      ? [{ name: 'etcd snapshot', hosts: [member], roles: [snapshotBeforeJoinRole(inputs, joining, snapshot)], anyErrorsFatal: true }]
+      : []),
     ...(joining.length > 0 ? [{ name: 'control planes joining', hosts: joining, serial: 1, roles: [role], anyErrorsFatal: true }] : []),
-    { name: 'control plane', hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane', serial: 1, roles: [membersRole], anyErrorsFatal: true },
+    {
+      name: 'control plane',
+      hosts: joining.length > 0 ? names.filter((h) => members.includes(h)) : 'control-plane',
+      serial: 1,
+      roles: [membersRole],
+      anyErrorsFatal: true,
+    },
   ];
 }
 
@@ -78,7 +86,11 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
     plays: [
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
-      { name: 'nodes', hosts: 'all', roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })] },
+      {
+        name: 'nodes',
+        hosts: 'all',
+        roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })],
+      },
       ...controlPlanePlays(inputs, options),
       ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
       { name: 'scheduled etcd snapshots', hosts: 'control-plane', roles: [etcdSnapshotScheduleRole(inputs)] },

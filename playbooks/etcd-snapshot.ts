@@ -39,7 +39,8 @@ export function snapshotSavePlaybook(inventory: Inventory, from: string | undefi
   requireInstalledPki(inventory, 'etcd snapshot save');
   const controlPlanes = topologyOrInputError(inventory).controlPlanes.map((h) => h.name);
   const host = from ?? controlPlanes[0]!;
-  if (!controlPlanes.includes(host)) throw new InputError(`--from ${host}: not a control plane of ${inventory.file} (control planes: ${controlPlanes.join(', ')})`);
+  if (!controlPlanes.includes(host))
+    throw new InputError(`--from ${host}: not a control plane of ${inventory.file} (control planes: ${controlPlanes.join(', ')})`);
   return {
     name: 'etcd-snapshot-save',
     description: `save a snapshot of etcd from ${host} to ${target.stateDir}/backups`,
@@ -58,7 +59,11 @@ export function snapshotRestorePlaybook(inventory: Inventory, input: RestoreInpu
   requireInstalledPki(inventory, 'etcd snapshot restore');
   const cps = topologyOrInputError(inventory).controlPlanes;
   const names = cps.map((h) => h.name);
-  const plan = restorePlan(cps.map((h) => ({ name: h.name, address: nodeAddress(h) })), `${HOST_BACKUP_DIR}/${basename(input.localFile)}`, input.stamp);
+  const plan = restorePlan(
+    cps.map((h) => ({ name: h.name, address: nodeAddress(h) })),
+    `${HOST_BACKUP_DIR}/${basename(input.localFile)}`,
+    input.stamp,
+  );
   const target = { ...plan, localFile: input.localFile, sha256: input.sha256 };
   const barrier = { hosts: names, anyErrorsFatal: true } as const;
   return {

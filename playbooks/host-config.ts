@@ -59,7 +59,7 @@ export interface HostFile {
  * no systemd-resolved, none of kcluster's files yet; the etcd user made by the run, its uid
  * and gid the host's: 0 here), or undefined for any other fact: that task is not shown.
  */
-export const FRESH_HOST_FACTS = 'cgroup v2, no systemd-resolved, none of kcluster\'s files yet';
+export const FRESH_HOST_FACTS = "cgroup v2, no systemd-resolved, none of kcluster's files yet";
 function freshFact(key: string): unknown {
   if (key.startsWith('file:')) return { exists: false };
   if (key === addonRecord.key) return { reachable: true, applied: {}, texts: {} };
@@ -88,18 +88,37 @@ function plannedContent(task: AnyTask, ctx: HostContext): string | undefined {
 /** Every shown file of `hostName`, in the order the playbook writes them. */
 export async function hostConfigFiles(inventory: Inventory, hostName: string, env: Readonly<Record<string, string | undefined>>): Promise<HostFile[]> {
   const host = inventory.hosts.find((h) => h.name === hostName);
-  if (host === undefined) throw new InputError(`--host ${hostName}: no such host in ${inventory.file} (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
+  if (host === undefined)
+    throw new InputError(`--host ${hostName}: no such host in ${inventory.file} (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
   const checked = await checkClusterInputs(inventory, env);
   // Resolved, not fetched: the tasks that upload them are built, never planned here.
   // Images the runtime pulls (source: release) have no file: the images role imports none.
-  const artifacts = (await prepareArtifacts(inventory, { resolveOnly: true })).map((a) => (a.origin.kind === 'registry' ? a : { localPath: '(not fetched)', sha256: '0'.repeat(64), size: 0, ...(a.type === 'image' && a.origin.kind === 'bundle' ? { imageId: '(not read)' } : {}), ...a }));
+  const artifacts = (await prepareArtifacts(inventory, { resolveOnly: true })).map((a) =>
+    a.origin.kind === 'registry'
+      ? a
+      : {
+          localPath: '(not fetched)',
+          sha256: '0'.repeat(64),
+          size: 0,
+          ...(a.type === 'image' && a.origin.kind === 'bundle' ? { imageId: '(not read)' } : {}),
+          ...a,
+        },
+  );
   const scratch = await mkdtemp(join(tmpdir(), 'kcluster-config-'));
   try {
     if (existsSync(join(inventory.stateDir, 'pki'))) await cp(join(inventory.stateDir, 'pki'), join(scratch, 'pki'), { recursive: true });
     if (existsSync(join(inventory.stateDir, 'encryption'))) await cp(join(inventory.stateDir, 'encryption'), join(scratch, 'encryption'), { recursive: true });
     const pki = await ensureClusterPki(scratch, pkiSpecOf(inventory, checked.topology));
     const encryption = await new EncryptionKeyStore(scratch).ensure();
-    const inputs = { inventory, ...checked, artifacts, pki, encryption, ignorePreflight: new Set<string>(), controllerEpochSeconds: Math.floor(Date.now() / 1000) };
+    const inputs = {
+      inventory,
+      ...checked,
+      artifacts,
+      pki,
+      encryption,
+      ignorePreflight: new Set<string>(),
+      controllerEpochSeconds: Math.floor(Date.now() / 1000),
+    };
     const playbook = clusterPlaybook(inputs, { running: false });
     const files: HostFile[] = [];
     const seen = new Set<string>();
@@ -145,7 +164,11 @@ function addonSummary(manifest: string): string[] {
       for (const [key, value] of Object.entries(object.data ?? {})) out.push(`# ConfigMap ${object.metadata?.name ?? ''} ${key}:`, value.trimEnd());
     }
     for (const c of object.spec?.template?.spec?.containers ?? []) {
-      out.push(`# ${object.kind ?? ''} ${object.metadata?.name ?? ''} container ${c.name}:`, `image: ${c.image}`, ...[...(c.command ?? []), ...(c.args ?? [])].map((part) => `  ${part}`));
+      out.push(
+        `# ${object.kind ?? ''} ${object.metadata?.name ?? ''} container ${c.name}:`,
+        `image: ${c.image}`,
+        ...[...(c.command ?? []), ...(c.args ?? [])].map((part) => `  ${part}`),
+      );
     }
   }
   return out;
@@ -153,7 +176,10 @@ function addonSummary(manifest: string): string[] {
 
 /** A static pod as its image and command line, one flag a line; an addon as its configuration; other files as they are. */
 export function renderHostConfig(host: string, files: readonly HostFile[]): string {
-  const out: string[] = [`# kcluster config --host ${host}: what apply writes for each component of ${host} (role in brackets),`, `# for a fresh host (${FRESH_HOST_FACTS}); apply --check --diff shows it against the real one.`];
+  const out: string[] = [
+    `# kcluster config --host ${host}: what apply writes for each component of ${host} (role in brackets),`,
+    `# for a fresh host (${FRESH_HOST_FACTS}); apply --check --diff shows it against the real one.`,
+  ];
   for (const file of files) {
     const addon = file.path.startsWith('addon ') ? addonSummary(file.content) : undefined;
     if (addon?.length === 0) continue; // RBAC only: nothing a component is configured with

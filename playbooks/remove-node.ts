@@ -37,7 +37,10 @@ export interface RemoveNodeOptions {
 export async function removeNodePlaybook(inventory: Inventory, name: string, options: RemoveNodeOptions): Promise<RemoveNodePlan> {
   requireInstalledPki(inventory, 'remove-node');
   const node = inventory.hosts.find((h) => h.name === name);
-  if (!node && options.unreachable !== true) throw new InputError(`${inventory.file}: no host named "${name}" (hosts: ${inventory.hosts.map((h) => h.name).join(', ')}); a host already taken out of the inventory is removed with --unreachable`);
+  if (!node && options.unreachable !== true)
+    throw new InputError(
+      `${inventory.file}: no host named "${name}" (hosts: ${inventory.hosts.map((h) => h.name).join(', ')}); a host already taken out of the inventory is removed with --unreachable`,
+    );
   const topology = topologyOrInputError(inventory);
   // Without its inventory entry, the removed host may have been a control plane: the etcd
   // steps find out (nothing to do when it is no member).
@@ -46,7 +49,10 @@ export async function removeNodePlaybook(inventory: Inventory, name: string, opt
   if (others.length === 0) throw new InputError(`${name} is the only control plane: removing it destroys the cluster; use kcluster reset for that`);
   // Any control plane that answers, not only the first: the first may be the one that is gone.
   const operator = await (options.firstAnswering ?? ((hosts) => firstAnswering(hosts)))(others);
-  if (!operator) throw new InputError(`no other control plane answers on its SSH port (${others.map((h) => `${h.name} ${h.ssh.address}:${h.ssh.port}`).join(', ')}): remove-node works through one; bring one back, then run it again`);
+  if (!operator)
+    throw new InputError(
+      `no other control plane answers on its SSH port (${others.map((h) => `${h.name} ${h.ssh.address}:${h.ssh.port}`).join(', ')}): remove-node works through one; bring one back, then run it again`,
+    );
   const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
   const server = `https://${nodeAddress(operator)}:${topology.apiPort}`;
   const target: RemoveNodeTarget = {
@@ -64,7 +70,9 @@ export async function removeNodePlaybook(inventory: Inventory, name: string, opt
     operator,
     playbook: {
       name: 'remove-node',
-      description: unreachable ? `take ${name} (unreachable) out of the cluster through ${operator.name}, delete its Node` : `take ${name} out of the cluster, reset it, delete its Node`,
+      description: unreachable
+        ? `take ${name} (unreachable) out of the cluster through ${operator.name}, delete its Node`
+        : `take ${name} out of the cluster, reset it, delete its Node`,
       plays: [
         { name: `take ${name} out (from ${operator.name})`, hosts: [operator.name], roles: [takeOutRole(target)], anyErrorsFatal: true },
         ...(unreachable ? [] : [{ name: `reset ${name}`, hosts: [name], roles: [resetRole()], anyErrorsFatal: true }]),

@@ -5,4 +5,5 @@ import type { Role } from '../src/orchestrator/engine/types.js';
 import { containerdRole } from '../roles/containerd/index.js';
 import { dockerRole } from '../roles/docker/index.js';
 
-export const runtimeRole = (inputs: ClusterInputs): Role => (inputs.inventory.cluster.containerRuntime === 'docker' ? dockerRole(inputs) : containerdRole(inputs));
+export const runtimeRole = (inputs: ClusterInputs): Role =>
+  inputs.inventory.cluster.containerRuntime === 'docker' ? dockerRole(inputs) : containerdRole(inputs);

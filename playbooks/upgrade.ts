@@ -36,9 +36,21 @@ export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions):
       { name: 'preflight', hosts: 'all', roles: [preflightRole(inputs)], anyErrorsFatal: true },
       { name: 'preflight across hosts', hosts: 'all', roles: [identityRole(inputs)], anyErrorsFatal: true },
       { name: 'etcd snapshot', hosts: operator, roles: [etcdBackupRole(inputs)], anyErrorsFatal: true },
-      { name: 'control planes, one at a time', hosts: 'control-plane', serial: 1, roles: [...nodeRoles, controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)], anyErrorsFatal: true },
+      {
+        name: 'control planes, one at a time',
+        hosts: 'control-plane',
+        serial: 1,
+        roles: [...nodeRoles, controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)],
+        anyErrorsFatal: true,
+      },
       { name: 'addons', hosts: operator, roles: [addonsRole(inputs)], anyErrorsFatal: true },
-      { name: 'nodes, in batches', hosts: 'all,!control-plane', serial: options.maxUnavailable, roles: [drainRole(inputs, options.drainTimeoutMs), ...nodeRoles, nodeReadyRole(inputs)], anyErrorsFatal: true },
+      {
+        name: 'nodes, in batches',
+        hosts: 'all,!control-plane',
+        serial: options.maxUnavailable,
+        roles: [drainRole(inputs, options.drainTimeoutMs), ...nodeRoles, nodeReadyRole(inputs)],
+        anyErrorsFatal: true,
+      },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
     ],
   };

@@ -14,7 +14,10 @@ const result = await loadInventory(file, { env: process.env });
 if (!result.ok) throw new Error(JSON.stringify(result.errors));
 const inventory = result.inventory;
 const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env) });
-const connection = await connector.connect(inventory.hosts.find((h) => h.name === hostName), new AbortController().signal);
+const connection = await connector.connect(
+  inventory.hosts.find((h) => h.name === hostName),
+  new AbortController().signal,
+);
 const started = performance.now();
 let sha256;
 if (method === 'sftp') {

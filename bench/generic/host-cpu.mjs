@@ -21,7 +21,10 @@ const usageMs = () => Number(/usage_usec (\d+)/.exec(readFileSync(statFile, 'utf
 
 const client = new ssh2.Client();
 await new Promise((resolve, reject) => {
-  client.on('ready', resolve).on('error', reject).connect({ host: host.address, username: 'root', privateKey: readFileSync(inventory.ssh.keyFile) });
+  client
+    .on('ready', resolve)
+    .on('error', reject)
+    .connect({ host: host.address, username: 'root', privateKey: readFileSync(inventory.ssh.keyFile) });
   client.setNoDelay(true);
 });
 const run = (command) =>

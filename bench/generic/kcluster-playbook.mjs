@@ -15,7 +15,12 @@ const tasks = [
     managedFile({ path: f.path, mode: 0o644, content: (ctx) => render(join(here, 'templates', 'file.conf.hbs'), data(ctx, f.index)) }),
   ),
   ...workload.units.map((u) =>
-    managedFile({ path: u.path, mode: 0o644, invalidates: ['systemd:*'], content: (ctx) => render(join(here, 'templates', 'unit.service.hbs'), data(ctx, u.index)) }),
+    managedFile({
+      path: u.path,
+      mode: 0o644,
+      invalidates: ['systemd:*'],
+      content: (ctx) => render(join(here, 'templates', 'unit.service.hbs'), data(ctx, u.index)),
+    }),
   ),
   packagesPresent({ names: workload.packages, install: false }),
   ...workload.units.map((u) => systemdService({ unit: u.name, enabled: true, state: 'started' })),

@@ -37,7 +37,16 @@ const runs = readFileSync(join(work, 'runs.tsv'), 'utf8')
 const ok = runs.filter((r) => r.rc === 0 && r.readyMs >= 0);
 const playNames = [...new Set(runs.flatMap((r) => r.plays.map(([name]) => name)))];
 const rows = runs.map((r) => [r.run, r.rc, s(r.applyMs), s(r.readyMs), ...playNames.map((p) => s(r.plays.find(([n]) => n === p)?.[1] ?? -1))]);
-const medianRow = ok.length === 0 ? [] : ['median', '', s(median(ok.map((r) => r.applyMs))), s(median(ok.map((r) => r.readyMs))), ...playNames.map((p) => s(median(ok.map((r) => r.plays.find(([n]) => n === p)?.[1] ?? 0))))];
+const medianRow =
+  ok.length === 0
+    ? []
+    : [
+        'median',
+        '',
+        s(median(ok.map((r) => r.applyMs))),
+        s(median(ok.map((r) => r.readyMs))),
+        ...playNames.map((p) => s(median(ok.map((r) => r.plays.find(([n]) => n === p)?.[1] ?? 0)))),
+      ];
 const header = ['run', 'exit', 'apply s', 'all Ready s', ...playNames.map((p) => `${p} s`)];
 const table = [header, header.map(() => '---'), ...rows, ...(medianRow.length ? [medianRow] : [])].map((r) => `| ${r.join(' | ')} |`).join('\n');
 
@@ -47,17 +56,28 @@ const typical = byReady[Math.floor((byReady.length - 1) / 2)];
 let timeline = '';
 if (typical) {
   const events = join(work, `run-${typical.run}.ndjson`);
-  timeline = execFileSync('node', ['bin/kcluster.js', 'report', 'timeline', events, '--svg', `${prefix}-median-run.svg`, '--min-task', '1'], { encoding: 'utf8' });
+  timeline = execFileSync('node', ['bin/kcluster.js', 'report', 'timeline', events, '--svg', `${prefix}-median-run.svg`, '--min-task', '1'], {
+    encoding: 'utf8',
+  });
 }
 const text = [
   `# Fresh install on empty lab hosts, ${topology}: ${hosts} hosts, ${controlPlanes} control plane(s), kcluster ${revision}`,
   '',
   `${new Date().toISOString()}, \`bash bench/install/run.sh ${runs.length} ${topology}\`, this machine's lab hosts (systemd-nspawn, every host sharing the controller's cores).`,
-  "\"apply s\": `kcluster apply` from empty hosts until it exits (it ends once kube-proxy, flannel and CoreDNS are Ready); \"all Ready s\": from apply's start until every Node is Ready.",
+  '"apply s": `kcluster apply` from empty hosts until it exits (it ends once kube-proxy, flannel and CoreDNS are Ready); "all Ready s": from apply\'s start until every Node is Ready.',
   '',
   table,
   '',
-  ...(typical ? [`The median run (${typical.run}), \`kcluster report timeline\` ([chart](${prefix.split('/').pop()}-median-run.svg)):`, '', '```', timeline.trimEnd(), '```', ''] : ['No run succeeded.', '']),
+  ...(typical
+    ? [
+        `The median run (${typical.run}), \`kcluster report timeline\` ([chart](${prefix.split('/').pop()}-median-run.svg)):`,
+        '',
+        '```',
+        timeline.trimEnd(),
+        '```',
+        '',
+      ]
+    : ['No run succeeded.', '']),
 ].join('\n');
 writeFileSync(`${prefix}.md`, text);
 writeFileSync(`${prefix}.tsv`, [header.join('\t'), ...rows.map((r) => r.join('\t'))].join('\n') + '\n');

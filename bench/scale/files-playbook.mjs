@@ -20,8 +20,12 @@ export default {
         {
           name: 'files',
           tasks: [
-            ...workload.files.map((f) => managedFile({ path: f.path, mode: 0o644, content: (ctx) => render(join(templates, 'file.conf.hbs'), data(ctx, f.index)) })),
-            ...workload.units.map((u) => managedFile({ path: u.path, mode: 0o644, content: (ctx) => render(join(templates, 'unit.service.hbs'), data(ctx, u.index)) })),
+            ...workload.files.map((f) =>
+              managedFile({ path: f.path, mode: 0o644, content: (ctx) => render(join(templates, 'file.conf.hbs'), data(ctx, f.index)) }),
+            ),
+            ...workload.units.map((u) =>
+              managedFile({ path: u.path, mode: 0o644, content: (ctx) => render(join(templates, 'unit.service.hbs'), data(ctx, u.index)) }),
+            ),
           ],
         },
       ],

@@ -11,11 +11,20 @@ const hosts = (n, extra) => Array.from({ length: n }, (_, i) => host(i, extra?.(
 const write = (name, text) => writeFileSync(join(dir, `${name}.yaml`), text);
 
 for (const n of [1000, 10_000, 90_000]) write(`valid-${n}-hosts`, `ssh: { agent: true }\nhosts:\n${hosts(n)}`);
-write('3000-unknown-group-members', `ssh: { agent: true }\nhosts:\n${hosts(3000)}groups:\n  g:\n    hosts: [${Array.from({ length: 3000 }, (_, i) => `missing-host-${i}`).join(', ')}]\n`);
-write('3000-names-of-5000-chars', `ssh: { agent: true }\nhosts:\n${hosts(3000)}groups:\n  g:\n    hosts: [${Array.from({ length: 3000 }, (_, i) => `${'n'.repeat(5000)}${i}`).join(', ')}]\n`);
+write(
+  '3000-unknown-group-members',
+  `ssh: { agent: true }\nhosts:\n${hosts(3000)}groups:\n  g:\n    hosts: [${Array.from({ length: 3000 }, (_, i) => `missing-host-${i}`).join(', ')}]\n`,
+);
+write(
+  '3000-names-of-5000-chars',
+  `ssh: { agent: true }\nhosts:\n${hosts(3000)}groups:\n  g:\n    hosts: [${Array.from({ length: 3000 }, (_, i) => `${'n'.repeat(5000)}${i}`).join(', ')}]\n`,
+);
 write('5000-hosts-no-credentials', `hosts:\n${hosts(5000)}`);
 write('10000-unknown-bastions', `ssh: { agent: true }\nhosts:\n${hosts(10_000, (i) => (i > 0 ? `, bastion: gw-${i}` : ''))}`);
-write('50000-invalid-hosts', `ssh: { agent: true }\nhosts:\n${Array.from({ length: 50_000 }, (_, i) => `  - { name: "Bad_${i}", address: "not an address ${i}", port: -${i} }\n`).join('')}`);
+write(
+  '50000-invalid-hosts',
+  `ssh: { agent: true }\nhosts:\n${Array.from({ length: 50_000 }, (_, i) => `  - { name: "Bad_${i}", address: "not an address ${i}", port: -${i} }\n`).join('')}`,
+);
 
 /** As many lines as fit in the largest inventory kcluster reads (16 MiB): the memory bound. */
 function upTo16MiB(head, line) {
@@ -30,5 +39,11 @@ function upTo16MiB(head, line) {
   }
   return parts.join('');
 }
-write('max-size-valid', upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => host(i)));
-write('max-size-all-invalid', upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => `  - { name: "Bad_${i}", address: "not an address ${i}" }\n`));
+write(
+  'max-size-valid',
+  upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => host(i)),
+);
+write(
+  'max-size-all-invalid',
+  upTo16MiB('ssh: { agent: true }\nhosts:\n', (i) => `  - { name: "Bad_${i}", address: "not an address ${i}" }\n`),
+);

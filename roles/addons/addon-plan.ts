@@ -17,9 +17,10 @@ export function planAddon(name: string, manifest: string, record: AddonRecord): 
   if (before === sha256) return noChange(`${name} is applied as rendered (sha256 ${sha256.slice(0, 12)}…)`);
   const previous = record.texts[name];
   const unrecorded = before !== undefined && previous === undefined;
-  const summary = before === undefined
-    ? `apply ${name} (server-side apply)`
-    : `re-apply ${name} (server-side apply)${unrecorded ? '; the text last applied was not recorded (an older kcluster), so the diff shows the whole manifest' : ''}`;
+  const summary =
+    before === undefined
+      ? `apply ${name} (server-side apply)`
+      : `re-apply ${name} (server-side apply)${unrecorded ? '; the text last applied was not recorded (an older kcluster), so the diff shows the whole manifest' : ''}`;
   const diff = createTwoFilesPatch(`a/addons/${name}.yaml`, `b/addons/${name}.yaml`, previous ?? '', manifest);
   return { kind: before === undefined ? 'create' : 'update', summary, diff, payload: { manifest, sha256 } };
 }

@@ -26,10 +26,18 @@ export function addonTask(name: string, render: (ctx: HostContext) => string): T
     plan: (facts, ctx) => planAddon(name, render(ctx), facts.record),
     apply: async (change, ctx) => {
       const kubectl = adminKubectl(60);
-      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, { become: true, stdin: change.payload.manifest, label: `apply ${name}` });
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=kcluster -f -`, {
+        become: true,
+        stdin: change.payload.manifest,
+        label: `apply ${name}`,
+      });
       // Each addon owns its own keys of the record (one field manager per addon).
       const record = addonRecordManifest(name, change.payload.sha256, change.payload.manifest);
-      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${`kcluster-addon-${name}`} -f -`, { become: true, stdin: record, label: `record ${name}` });
+      await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${`kcluster-addon-${name}`} -f -`, {
+        become: true,
+        stdin: record,
+        label: `record ${name}`,
+      });
     },
     invalidates: ['addon-record'],
   };
@@ -48,24 +56,46 @@ export function addonRemovalTask(name: string, render: (ctx: HostContext) => str
     plan: (facts, ctx) => planAddonRemoval(name, render(ctx), facts.record),
     apply: async (change, ctx) => {
       const kubectl = adminKubectl(60);
-      await execChecked(ctx.connection, sh`${kubectl} delete --ignore-not-found --wait=false -f -`, { become: true, stdin: change.payload.manifest, label: `delete ${name}` });
-      await execChecked(ctx.connection, sh`${kubectl} -n kube-system patch configmap ${ADDON_RECORD} --type=merge -p ${addonRecordRemoval(name)}`, { become: true, label: `unrecord ${name}` });
+      await execChecked(ctx.connection, sh`${kubectl} delete --ignore-not-found --wait=false -f -`, {
+        become: true,
+        stdin: change.payload.manifest,
+        label: `delete ${name}`,
+      });
+      await execChecked(ctx.connection, sh`${kubectl} -n kube-system patch configmap ${ADDON_RECORD} --type=merge -p ${addonRecordRemoval(name)}`, {
+        become: true,
+        label: `unrecord ${name}`,
+      });
     },
     invalidates: ['addon-record'],
   };
 }
 
 /** What every addon template is rendered with. */
-export function addonCommonData(inputs: Pick<ClusterInputs, 'inventory' | 'topology'>): { podCIDR: string; clusterDomain: string; apiServerUrl: string; dnsServiceIp: string } {
+export function addonCommonData(inputs: Pick<ClusterInputs, 'inventory' | 'topology'>): {
+  podCIDR: string;
+  clusterDomain: string;
+  apiServerUrl: string;
+  dnsServiceIp: string;
+} {
   const { inventory, topology } = inputs;
-  return { podCIDR: inventory.cluster.podCIDR, clusterDomain: inventory.cluster.clusterDomain, apiServerUrl: topology.apiServerUrl, dnsServiceIp: topology.dnsServiceIp };
+  return {
+    podCIDR: inventory.cluster.podCIDR,
+    clusterDomain: inventory.cluster.clusterDomain,
+    apiServerUrl: topology.apiServerUrl,
+    dnsServiceIp: topology.dnsServiceIp,
+  };
 }
 
 export function coreDnsAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
   const coredns = createTemplateRenderer().compile(join(templateDir, 'coredns.yaml.hbs'));
   const { inventory } = inputs;
   return addonTask('coredns', () =>
-    coredns({ ...addonCommonData(inputs), image: imageReference(inputs, 'coredns'), replicas: Math.min(2, inventory.hosts.length), ...corednsForwarding(inventory.cluster.dns) }),
+    coredns({
+      ...addonCommonData(inputs),
+      image: imageReference(inputs, 'coredns'),
+      replicas: Math.min(2, inventory.hosts.length),
+      ...corednsForwarding(inventory.cluster.dns),
+    }),
   );
 }
 

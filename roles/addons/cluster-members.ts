@@ -10,11 +10,16 @@ import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 
 /** Pure: the warning for members and Nodes that match no inventory host, or undefined. */
-export function strayMembersWarning(inputs: Pick<ClusterInputs, 'inventory'>, members: readonly { name: string; peerUrls: readonly string[]; id: string }[], nodes: readonly string[]): string | undefined {
+export function strayMembersWarning(
+  inputs: Pick<ClusterInputs, 'inventory'>,
+  members: readonly { name: string; peerUrls: readonly string[]; id: string }[],
+  nodes: readonly string[],
+): string | undefined {
   const hosts = inputs.inventory.hosts;
   const file = inputs.inventory.file;
   const controlPlanes = hosts.filter((h) => h.roles.includes('control-plane'));
-  const known = (m: { name: string; peerUrls: readonly string[] }) => controlPlanes.some((h) => h.name === m.name || m.peerUrls.includes(`https://${nodeAddress(h)}:2380`));
+  const known = (m: { name: string; peerUrls: readonly string[] }) =>
+    controlPlanes.some((h) => h.name === m.name || m.peerUrls.includes(`https://${nodeAddress(h)}:2380`));
   const strayMembers = members.filter((m) => !known(m));
   const strayNodes = nodes.filter((n) => !hosts.some((h) => h.name === n));
   const said = [

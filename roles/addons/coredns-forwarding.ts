@@ -9,6 +9,10 @@ export interface CorednsForwarding {
 
 /** CoreDNS's forward targets: the upstreams (or resolv.conf) and one server block per stub domain, sorted. */
 export function corednsForwarding(dns: DnsSettings): CorednsForwarding {
-  return { upstreams: dns.upstreams, stubDomains: Object.keys(dns.stubDomains).sort().map((domain) => ({ domain, servers: dns.stubDomains[domain]! })) };
+  return {
+    upstreams: dns.upstreams,
+    stubDomains: Object.keys(dns.stubDomains)
+      .sort()
+      .map((domain) => ({ domain, servers: dns.stubDomains[domain]! })),
+  };
 }
-

@@ -43,11 +43,17 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
         mode: inventory.cluster.kubeProxy.mode,
         operatorConfig: renderKubeProxyConfigFragment(inventory.cluster.kubeProxy.config),
       };
-      const configSha256 = createHash('sha256').update(JSON.stringify([common, config])).digest('hex');
+      const configSha256 = createHash('sha256')
+        .update(JSON.stringify([common, config]))
+        .digest('hex');
       return kubeProxy({ ...common, ...config, image: imageReference(inputs, 'kube-proxy'), configSha256 });
     }),
     ...(inventory.cluster.cni === 'flannel'
-      ? [addonTask('flannel', () => flannel({ ...common, image: imageReference(inputs, 'flannel'), apiServerHost: topology.apiEndpointHost, apiServerPort: topology.apiServerPort }))]
+      ? [
+          addonTask('flannel', () =>
+            flannel({ ...common, image: imageReference(inputs, 'flannel'), apiServerHost: topology.apiEndpointHost, apiServerPort: topology.apiServerPort }),
+          ),
+        ]
       : []),
     ...(options.coreDns ? [coreDnsAddonTask(inputs)] : []),
     // Not waited for: nothing kcluster does needs the metrics API (addons README).

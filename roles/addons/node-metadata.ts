@@ -39,7 +39,8 @@ export interface NodeMetadataChange {
 }
 
 const taintId = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
-const sameTaint = (a: { key: string; value?: string; effect: string }, b: { key: string; value?: string; effect: string }): boolean => taintId(a) === taintId(b) && (a.value ?? '') === (b.value ?? '');
+const sameTaint = (a: { key: string; value?: string; effect: string }, b: { key: string; value?: string; effect: string }): boolean =>
+  taintId(a) === taintId(b) && (a.value ?? '') === (b.value ?? '');
 
 /** What each host's Node should carry, from its vars. */
 export function wantedNodeMetadata(inputs: Pick<ClusterInputs, 'inventory'>): Map<string, WantedNodeMetadata> {
@@ -50,7 +51,14 @@ export function wantedNodeMetadata(inputs: Pick<ClusterInputs, 'inventory'>): Ma
       const ctx = { host, vars: host.vars };
       const cpTaintSet = host.roles.includes('control-plane') && host.vars['controlPlaneTaint'] !== undefined;
       const cpTaint = cpTaintSet && controlPlaneTaintOf(ctx) && hasWorkers;
-      return [host.name, { labels: nodeLabelsOf(ctx), taints: [...nodeTaintsOf(ctx), ...(cpTaint ? [CONTROL_PLANE_TAINT] : [])], forbiddenTaints: cpTaintSet && !cpTaint ? [CONTROL_PLANE_TAINT] : [] }];
+      return [
+        host.name,
+        {
+          labels: nodeLabelsOf(ctx),
+          taints: [...nodeTaintsOf(ctx), ...(cpTaint ? [CONTROL_PLANE_TAINT] : [])],
+          forbiddenTaints: cpTaintSet && !cpTaint ? [CONTROL_PLANE_TAINT] : [],
+        },
+      ];
     }),
   );
 }
@@ -83,7 +91,9 @@ export function nodeMetadataChanges(wanted: ReadonlyMap<string, WantedNodeMetada
     const wantedIds = new Set(want.taints.map(taintId));
     const removable = new Set([...managed.taints, ...want.forbiddenTaints.map(taintId)]);
     // A wanted taint present with another value is replaced: the old one goes first.
-    const removeTaints = meta.taints.filter((t) => (removable.has(taintId(t)) && !wantedIds.has(taintId(t))) || addTaints.some((a) => taintId(a) === taintId(t)));
+    const removeTaints = meta.taints.filter(
+      (t) => (removable.has(taintId(t)) && !wantedIds.has(taintId(t))) || addTaints.some((a) => taintId(a) === taintId(t)),
+    );
     const nextManaged: Managed = { labels: Object.keys(want.labels).sort(), taints: want.taints.map(taintId).sort() };
     const annotation = JSON.stringify(nextManaged);
     const annotationChanges = (meta.annotations[MANAGED_ANNOTATION] ?? JSON.stringify({ labels: [], taints: [] })) !== annotation;
@@ -122,7 +132,10 @@ export function nodeMetadataTask(inputs: Pick<ClusterInputs, 'inventory'>): Task
       for (const c of change.payload) {
         const run = (what: string, command: ReturnType<typeof sh>) => execChecked(ctx.connection, command, { become: true, label: `${what} ${c.node}` });
         if (c.setLabels.length > 0 || c.removeLabels.length > 0) {
-          await run('label', sh`${kubectl} label node ${c.node} ${[...c.setLabels.map(([k, v]) => `${k}=${v}`), ...c.removeLabels.map((k) => `${k}-`)]} --overwrite`);
+          await run(
+            'label',
+            sh`${kubectl} label node ${c.node} ${[...c.setLabels.map(([k, v]) => `${k}=${v}`), ...c.removeLabels.map((k) => `${k}-`)]} --overwrite`,
+          );
         }
         for (const t of c.removeTaints) await run('untaint', sh`${kubectl} taint node ${c.node} ${`${t.key}:${t.effect}-`}`);
         if (c.addTaints.length > 0) await run('taint', sh`${kubectl} taint node ${c.node} ${c.addTaints.map(taintText)} --overwrite`);

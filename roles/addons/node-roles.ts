@@ -14,7 +14,14 @@ export const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
 
 /** The role labels each inventory host's Node carries. */
 export function roleLabels(inputs: Pick<ClusterInputs, 'inventory'>): Map<string, string[]> {
-  return new Map(inputs.inventory.hosts.map((h) => [h.name, [...(h.roles.includes('control-plane') ? ['control-plane'] : []), ...(h.roles.includes('worker') ? ['worker'] : [])].map((r) => `${ROLE_LABEL_PREFIX}${r}`)]));
+  return new Map(
+    inputs.inventory.hosts.map((h) => [
+      h.name,
+      [...(h.roles.includes('control-plane') ? ['control-plane'] : []), ...(h.roles.includes('worker') ? ['worker'] : [])].map(
+        (r) => `${ROLE_LABEL_PREFIX}${r}`,
+      ),
+    ]),
+  );
 }
 
 export function nodeRolesTask(inputs: Pick<ClusterInputs, 'inventory'>): Task<{ labels: typeof nodeLabels }, readonly (readonly [string, string])[]> {
@@ -24,8 +31,15 @@ export function nodeRolesTask(inputs: Pick<ClusterInputs, 'inventory'>): Task<{ 
     tags: ['addons', 'labels'],
     facts: () => ({ labels: nodeLabels }),
     plan: ({ labels }) => {
-      if (!labels.reachable) return { kind: 'update', summary: `label every node with its role (the API cannot be read yet: ${labels.detail})`, payload: [...wanted].flatMap(([node, list]) => list.map((l) => [node, l] as const)) };
-      const missing = [...wanted].flatMap(([node, list]) => (labels.nodes[node] ? list.filter((l) => labels.nodes[node]![l] === undefined).map((l) => [node, l] as const) : []));
+      if (!labels.reachable)
+        return {
+          kind: 'update',
+          summary: `label every node with its role (the API cannot be read yet: ${labels.detail})`,
+          payload: [...wanted].flatMap(([node, list]) => list.map((l) => [node, l] as const)),
+        };
+      const missing = [...wanted].flatMap(([node, list]) =>
+        labels.nodes[node] ? list.filter((l) => labels.nodes[node]![l] === undefined).map((l) => [node, l] as const) : [],
+      );
       if (missing.length === 0) return noChange(`${Object.keys(labels.nodes).length} nodes carry their role labels`);
       return { kind: 'update', summary: `label ${missing.map(([n, l]) => `${n} ${l.slice(ROLE_LABEL_PREFIX.length)}`).join(', ')}`, payload: missing };
     },

@@ -29,7 +29,10 @@ export const ADDONS_READY_TIMEOUT_MS = 600_000;
 /** What runs on every node: kube-proxy and, when it is kcluster's, the pod network. */
 export function nodeWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
   const flannel = inputs.inventory.cluster.cni === 'flannel';
-  return [{ kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' }, ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : [])];
+  return [
+    { kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' },
+    ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : []),
+  ];
 }
 
 /** Without a pod network from kcluster, CoreDNS waits for the operator's CNI: not ours to judge. */
@@ -69,7 +72,8 @@ export function workloadsRunning(name: string, workloads: readonly Workload[]): 
         sh`for sel in ${waiting.map((s) => s.workload.selector)}; do echo "--- pods $sel"; ${kubectl} get pods -l "$sel" -o wide 2>&1; echo "--- last log lines"; ${kubectl} logs -l "$sel" --all-containers --prefix --tail 10 2>&1 | tail -n 30; done`,
         { become: true, label: 'addon pods and logs', timeoutMs: 60_000 },
       );
-      const what = last === undefined ? 'no answer from the API server' : last.reachable ? describe(waiting) : `the API server does not answer (${last.detail})`;
+      const what =
+        last === undefined ? 'no answer from the API server' : last.reachable ? describe(waiting) : `the API server does not answer (${last.detail})`;
       throw new Error(`the addons do not run after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait): ${what}\n${report.stdout.trim()}`);
     },
     verify: true,

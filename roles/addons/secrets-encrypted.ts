@@ -21,17 +21,25 @@ export function secretsEncryptedTask(encryption: EncryptionKeys): Task<{ stored:
       const others = Object.entries(stored.byKey).filter(([key]) => key !== current);
       if (others.length === 0) return noChange(`${stored.total} Secrets, all encrypted with ${current}`);
       const count = others.reduce((n, [, c]) => n + c, 0);
-      return { kind: 'update', summary: `rewrite ${count} of ${stored.total} Secrets so that ${current} encrypts them (now: ${others.map(([k, c]) => `${c} ${k}`).join(', ')})`, payload: null };
+      return {
+        kind: 'update',
+        summary: `rewrite ${count} of ${stored.total} Secrets so that ${current} encrypts them (now: ${others.map(([k, c]) => `${c} ${k}`).join(', ')})`,
+        payload: null,
+      };
     },
     apply: async (_change, ctx) => {
       // Every Secret read and written back unchanged: the API server stores it with the current
       // key. A Secret changed in between makes replace conflict: the next round reads it again.
       const kubectl = adminKubectl(120);
-      await execChecked(ctx.connection, sh`for i in 1 2 3; do ${kubectl} get secrets --all-namespaces -o json | ${kubectl} replace -f - >/dev/null && exit 0; sleep 2; done; exit 1`, {
-        become: true,
-        label: 'rewrite every Secret',
-        timeoutMs: 600_000,
-      });
+      await execChecked(
+        ctx.connection,
+        sh`for i in 1 2 3; do ${kubectl} get secrets --all-namespaces -o json | ${kubectl} replace -f - >/dev/null && exit 0; sleep 2; done; exit 1`,
+        {
+          become: true,
+          label: 'rewrite every Secret',
+          timeoutMs: 600_000,
+        },
+      );
     },
     verify: true,
   };

@@ -37,6 +37,15 @@ export function apiProxyRole(inputs: ClusterInputs): Role {
       }),
       systemdService({ name: 'kcluster-apiproxy.service', enabled: true, state: 'started' }),
     ],
-    handlers: [{ name: RESTART, run: async (ctx) => void (await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart kcluster-apiproxy.service`, { become: true, label: RESTART })) }],
+    handlers: [
+      {
+        name: RESTART,
+        run: async (ctx) =>
+          void (await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart kcluster-apiproxy.service`, {
+            become: true,
+            label: RESTART,
+          })),
+      },
+    ],
   };
 }

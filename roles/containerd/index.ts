@@ -51,7 +51,11 @@ export function containerdRole(inputs: ClusterInputs): Role {
         name: RESTART_CONTAINERD,
         run: async (ctx) => {
           // Running containers survive: the shims keep them (KillMode=process).
-          await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart containerd.service && for i in $(seq 1 50); do ctr version >/dev/null 2>&1 && exit 0; sleep 0.2; done; echo "containerd did not answer within 10 s after the restart" >&2; journalctl -u containerd --no-pager -n 20 >&2; exit 1`, { become: true, label: RESTART_CONTAINERD });
+          await execChecked(
+            ctx.connection,
+            sh`systemctl daemon-reload && systemctl restart containerd.service && for i in $(seq 1 50); do ctr version >/dev/null 2>&1 && exit 0; sleep 0.2; done; echo "containerd did not answer within 10 s after the restart" >&2; journalctl -u containerd --no-pager -n 20 >&2; exit 1`,
+            { become: true, label: RESTART_CONTAINERD },
+          );
         },
       },
     ],

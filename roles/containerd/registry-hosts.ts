@@ -38,7 +38,10 @@ function staleRegistriesRemoved(wanted: ReadonlySet<string>): Task<{ files: Fact
     },
     apply: async (change, ctx) => {
       for (const file of change.payload) {
-        await execChecked(ctx.connection, sh`rm -f -- ${file} && rmdir -- ${file.slice(0, file.lastIndexOf('/'))} 2>/dev/null; true`, { become: true, label: `remove ${file}` });
+        await execChecked(ctx.connection, sh`rm -f -- ${file} && rmdir -- ${file.slice(0, file.lastIndexOf('/'))} 2>/dev/null; true`, {
+          become: true,
+          label: `remove ${file}`,
+        });
       }
     },
     invalidates: [`registry-hosts:${CONTAINERD_CERTS_DIR}`],

@@ -13,7 +13,24 @@ export const PKI = '/etc/kubernetes/pki';
 /** Per component, the files it reads: absolute paths, or names relative to PKI. */
 export const COMPONENT_READS: Readonly<Record<string, readonly string[]>> = {
   etcd: ['etcd/ca.crt', ...ETCD_OWN_PKI_FILES.map((f) => `${ETCD_OWN_PKI_DIR}/${f}`)],
-  'kube-apiserver': ['ca.crt', 'apiserver.crt', 'apiserver.key', 'apiserver-kubelet-client.crt', 'apiserver-kubelet-client.key', 'apiserver-etcd-client.crt', 'apiserver-etcd-client.key', 'etcd/ca.crt', 'front-proxy-ca.crt', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.pub', 'sa.key', ENCRYPTION_CONFIG_PATH, AUDIT_POLICY_PATH, ADMISSION_CONFIG_PATH],
+  'kube-apiserver': [
+    'ca.crt',
+    'apiserver.crt',
+    'apiserver.key',
+    'apiserver-kubelet-client.crt',
+    'apiserver-kubelet-client.key',
+    'apiserver-etcd-client.crt',
+    'apiserver-etcd-client.key',
+    'etcd/ca.crt',
+    'front-proxy-ca.crt',
+    'front-proxy-client.crt',
+    'front-proxy-client.key',
+    'sa.pub',
+    'sa.key',
+    ENCRYPTION_CONFIG_PATH,
+    AUDIT_POLICY_PATH,
+    ADMISSION_CONFIG_PATH,
+  ],
   'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
 };
@@ -22,7 +39,10 @@ export const COMPONENT_READS: Readonly<Record<string, readonly string[]>> = {
  * Per component, the absolute paths of the files it reads, each one of `written` (the paths
  * the role writes); throws naming every entry of `reads` that is not.
  */
-export function componentReads(written: readonly string[], reads: Readonly<Record<string, readonly string[]>> = COMPONENT_READS): ReadonlyMap<string, readonly string[]> {
+export function componentReads(
+  written: readonly string[],
+  reads: Readonly<Record<string, readonly string[]>> = COMPONENT_READS,
+): ReadonlyMap<string, readonly string[]> {
   const known = new Set(written);
   const unknown: string[] = [];
   const out = new Map<string, readonly string[]>();

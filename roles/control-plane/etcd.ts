@@ -18,7 +18,10 @@ export function etcdUserTask(): Task<{ user: typeof etcdUser }, null> {
     name: 'user etcd',
     tags: ['control-plane', 'etcd'],
     facts: () => ({ user: etcdUser }),
-    plan: ({ user }) => (user.exists ? noChange(`etcd runs as uid ${user.uid}, gid ${user.gid}`) : { kind: 'create', summary: `create the system user and group ${ETCD_USER} (etcd runs as it, owns ${ETCD_DATA_DIR} and its keys)`, payload: null }),
+    plan: ({ user }) =>
+      user.exists
+        ? noChange(`etcd runs as uid ${user.uid}, gid ${user.gid}`)
+        : { kind: 'create', summary: `create the system user and group ${ETCD_USER} (etcd runs as it, owns ${ETCD_DATA_DIR} and its keys)`, payload: null },
     apply: async (_change, ctx) => {
       await execChecked(ctx.connection, createEtcdUser, { become: true, label: 'create the etcd user' });
     },
@@ -32,7 +35,10 @@ export function etcdDataOwnedTask(): Task<{ data: typeof etcdDataOwnership }, nu
     name: `${ETCD_DATA_DIR} owned by ${ETCD_USER}`,
     tags: ['control-plane', 'etcd'],
     facts: () => ({ data: etcdDataOwnership }),
-    plan: ({ data }) => (data.foreign === 0 ? noChange(`everything under ${ETCD_DATA_DIR} belongs to ${ETCD_USER}`) : { kind: 'update', summary: `give ${data.foreign} files under ${ETCD_DATA_DIR} to ${ETCD_USER}:${ETCD_USER}`, payload: null }),
+    plan: ({ data }) =>
+      data.foreign === 0
+        ? noChange(`everything under ${ETCD_DATA_DIR} belongs to ${ETCD_USER}`)
+        : { kind: 'update', summary: `give ${data.foreign} files under ${ETCD_DATA_DIR} to ${ETCD_USER}:${ETCD_USER}`, payload: null },
     apply: async (_change, ctx) => {
       await execChecked(ctx.connection, sh`chown -R ${`${ETCD_USER}:${ETCD_USER}`} ${ETCD_DATA_DIR}`, { become: true, label: 'etcd data ownership' });
     },
@@ -71,11 +77,17 @@ export function etcdMemberAddedTask(place: EtcdPlace): Task<{ join: Fact<EtcdJoi
     apply: async (_change, ctx) => {
       const { self, others } = place(ctx);
       const ask = etcdctlAt(others);
-      const listed = await execChecked(ctx.connection, sh`${ask} --dial-timeout=3s --command-timeout=10s member list -w simple`, { become: true, label: 'etcd member list' });
+      const listed = await execChecked(ctx.connection, sh`${ask} --dial-timeout=3s --command-timeout=10s member list -w simple`, {
+        become: true,
+        label: 'etcd member list',
+      });
       const plan = memberAddPlan({ kind: 'members', dataDir: false, members: parseMemberList(listed.stdout) }, self, others);
       if (plan.kind === 'refuse') throw new Error(`${self.name}: cannot join the running etcd: ${plan.why}`);
       if (plan.kind === 'member') return;
-      await execChecked(ctx.connection, sh`${ask} --dial-timeout=3s --command-timeout=15s member add ${self.name} --peer-urls=${self.peerUrl} --learner`, { become: true, label: 'etcd member add --learner' });
+      await execChecked(ctx.connection, sh`${ask} --dial-timeout=3s --command-timeout=15s member add ${self.name} --peer-urls=${self.peerUrl} --learner`, {
+        become: true,
+        label: 'etcd member add --learner',
+      });
     },
     invalidates: ['etcd-join'],
   };
@@ -97,7 +109,8 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
     plan: ({ join }, ctx) => {
       const { self } = place(ctx);
       if (join.kind === 'started' && join.learner === false) return noChange(`${self.name} is a voting etcd member`);
-      if (join.kind === 'started' && join.learner === 'unknown') return { kind: 'wait', summary: `wait for etcd on ${self.name} to answer; promote it if it is a learner`, payload: null };
+      if (join.kind === 'started' && join.learner === 'unknown')
+        return { kind: 'wait', summary: `wait for etcd on ${self.name} to answer; promote it if it is a learner`, payload: null };
       return { kind: 'run', summary: `promote the etcd learner ${self.name} to a voting member once it has caught up with the leader`, payload: null };
     },
     apply: async (_change, ctx) => {
@@ -111,12 +124,20 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
         intervalMs: 2000,
         signal: ctx.signal,
         probe: async () => {
-          const listed = await ctx.connection.exec(sh`${ask} --dial-timeout=3s --command-timeout=10s member list -w simple`, { become: true, label: 'etcd member list', timeoutMs: 30_000 });
-          if (listed.code !== 0) return (lastError = listed.stderr.trim().split('\n').at(-1) ?? `exit ${listed.code}`), false;
+          const listed = await ctx.connection.exec(sh`${ask} --dial-timeout=3s --command-timeout=10s member list -w simple`, {
+            become: true,
+            label: 'etcd member list',
+            timeoutMs: 30_000,
+          });
+          if (listed.code !== 0) return ((lastError = listed.stderr.trim().split('\n').at(-1) ?? `exit ${listed.code}`), false);
           const mine = selfMember(parseMemberList(listed.stdout), self);
           if (mine === undefined) throw new Error(`${self.name} (${self.peerUrl}) is not an etcd member: it was removed while joining; apply again`);
           if (!mine.learner) return true;
-          const promoted = await ctx.connection.exec(sh`${ask} --dial-timeout=3s --command-timeout=10s member promote ${mine.id}`, { become: true, label: 'etcd member promote', timeoutMs: 30_000 });
+          const promoted = await ctx.connection.exec(sh`${ask} --dial-timeout=3s --command-timeout=10s member promote ${mine.id}`, {
+            become: true,
+            label: 'etcd member promote',
+            timeoutMs: 30_000,
+          });
           if (promoted.code === 0) return true;
           lastError = promoted.stderr.trim().split('\n').at(-1) ?? `exit ${promoted.code}`;
           ctx.log(`etcd: ${self.name} not promoted yet: ${lastError}`);
@@ -126,7 +147,9 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error('interrupted while waiting to promote the etcd learner');
-      throw new Error(`${self.name}: the etcd learner was not promoted within ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait); last answer: ${lastError || 'none'}. It stays a learner (no vote, no effect on quorum): look at its etcd log (crictl logs on ${self.name}), then apply again`);
+      throw new Error(
+        `${self.name}: the etcd learner was not promoted within ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait); last answer: ${lastError || 'none'}. It stays a learner (no vote, no effect on quorum): look at its etcd log (crictl logs on ${self.name}), then apply again`,
+      );
     },
     invalidates: ['etcd-join'],
   };

@@ -29,7 +29,9 @@ export function extraFilesOnHost(): Fact<string[]> {
 export function extraFilesWritten(files: ComponentFiles | undefined): AnyTask[] {
   if (files === undefined) return [];
   return COMPONENTS.flatMap((component) =>
-    files[component].map((f) => managedFile({ path: `${extraFilesDir(component)}/${f.name}`, mode: 0o600, content: () => f.content, secret: true, tags: TAGS })),
+    files[component].map((f) =>
+      managedFile({ path: `${extraFilesDir(component)}/${f.name}`, mode: 0o600, content: () => f.content, secret: true, tags: TAGS }),
+    ),
   );
 }
 

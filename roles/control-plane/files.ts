@@ -28,7 +28,6 @@ function own(map: ReadonlyMap<string, CertAndKey>, host: string, what: string): 
   return found;
 }
 
-
 /** Every file a control-plane host gets, as (path, mode, content for this host). */
 export function controlPlaneFiles(inputs: ClusterInputs): ControlPlaneFile[] {
   const { pki, inventory } = inputs;
@@ -44,7 +43,8 @@ export function controlPlaneFiles(inputs: ClusterInputs): ControlPlaneFile[] {
   const kubeconfig = (file: string, user: string, creds: CertAndKey, server: (ctx: HostContext) => string) => ({
     path: `/etc/kubernetes/${file}`,
     mode: 0o600,
-    content: (ctx: HostContext) => renderKubeconfig({ clusterName: inventory.cluster.name, server: server(ctx), caCert: pki.ca.cert, user, cert: creds.cert, key: creds.key }),
+    content: (ctx: HostContext) =>
+      renderKubeconfig({ clusterName: inventory.cluster.name, server: server(ctx), caCert: pki.ca.cert, user, cert: creds.cert, key: creds.key }),
   });
   return [
     ...pair('ca', pki.ca),

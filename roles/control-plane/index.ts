@@ -59,12 +59,22 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
     tags: ['control-plane'],
     // On a running cluster, a failure puts back the manifests that last ran on this host.
     ...(options.running ? { undo: lastGoodManifestsUndo() } : {}),
-    ...(options.running && options.snapshotBeforeChange !== undefined ? { beforeFirstChange: etcdSnapshotBeforeChange(inputs.inventory.stateDir, options.snapshotBeforeChange) } : {}),
+    ...(options.running && options.snapshotBeforeChange !== undefined
+      ? { beforeFirstChange: etcdSnapshotBeforeChange(inputs.inventory.stateDir, options.snapshotBeforeChange) }
+      : {}),
     tasks: [
       etcdUserTask(),
       // CIS 1.1.19: etcd's own keys outside root's /etc/kubernetes/pki, in a folder it owns.
       directory({ path: ETCD_OWN_PKI_DIR, mode: 0o700, owner: ETCD_USER, group: ETCD_USER }),
-      ...files.map((f) => managedFile({ path: f.path, mode: f.mode, content: f.content, ...(f.owner ? { owner: f.owner, group: f.owner } : {}), ...(f.secret ? { secret: true } : {}) })),
+      ...files.map((f) =>
+        managedFile({
+          path: f.path,
+          mode: f.mode,
+          content: f.content,
+          ...(f.owner ? { owner: f.owner, group: f.owner } : {}),
+          ...(f.secret ? { secret: true } : {}),
+        }),
+      ),
       // CIS 1.1.11 and 1.1.12: etcd's data dir 0700, owned by the etcd user it runs as.
       directory({ path: ETCD_DATA_DIR, mode: 0o700, owner: ETCD_USER, group: ETCD_USER }),
       etcdDataOwnedTask(),
@@ -78,10 +88,18 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
       ...(options.running
         ? [
             etcdMemberAddedTask(place),
-            manifests.etcd((ctx) => ({ join: joinStateAt(place, ctx) }), ({ join }, ctx) => runningClusterStart(join, place(ctx).self)),
+            manifests.etcd(
+              (ctx) => ({ join: joinStateAt(place, ctx) }),
+              ({ join }, ctx) => runningClusterStart(join, place(ctx).self),
+            ),
             etcdMemberPromotedTask(place),
           ]
-        : [manifests.etcd(() => ({}), () => newCluster)]),
+        : [
+            manifests.etcd(
+              () => ({}),
+              () => newCluster,
+            ),
+          ]),
       manifests.component('kube-apiserver'),
       manifests.component('kube-controller-manager'),
       manifests.component('kube-scheduler'),

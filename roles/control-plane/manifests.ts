@@ -47,7 +47,10 @@ export interface ControlPlaneManifests {
    * etcd's, which runs it as the etcd user (its uid and gid are the host's, read as a fact)
    * and starts it as `start` says (from the facts `startFacts` adds, or a reason to skip).
    */
-  readonly etcd: <M extends FactMap>(startFacts: (ctx: HostContext) => M, start: (facts: FactValues<M>, ctx: HostContext) => EtcdStart | { readonly skip: string }) => AnyTask;
+  readonly etcd: <M extends FactMap>(
+    startFacts: (ctx: HostContext) => M,
+    start: (facts: FactValues<M>, ctx: HostContext) => EtcdStart | { readonly skip: string },
+  ) => AnyTask;
 }
 
 export function controlPlaneManifests(inputs: ClusterInputs, files: readonly ControlPlaneFile[]): ControlPlaneManifests {
@@ -61,34 +64,39 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
     if (paths === undefined) throw new Error(`control-plane role: no list of the files ${component} reads in roles/control-plane/component-reads.ts`);
     return sha(...paths.map((path) => contentOf.get(path)!(ctx)));
   };
-  const manifestData = (component: ControlPlaneComponent, compiled: CompiledTemplate, extra: Readonly<Record<string, unknown>> = {}) => (ctx: HostContext) => {
-    const base = {
-      ...extra,
-      // The operator's flags and the feature gates, each a YAML double-quoted scalar.
-      extraArgs: componentExtraArgs(inventory.cluster, component).map((arg) => JSON.stringify(arg)),
-      image: imageReference(inputs, component),
-      inputsHash: '',
-      nodeName: ctx.host.name,
-      nodeIp: nodeAddress(ctx.host),
-      apiPort: topology.apiPort,
-      clusterName: inventory.cluster.name,
-      clusterDomain: inventory.cluster.clusterDomain,
-      serviceCIDR: inventory.cluster.serviceCIDR,
-      podCIDR: inventory.cluster.podCIDR,
-      audit: inventory.cluster.audit,
-      auditPolicyPath: AUDIT_POLICY_PATH,
-      auditLogPath: AUDIT_LOG_PATH,
-      encryptionConfigPath: ENCRYPTION_CONFIG_PATH,
-      etcdOwnPkiDir: ETCD_OWN_PKI_DIR,
-      admissionConfigPath: ADMISSION_CONFIG_PATH,
-      tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
-      // The local member only, as kubeadm's stacked etcd: a member added, promoted or removed
-      // changes no other API server, and no API server ever sends a request to a learner.
-      etcdServers: LOCAL_ETCD,
-      extraFilesDir: component !== 'etcd' && extraFilesOf(component).length > 0 ? extraFilesDir(component) : '',
+  const manifestData =
+    (component: ControlPlaneComponent, compiled: CompiledTemplate, extra: Readonly<Record<string, unknown>> = {}) =>
+    (ctx: HostContext) => {
+      const base = {
+        ...extra,
+        // The operator's flags and the feature gates, each a YAML double-quoted scalar.
+        extraArgs: componentExtraArgs(inventory.cluster, component).map((arg) => JSON.stringify(arg)),
+        image: imageReference(inputs, component),
+        inputsHash: '',
+        nodeName: ctx.host.name,
+        nodeIp: nodeAddress(ctx.host),
+        apiPort: topology.apiPort,
+        clusterName: inventory.cluster.name,
+        clusterDomain: inventory.cluster.clusterDomain,
+        serviceCIDR: inventory.cluster.serviceCIDR,
+        podCIDR: inventory.cluster.podCIDR,
+        audit: inventory.cluster.audit,
+        auditPolicyPath: AUDIT_POLICY_PATH,
+        auditLogPath: AUDIT_LOG_PATH,
+        encryptionConfigPath: ENCRYPTION_CONFIG_PATH,
+        etcdOwnPkiDir: ETCD_OWN_PKI_DIR,
+        admissionConfigPath: ADMISSION_CONFIG_PATH,
+        tlsCipherSuites: TLS_CIPHER_SUITES.join(','),
+        // The local member only, as kubeadm's stacked etcd: a member added, promoted or removed
+        // changes no other API server, and no API server ever sends a request to a learner.
+        etcdServers: LOCAL_ETCD,
+        extraFilesDir: component !== 'etcd' && extraFilesOf(component).length > 0 ? extraFilesDir(component) : '',
+      };
+      return {
+        ...base,
+        inputsHash: sha(hashOf(ctx, component), ...extraFilesOf(component).map((f) => `${f.name}\0${f.content.toString('base64')}`), compiled(base)),
+      };
     };
-    return { ...base, inputsHash: sha(hashOf(ctx, component), ...extraFilesOf(component).map((f) => `${f.name}\0${f.content.toString('base64')}`), compiled(base)) };
-  };
   return {
     component: (component) => {
       const template = join(templateDir, `${component}.yaml.hbs`);

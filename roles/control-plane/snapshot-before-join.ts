@@ -17,10 +17,15 @@ export function snapshotBeforeJoinRole(inputs: Pick<ClusterInputs, 'inventory' |
     tags: ['control-plane', 'etcd', 'etcd-backup'],
     facts: () => ({ members: etcdMemberList }),
     plan: ({ members }) => {
-      if (!members.listed) throw new Error(`etcd's members cannot be read on this control plane (${members.detail}): no control plane joins a cluster whose etcd does not answer`);
+      if (!members.listed)
+        throw new Error(`etcd's members cannot be read on this control plane (${members.detail}): no control plane joins a cluster whose etcd does not answer`);
       const notYet = joining.filter((h) => !members.members.some((m) => m.peerUrls.includes(peerUrls.get(h) ?? '')));
       if (notYet.length === 0) return noChange(`${joining.join(', ')} ${joining.length === 1 ? 'is' : 'are'} etcd members already`);
-      return { kind: 'run', summary: `save an etcd snapshot to ${file} (verified) before ${notYet.join(', ')} ${notYet.length === 1 ? 'joins' : 'join'}`, payload: null };
+      return {
+        kind: 'run',
+        summary: `save an etcd snapshot to ${file} (verified) before ${notYet.join(', ')} ${notYet.length === 1 ? 'joins' : 'join'}`,
+        payload: null,
+      };
     },
     apply: async (_change, ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, inputs.inventory.stateDir, name);

@@ -10,7 +10,12 @@ import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
 import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { keepLastGoodManifests, LAST_GOOD_MANIFESTS_DIR, lastGoodManifests, restoreLastGoodManifests } from '../../src/kubernetes/cluster/last-good-manifests.js';
+import {
+  keepLastGoodManifests,
+  LAST_GOOD_MANIFESTS_DIR,
+  lastGoodManifests,
+  restoreLastGoodManifests,
+} from '../../src/kubernetes/cluster/last-good-manifests.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 
 const READY_TIMEOUT_MS = 300_000;
@@ -25,10 +30,16 @@ const READY_TIMEOUT_MS = 300_000;
  * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
  * install from empty hosts.
  */
-const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [...(api.ready ? [] : [`/readyz (${api.detail})`]), ...(pods ? lagging(pods) : [])];
+const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [
+  ...(api.ready ? [] : [`/readyz (${api.detail})`]),
+  ...(pods ? lagging(pods) : []),
+];
 
 /** Polls the API server's readiness (and the static pods, on a running cluster) until ready or the host's timeout; logs each change of what is awaited. */
-function controlPlaneReadiness(ctx: ApplyContext, staticPodsCurrent: boolean): { readonly timeoutMs: number; readonly wait: () => Promise<PollOutcome<string[]>> } {
+function controlPlaneReadiness(
+  ctx: ApplyContext,
+  staticPodsCurrent: boolean,
+): { readonly timeoutMs: number; readonly wait: () => Promise<PollOutcome<string[]>> } {
   const pods = staticPods(ctx.host.name);
   const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
   // The debug log gets what is still awaited each time it changes: a slow wait names its component.
@@ -44,7 +55,10 @@ function controlPlaneReadiness(ctx: ApplyContext, staticPodsCurrent: boolean): {
       intervalMs: 2000,
       signal: ctx.signal,
       probe: async () => {
-        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), { label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz', timeoutMs: 30_000 });
+        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), {
+          label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz',
+          timeoutMs: 30_000,
+        });
         const waiting = pending(api, current);
         logWaiting(waiting);
         return waiting;
@@ -62,7 +76,9 @@ export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typ
     plan: (facts) => {
       const waiting = pending(facts.api, facts.pods);
       return waiting.length === 0
-        ? noChange(`the API server answers /readyz${staticPodsCurrent ? '; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready' : ''}`)
+        ? noChange(
+            `the API server answers /readyz${staticPodsCurrent ? '; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready' : ''}`,
+          )
         : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
     },
     apply: async (_change, ctx) => {
@@ -117,9 +133,18 @@ export function lastGoodManifestsKeptTask(): Task<{ kept: typeof lastGoodManifes
     facts: () => ({ kept: lastGoodManifests }),
     plan: ({ kept }) => {
       const unkept = kept.present.filter((f) => !kept.kept.includes(f));
-      if (unkept.length > 0) return { kind: 'create', summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`, payload: null };
+      if (unkept.length > 0)
+        return {
+          kind: 'create',
+          summary: `keep the manifests that run now in ${LAST_GOOD_MANIFESTS_DIR}, to put back if a change keeps a component from starting`,
+          payload: null,
+        };
       // A control plane joining a running cluster has none yet: kept once its wait succeeds.
-      return noChange(kept.present.length === 0 ? 'no control-plane manifest yet: kept once the control plane is ready' : `${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`);
+      return noChange(
+        kept.present.length === 0
+          ? 'no control-plane manifest yet: kept once the control plane is ready'
+          : `${LAST_GOOD_MANIFESTS_DIR} holds the manifests that last ran`,
+      );
     },
     apply: async (_change, ctx) => {
       await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the last good manifests' });
@@ -131,9 +156,12 @@ export function lastGoodManifestsKeptTask(): Task<{ kept: typeof lastGoodManifes
 /** The usual suspects, recognised in the components' logs. */
 export function likelyCause(logs: string): string {
   if (/failCgroupV1|cgroup v1/.test(logs)) return 'Likely cause: the kubelet refuses cgroup v1 (see the kubelet role README).';
-  if (/x509|certificate/.test(logs)) return 'Likely cause: a certificate problem (wrong CA or missing SAN): compare the state folder PKI with /etc/kubernetes/pki.';
-  if (/connection refused.*2379|etcdserver|context deadline exceeded/.test(logs)) return 'Likely cause: etcd is not serving (check its log above, ports 2379/2380, and the data dir /var/lib/etcd).';
-  if (/ErrImageNeverPull|ImagePull|not found.*image/.test(logs)) return 'Likely cause: a control-plane image is missing from the runtime (rerun the images role).';
+  if (/x509|certificate/.test(logs))
+    return 'Likely cause: a certificate problem (wrong CA or missing SAN): compare the state folder PKI with /etc/kubernetes/pki.';
+  if (/connection refused.*2379|etcdserver|context deadline exceeded/.test(logs))
+    return 'Likely cause: etcd is not serving (check its log above, ports 2379/2380, and the data dir /var/lib/etcd).';
+  if (/ErrImageNeverPull|ImagePull|not found.*image/.test(logs))
+    return 'Likely cause: a control-plane image is missing from the runtime (rerun the images role).';
   if (/address already in use/.test(logs)) return 'Likely cause: a port is taken by another process (preflight checks 6443, 2379, 2380, 10250, 10257, 10259).';
   return 'Look at the log lines below for the first error.';
 }

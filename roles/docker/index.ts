@@ -30,8 +30,16 @@ export function dockerRole(inputs: ClusterInputs): Role {
   const renderer = createTemplateRenderer();
   const sandboxImage = imageReference(inputs, 'pause');
   const registries = dockerRegistrySettings(inputs.inventory.cluster.registries);
-  const registryJson = { registryMirrors: registries.mirrors.length > 0 ? JSON.stringify(registries.mirrors) : '', insecureRegistries: registries.insecure.length > 0 ? JSON.stringify(registries.insecure) : '' };
-  const data = (ctx: HostContext) => ({ cgroupDriver: cgroupDriverOf(ctx), ociRuntimeBinary: ociRuntimeBinaryOf(ctx, 'docker') ?? '', sandboxImage, ...registryJson });
+  const registryJson = {
+    registryMirrors: registries.mirrors.length > 0 ? JSON.stringify(registries.mirrors) : '',
+    insecureRegistries: registries.insecure.length > 0 ? JSON.stringify(registries.insecure) : '',
+  };
+  const data = (ctx: HostContext) => ({
+    cgroupDriver: cgroupDriverOf(ctx),
+    ociRuntimeBinary: ociRuntimeBinaryOf(ctx, 'docker') ?? '',
+    sandboxImage,
+    ...registryJson,
+  });
   const auth = inputs.registryAuth ?? {};
   const file = (name: string, path: string, notify: readonly string[] = [], invalidates: readonly string[] = []) =>
     templateFile({ path, template: join(templateDir, name), data, mode: 0o644, renderer, notify, invalidates });
@@ -50,7 +58,16 @@ export function dockerRole(inputs: ClusterInputs): Role {
       file('crictl.yaml.hbs', '/etc/crictl.yaml'),
       // The registries' credentials, which the kubelet hands to cri-dockerd with each pull.
       ...(Object.keys(auth).length > 0
-        ? [managedFile({ name: 'registry credentials for the kubelet', path: '/var/lib/kubelet/config.json', content: () => kubeletRegistryCredentials(auth), mode: 0o600, secret: true, tags: ['docker', 'registries'] })]
+        ? [
+            managedFile({
+              name: 'registry credentials for the kubelet',
+              path: '/var/lib/kubelet/config.json',
+              content: () => kubeletRegistryCredentials(auth),
+              mode: 0o600,
+              secret: true,
+              tags: ['docker', 'registries'],
+            }),
+          ]
         : []),
       systemdService({ name: 'docker.service', enabled: true, state: 'started' }),
       systemdService({ name: 'cri-docker.service', enabled: true, state: 'started' }),
@@ -59,7 +76,11 @@ export function dockerRole(inputs: ClusterInputs): Role {
       {
         name: RESTART_DOCKER,
         run: async (ctx) => {
-          await execChecked(ctx.connection, sh`systemctl daemon-reload; systemctl reset-failed docker.service 2>/dev/null; systemctl restart docker.service && for i in $(seq 1 50); do docker info >/dev/null 2>&1 && exit 0; sleep 0.2; done; echo "docker did not answer within 10 s after the restart" >&2; journalctl -u docker --no-pager -n 20 >&2; exit 1`, { become: true, label: RESTART_DOCKER });
+          await execChecked(
+            ctx.connection,
+            sh`systemctl daemon-reload; systemctl reset-failed docker.service 2>/dev/null; systemctl restart docker.service && for i in $(seq 1 50); do docker info >/dev/null 2>&1 && exit 0; sleep 0.2; done; echo "docker did not answer within 10 s after the restart" >&2; journalctl -u docker --no-pager -n 20 >&2; exit 1`,
+            { become: true, label: RESTART_DOCKER },
+          );
         },
       },
       {

@@ -32,14 +32,24 @@ const templateDir = join(packageRoot(), 'roles', 'etcd-snapshot-schedule', 'temp
 
 export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
   const settings = inputs.inventory.cluster.etcdSnapshots;
-  const handlers: Handler[] = [{ name: DAEMON_RELOAD, run: async (ctx) => void (await execChecked(ctx.connection, sh`systemctl daemon-reload`, { become: true, label: DAEMON_RELOAD })) }];
+  const handlers: Handler[] = [
+    { name: DAEMON_RELOAD, run: async (ctx) => void (await execChecked(ctx.connection, sh`systemctl daemon-reload`, { become: true, label: DAEMON_RELOAD })) },
+  ];
   if (!settings.enabled) {
     return {
       name: 'etcd-snapshot-schedule',
       tags: TAGS,
       tasks: [
         timerOff(),
-        ...[TIMER_FILE, SERVICE_FILE, SNAPSHOT_SCRIPT].map((path) => fileAbsent({ path, why: 'cluster.etcd.snapshots.enabled is false; the snapshots taken stay', tags: TAGS, notify: [DAEMON_RELOAD], invalidates: ['systemd:*'] })),
+        ...[TIMER_FILE, SERVICE_FILE, SNAPSHOT_SCRIPT].map((path) =>
+          fileAbsent({
+            path,
+            why: 'cluster.etcd.snapshots.enabled is false; the snapshots taken stay',
+            tags: TAGS,
+            notify: [DAEMON_RELOAD],
+            invalidates: ['systemd:*'],
+          }),
+        ),
       ],
       handlers,
     };
@@ -58,16 +68,47 @@ export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory'
         renderer,
         tags: TAGS,
         // Shell words, quoted here: the template splices them in as they are.
-        data: (ctx) => ({ ...common, dir: quoteWord(SCHEDULED_SNAPSHOT_DIR), prefix: scheduledSnapshotPrefix(ctx.host.name), etcdctl: ETCDCTL.text, etcdutl: '/usr/local/bin/etcdutl' }),
+        data: (ctx) => ({
+          ...common,
+          dir: quoteWord(SCHEDULED_SNAPSHOT_DIR),
+          prefix: scheduledSnapshotPrefix(ctx.host.name),
+          etcdctl: ETCDCTL.text,
+          etcdutl: '/usr/local/bin/etcdutl',
+        }),
       }),
-      templateFile({ path: SERVICE_FILE, template: join(templateDir, 'kcluster-etcd-snapshot.service.hbs'), mode: 0o644, renderer, tags: TAGS, data: common, notify: [DAEMON_RELOAD], invalidates: ['systemd:*'] }),
-      templateFile({ path: TIMER_FILE, template: join(templateDir, 'kcluster-etcd-snapshot.timer.hbs'), mode: 0o644, renderer, tags: TAGS, data: common, notify: [RESTART_TIMER], invalidates: ['systemd:*'] }),
+      templateFile({
+        path: SERVICE_FILE,
+        template: join(templateDir, 'kcluster-etcd-snapshot.service.hbs'),
+        mode: 0o644,
+        renderer,
+        tags: TAGS,
+        data: common,
+        notify: [DAEMON_RELOAD],
+        invalidates: ['systemd:*'],
+      }),
+      templateFile({
+        path: TIMER_FILE,
+        template: join(templateDir, 'kcluster-etcd-snapshot.timer.hbs'),
+        mode: 0o644,
+        renderer,
+        tags: TAGS,
+        data: common,
+        notify: [RESTART_TIMER],
+        invalidates: ['systemd:*'],
+      }),
       systemdService({ name: SNAPSHOT_TIMER, enabled: true, state: 'started', tags: TAGS }),
     ],
     handlers: [
       ...handlers,
       // A changed schedule takes effect when the timer is restarted (systemd computes the next run then).
-      { name: RESTART_TIMER, run: async (ctx) => void (await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart -- ${SNAPSHOT_TIMER}`, { become: true, label: RESTART_TIMER })) },
+      {
+        name: RESTART_TIMER,
+        run: async (ctx) =>
+          void (await execChecked(ctx.connection, sh`systemctl daemon-reload && systemctl restart -- ${SNAPSHOT_TIMER}`, {
+            become: true,
+            label: RESTART_TIMER,
+          })),
+      },
     ],
   };
 }
@@ -85,6 +126,7 @@ function timerOff(): Task<{ unit: ReturnType<typeof systemdUnit> }, null> {
       if (!active && !enabled) return noChange(`${SNAPSHOT_TIMER} is not running (scheduled etcd snapshots are off)`);
       return { kind: 'run', summary: `stop and disable ${SNAPSHOT_TIMER} (cluster.etcd.snapshots.enabled is false; the snapshots taken stay)`, payload: null };
     },
-    apply: async (_change, ctx) => void (await execChecked(ctx.connection, sh`systemctl disable --now -- ${SNAPSHOT_TIMER}`, { become: true, label: `disable ${SNAPSHOT_TIMER}` })),
+    apply: async (_change, ctx) =>
+      void (await execChecked(ctx.connection, sh`systemctl disable --now -- ${SNAPSHOT_TIMER}`, { become: true, label: `disable ${SNAPSHOT_TIMER}` })),
   };
 }

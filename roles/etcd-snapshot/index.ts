@@ -15,7 +15,16 @@ import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { etcdMembership } from '../../src/kubernetes/etcd/etcd-membership.js';
 import { saveEtcdSnapshot, type SavedSnapshot } from '../../src/kubernetes/etcd/etcd-snapshot.js';
-import { buildRestoredDataDir, discardRestoredDataDir, PARKED_MANIFESTS, restoreLeftovers, startControlPlane, stopControlPlane, swapDataDir, type RestorePlan } from '../../src/kubernetes/etcd/etcd-restore.js';
+import {
+  buildRestoredDataDir,
+  discardRestoredDataDir,
+  PARKED_MANIFESTS,
+  restoreLeftovers,
+  startControlPlane,
+  stopControlPlane,
+  swapDataDir,
+  type RestorePlan,
+} from '../../src/kubernetes/etcd/etcd-restore.js';
 
 export interface SnapshotSaveTarget {
   readonly stateDir: string;
@@ -32,8 +41,15 @@ export function saveRole(target: SnapshotSaveTarget): Role {
     facts: () => ({ members: etcdMembership() }),
     plan: ({ members }, ctx) => {
       const healthy = members.filter((m) => m.healthy).length;
-      if (healthy * 2 <= members.length) throw new Error(`etcd has no healthy majority as ${ctx.host.name} sees it (${healthy} of ${members.length} members answer): no snapshot can be taken; look at the etcd containers (crictl ps -a --name etcd)`);
-      return { kind: 'create', summary: `snapshot of etcd (${healthy} of ${members.length} members healthy) to ${target.stateDir}/backups/${target.name}`, payload: null };
+      if (healthy * 2 <= members.length)
+        throw new Error(
+          `etcd has no healthy majority as ${ctx.host.name} sees it (${healthy} of ${members.length} members answer): no snapshot can be taken; look at the etcd containers (crictl ps -a --name etcd)`,
+        );
+      return {
+        kind: 'create',
+        summary: `snapshot of etcd (${healthy} of ${members.length} members healthy) to ${target.stateDir}/backups/${target.name}`,
+        payload: null,
+      };
     },
     apply: async (_change, ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, target.stateDir, target.name);
@@ -65,9 +81,20 @@ export function uploadRole(target: SnapshotRestoreTarget): Role {
         : { kind: file.exists ? 'update' : 'create', summary: `upload ${basename(target.localFile)} to ${remote} (sha256 checked)`, payload: null },
     apply: async (_change, ctx) => {
       await ctx.transfers.run(() =>
-        ctx.connection.uploadFile(target.localFile, remote, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256: target.sha256, label: 'upload etcd snapshot' }),
+        ctx.connection.uploadFile(target.localFile, remote, {
+          mode: 0o600,
+          owner: 'root',
+          group: 'root',
+          become: true,
+          mkdirParents: true,
+          sha256: target.sha256,
+          label: 'upload etcd snapshot',
+        }),
       );
-      const status = await execChecked(ctx.connection, sh`/usr/local/bin/etcdutl snapshot status ${remote} -w json`, { become: true, label: 'etcdutl snapshot status' });
+      const status = await execChecked(ctx.connection, sh`/usr/local/bin/etcdutl snapshot status ${remote} -w json`, {
+        become: true,
+        label: 'etcdutl snapshot status',
+      });
       ctx.log(`etcdutl snapshot status: ${status.stdout.trim().split('\n').pop() ?? ''}`);
     },
     verify: true,
@@ -76,7 +103,14 @@ export function uploadRole(target: SnapshotRestoreTarget): Role {
 }
 
 function step(name: string, summary: (host: string) => string, run: Task<Record<string, never>, null>['apply']): Task<Record<string, never>, null> {
-  return { name, tags: ['etcd', 'restore'], facts: () => ({}), plan: (_facts, ctx) => ({ kind: 'run', summary: summary(ctx.host.name), payload: null }), apply: run, verify: false };
+  return {
+    name,
+    tags: ['etcd', 'restore'],
+    facts: () => ({}),
+    plan: (_facts, ctx) => ({ kind: 'run', summary: summary(ctx.host.name), payload: null }),
+    apply: run,
+    verify: false,
+  };
 }
 
 /** Step 2: the restored data dir beside the current one; nothing running changes. */
@@ -84,7 +118,13 @@ export function buildRole(target: SnapshotRestoreTarget): Role {
   return {
     name: 'etcd-restore-build',
     tags: ['etcd'],
-    tasks: [step('build the restored etcd data dir', (host) => `etcdutl snapshot restore into /var/lib/etcd.restoring as member ${host} of ${target.members.length}`, (_c, ctx) => buildRestoredDataDir(ctx.connection, target, ctx.host.name))],
+    tasks: [
+      step(
+        'build the restored etcd data dir',
+        (host) => `etcdutl snapshot restore into /var/lib/etcd.restoring as member ${host} of ${target.members.length}`,
+        (_c, ctx) => buildRestoredDataDir(ctx.connection, target, ctx.host.name),
+      ),
+    ],
   };
 }
 
@@ -93,7 +133,13 @@ export function stopRole(): Role {
   return {
     name: 'etcd-restore-stop',
     tags: ['etcd'],
-    tasks: [step('stop the control plane', () => `park the control-plane manifests in ${PARKED_MANIFESTS} and wait for the containers to stop`, (_c, ctx) => stopControlPlane(ctx.connection))],
+    tasks: [
+      step(
+        'stop the control plane',
+        () => `park the control-plane manifests in ${PARKED_MANIFESTS} and wait for the containers to stop`,
+        (_c, ctx) => stopControlPlane(ctx.connection),
+      ),
+    ],
   };
 }
 
@@ -103,8 +149,16 @@ export function swapRole(target: SnapshotRestoreTarget): Role {
     name: 'etcd-restore-swap',
     tags: ['etcd'],
     tasks: [
-      step('swap in the restored data dir', () => `move /var/lib/etcd to ${target.keptDataDir}, the restored data dir to /var/lib/etcd`, (_c, ctx) => swapDataDir(ctx.connection, target)),
-      step('start the control plane', () => 'put the control-plane manifests back', (_c, ctx) => startControlPlane(ctx.connection)),
+      step(
+        'swap in the restored data dir',
+        () => `move /var/lib/etcd to ${target.keptDataDir}, the restored data dir to /var/lib/etcd`,
+        (_c, ctx) => swapDataDir(ctx.connection, target),
+      ),
+      step(
+        'start the control plane',
+        () => 'put the control-plane manifests back',
+        (_c, ctx) => startControlPlane(ctx.connection),
+      ),
     ],
   };
 }
@@ -117,7 +171,10 @@ export function restartRole(): Role {
     facts: () => ({ left: restoreLeftovers() }),
     plan: ({ left }) => {
       if (left.parked.length === 0 && !left.halfBuilt) return noChange('nothing of a restore is left over');
-      const what = [...(left.parked.length > 0 ? [`put ${left.parked.join(', ')} back from ${PARKED_MANIFESTS}`] : []), ...(left.halfBuilt ? ['remove the restored data dir that was not swapped in'] : [])];
+      const what = [
+        ...(left.parked.length > 0 ? [`put ${left.parked.join(', ')} back from ${PARKED_MANIFESTS}`] : []),
+        ...(left.halfBuilt ? ['remove the restored data dir that was not swapped in'] : []),
+      ];
       return { kind: 'run', summary: what.join('; '), payload: null };
     },
     apply: async (_c, ctx) => {

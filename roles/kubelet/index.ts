@@ -76,11 +76,28 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
         notify: [FORGET_ROTATED_CLIENT_CERTIFICATE, ...restart],
         content: (ctx) => {
           const own = pick(pki.kubelet, ctx.host.name, 'kubelet client certificate');
-          return renderKubeconfig({ clusterName: inventory.cluster.name, server: topology.apiServerUrl, caCert: pki.ca.cert, user: `system:node:${ctx.host.name}`, cert: own.cert, key: own.key });
+          return renderKubeconfig({
+            clusterName: inventory.cluster.name,
+            server: topology.apiServerUrl,
+            caCert: pki.ca.cert,
+            user: `system:node:${ctx.host.name}`,
+            cert: own.cert,
+            key: own.key,
+          });
         },
       }),
-      managedFile({ path: '/var/lib/kubelet/pki/kubelet.crt', mode: 0o644, notify: restart, content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').cert }),
-      managedFile({ path: '/var/lib/kubelet/pki/kubelet.key', mode: 0o600, notify: restart, content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').key }),
+      managedFile({
+        path: '/var/lib/kubelet/pki/kubelet.crt',
+        mode: 0o644,
+        notify: restart,
+        content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').cert,
+      }),
+      managedFile({
+        path: '/var/lib/kubelet/pki/kubelet.key',
+        mode: 0o600,
+        notify: restart,
+        content: (ctx) => pick(pki.kubeletServing, ctx.host.name, 'kubelet serving certificate').key,
+      }),
       factDerivedFile({
         path: '/var/lib/kubelet/config.yaml',
         // CIS 4.1.9: the kubelet's configuration readable by root only.

@@ -66,7 +66,13 @@ export async function waitForKubeletSettled(ctx: ApplyContext): Promise<void> {
     intervalMs: 1000,
     signal: ctx.signal,
     probe: async () => {
-      const out = (await execChecked(ctx.connection, kubeletVolumesScript(ctx.host.name), { become: true, label: 'wait for the kubelet to take its pods back', timeoutMs: 20_000 })).stdout;
+      const out = (
+        await execChecked(ctx.connection, kubeletVolumesScript(ctx.host.name), {
+          become: true,
+          label: 'wait for the kubelet to take its pods back',
+          timeoutMs: 20_000,
+        })
+      ).stdout;
       return out.startsWith('skip: ') ? { skip: out.trim().slice(6) } : { counts: volumeCounts(out), text: out.trim().slice(0, 200) };
     },
     done: (state) => 'skip' in state || settled(state.counts),
@@ -74,7 +80,11 @@ export async function waitForKubeletSettled(ctx: ApplyContext): Promise<void> {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (outcome.reached) {
     const value = outcome.value;
-    ctx.log('skip' in value ? `kubelet restarted; no wait for its pods: ${value.skip}` : `kubelet restarted; its ${value.counts.desired} volumes are mounted after ${seconds} s`);
+    ctx.log(
+      'skip' in value
+        ? `kubelet restarted; no wait for its pods: ${value.skip}`
+        : `kubelet restarted; its ${value.counts.desired} volumes are mounted after ${seconds} s`,
+    );
   } else if (!outcome.interrupted) {
     const last = outcome.last && 'text' in outcome.last ? outcome.last.text : 'no answer';
     ctx.log(`kubelet restarted; after ${seconds} s its volumes are still not all mounted (${last}): going on`);

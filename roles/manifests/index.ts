@@ -24,7 +24,8 @@ interface ManifestPayload {
 const FIELD_MANAGER = 'kcluster-manifests';
 
 /** A stub of an object, enough for `kubectl delete -f`. */
-const stub = (r: ObjectRef): string => JSON.stringify({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}) } });
+const stub = (r: ObjectRef): string =>
+  JSON.stringify({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}) } });
 
 function operatorManifestsTask(inputs: ClusterInputs): Task<{ record: typeof manifestRecord }, ManifestPayload> {
   const manifests = inputs.operatorManifests ?? { text: '', objects: [] };
@@ -37,23 +38,37 @@ function operatorManifestsTask(inputs: ClusterInputs): Task<{ record: typeof man
       if (!facts.record.reachable) throw new Error(`cannot read the manifest record through the API server: ${facts.record.detail}`);
       const record = facts.record;
       if (manifests.objects.length === 0 && record.objects.length === 0) return noChange('no operator manifests (cluster.manifests), and none applied before');
-      if (record.sha256 === sha256) return noChange(`the ${manifests.objects.length} objects of cluster.manifests are applied as written (sha256 ${sha256.slice(0, 12)}…)`);
+      if (record.sha256 === sha256)
+        return noChange(`the ${manifests.objects.length} objects of cluster.manifests are applied as written (sha256 ${sha256.slice(0, 12)}…)`);
       const remove = removedObjects(record.objects, manifests.objects);
       const parts = [
         ...(manifests.objects.length > 0 ? [`apply ${manifests.objects.length} objects (server-side)`] : []),
         ...(remove.length > 0 ? [`delete ${remove.map(refText).join(', ')} (no longer in cluster.manifests)`] : []),
       ];
       const diff = createTwoFilesPatch('a/cluster.manifests', 'b/cluster.manifests', record.text, manifests.text);
-      return { kind: record.sha256 === undefined ? 'create' : 'update', summary: parts.join('; '), diff, payload: { text: manifests.text, sha256, objects: manifests.objects, remove } };
+      return {
+        kind: record.sha256 === undefined ? 'create' : 'update',
+        summary: parts.join('; '),
+        diff,
+        payload: { text: manifests.text, sha256, objects: manifests.objects, remove },
+      };
     },
     apply: async (change, ctx) => {
       const kubectl = adminKubectl(60);
       if (change.payload.objects.length > 0) {
-        await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER} -f -`, { become: true, stdin: change.payload.text, label: 'apply cluster.manifests' });
+        await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER} -f -`, {
+          become: true,
+          stdin: change.payload.text,
+          label: 'apply cluster.manifests',
+        });
       }
       if (change.payload.remove.length > 0) {
         const stubs = change.payload.remove.map(stub).join('\n');
-        await execChecked(ctx.connection, sh`${kubectl} delete --ignore-not-found --wait=false -f -`, { become: true, stdin: stubs, label: 'delete objects no longer in cluster.manifests' });
+        await execChecked(ctx.connection, sh`${kubectl} delete --ignore-not-found --wait=false -f -`, {
+          become: true,
+          stdin: stubs,
+          label: 'delete objects no longer in cluster.manifests',
+        });
       }
       await execChecked(ctx.connection, sh`${kubectl} apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER} -f -`, {
         become: true,

@@ -26,18 +26,27 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
     name: 'pod CIDR assigned',
     tags: ['pod-network'],
     facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
-    plan: (facts) => (facts.cidr.assigned ? noChange(`pod CIDR ${facts.cidr.cidr}`) : { kind: 'wait', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null }),
+    plan: (facts) =>
+      facts.cidr.assigned
+        ? noChange(`pod CIDR ${facts.cidr.cidr}`)
+        : { kind: 'wait', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null },
     apply: async (_change, ctx) => {
       const outcome = await pollUntil({
         timeoutMs: WAIT_MS,
         intervalMs: 2000,
         signal: ctx.signal,
-        probe: () => ctx.connection.exec(sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`, { become: true, label: 'read pod CIDR', timeoutMs: 30_000 }),
+        probe: () =>
+          ctx.connection.exec(
+            sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`,
+            { become: true, label: 'read pod CIDR', timeoutMs: 30_000 },
+          ),
         done: (r) => r.code === 0 && r.stdout.trim() !== '',
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error(`interrupted while waiting for the pod CIDR of ${ctx.host.name}`);
-      throw new Error(`${ctx.host.name} got no pod CIDR within ${WAIT_MS / 1000} s: is its kubelet registered (journalctl -u kubelet) and the controller-manager running with --allocate-node-cidrs?`);
+      throw new Error(
+        `${ctx.host.name} got no pod CIDR within ${WAIT_MS / 1000} s: is its kubelet registered (journalctl -u kubelet) and the controller-manager running with --allocate-node-cidrs?`,
+      );
     },
   };
 }

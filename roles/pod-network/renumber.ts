@@ -106,7 +106,8 @@ export function renumberActions(state: PodNetworkState, nodeCidr: Cidr, clusterP
   const gateway = `${formatIpv4(nodeCidr.base + 1)}/${nodeCidr.bits}`;
   const removeSandboxes: { id: string; pod: string; why: string; flannel?: true }[] = [];
   for (const s of state.sandboxes) {
-    if (!s.hostNetwork && inside(clusterPodCidr, s.ip) && !inside(nodeCidr, s.ip)) removeSandboxes.push({ id: s.id, pod: s.pod, why: `${s.ip} is outside ${nodeCidr.text}` });
+    if (!s.hostNetwork && inside(clusterPodCidr, s.ip) && !inside(nodeCidr, s.ip))
+      removeSandboxes.push({ id: s.id, pod: s.pod, why: `${s.ip} is outside ${nodeCidr.text}` });
   }
   if (state.flannelLease !== undefined && !inside(nodeCidr, state.flannelLease)) {
     for (const id of state.flannelSandboxes) {
@@ -139,9 +140,11 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
     plan: (facts) => {
       if (!facts.cidr.assigned) return skip(`the node has no pod CIDR yet (${facts.cidr.detail})`);
       const nodeCidr = cidrOrThrow(facts.cidr.cidr, "the Node's spec.podCIDR");
-      if (facts.state.runtimeError) throw new Error(`cannot list the pod sandboxes: ${facts.state.runtimeError}: is the container runtime running (systemctl status containerd)?`);
+      if (facts.state.runtimeError)
+        throw new Error(`cannot list the pod sandboxes: ${facts.state.runtimeError}: is the container runtime running (systemctl status containerd)?`);
       const actions = renumberActions(facts.state, nodeCidr, clusterPodCidr);
-      if (!actions.deleteBridge && actions.removeSandboxes.length === 0) return noChange(`${BRIDGE} and ${facts.state.sandboxes.filter((s) => !s.hostNetwork).length} pod(s) in ${nodeCidr.text}`);
+      if (!actions.deleteBridge && actions.removeSandboxes.length === 0)
+        return noChange(`${BRIDGE} and ${facts.state.sandboxes.filter((s) => !s.hostNetwork).length} pod(s) in ${nodeCidr.text}`);
       return { kind: 'run', summary: describe(actions), payload: { nodeCidr } };
     },
     apply: async (change, ctx) => {
@@ -150,7 +153,10 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
         const [state] = await readFacts(ctx.connection, [podNetworkState()] as const, { label: 'read the pod network state' });
         const actions = renumberActions(state, change.payload.nodeCidr, clusterPodCidr);
         if (!actions.deleteBridge && actions.removeSandboxes.length === 0) return;
-        if (Date.now() > deadline) throw new Error(`still not inside ${change.payload.nodeCidr.text} after ${ROUNDS_WITHIN_MS / 1000} s (${describe(actions)}): look at journalctl -u kubelet and crictl pods`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `still not inside ${change.payload.nodeCidr.text} after ${ROUNDS_WITHIN_MS / 1000} s (${describe(actions)}): look at journalctl -u kubelet and crictl pods`,
+          );
         ctx.log(describe(actions));
         // A sandbox the kubelet is tearing down or recreating at that moment may refuse removal:
         // said, and tried again next round (the state is read afresh) until the deadline.

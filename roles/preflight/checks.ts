@@ -36,11 +36,17 @@ const MAX_CLOCK_SKEW_S = 60;
 export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   {
     name: 'os',
-    run: ({ facts }) => (facts.init === 'systemd' ? ok(`${facts.os.prettyName || facts.os.id}, systemd`) : fail(`PID 1 is "${facts.init}", not systemd: kcluster runs containerd and the kubelet as systemd services`)),
+    run: ({ facts }) =>
+      facts.init === 'systemd'
+        ? ok(`${facts.os.prettyName || facts.os.id}, systemd`)
+        : fail(`PID 1 is "${facts.init}", not systemd: kcluster runs containerd and the kubelet as systemd services`),
   },
   {
     name: 'arch',
-    run: ({ facts }) => (facts.arch === 'x86_64' ? ok('x86_64 (amd64)') : fail(`architecture ${facts.arch}: the artifacts are amd64; use amd64 hosts (other architectures are not built yet)`)),
+    run: ({ facts }) =>
+      facts.arch === 'x86_64'
+        ? ok('x86_64 (amd64)')
+        : fail(`architecture ${facts.arch}: the artifacts are amd64; use amd64 hosts (other architectures are not built yet)`),
   },
   {
     name: 'cgroup',
@@ -48,7 +54,9 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       const [major, minor] = minorOf(inventory.cluster.kubernetesVersion).split('.').map(Number) as [number, number];
       if (facts.cgroup === 'v2') return ok('cgroup v2');
       if (major === 1 && minor >= 35) {
-        return ok(`cgroup ${facts.cgroup}: the kubelet ${inventory.cluster.kubernetesVersion} refuses cgroup v1 by default; kcluster sets failCgroupV1: false on this host so it runs, but v1 is in maintenance upstream: plan a move to cgroup v2 (systemd.unified_cgroup_hierarchy=1)`);
+        return ok(
+          `cgroup ${facts.cgroup}: the kubelet ${inventory.cluster.kubernetesVersion} refuses cgroup v1 by default; kcluster sets failCgroupV1: false on this host so it runs, but v1 is in maintenance upstream: plan a move to cgroup v2 (systemd.unified_cgroup_hierarchy=1)`,
+        );
       }
       return ok(`cgroup ${facts.cgroup} (supported by ${inventory.cluster.kubernetesVersion}, in maintenance mode upstream)`);
     },
@@ -56,13 +64,19 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   {
     name: 'swap',
     run: ({ facts, failSwapOn }) =>
-      !facts.swapOn ? ok('swap is off') : failSwapOn ? fail('swap is on: turn it off (swapoff -a, and remove swap entries from /etc/fstab), or set var failSwapOn: false to run the kubelet with swap') : ok('swap is on, allowed by failSwapOn: false'),
+      !facts.swapOn
+        ? ok('swap is off')
+        : failSwapOn
+          ? fail('swap is on: turn it off (swapoff -a, and remove swap entries from /etc/fstab), or set var failSwapOn: false to run the kubelet with swap')
+          : ok('swap is on, allowed by failSwapOn: false'),
   },
   {
     name: 'cpu',
     run: ({ facts, host }) => {
       const need = isControlPlane(host) ? 2 : 1;
-      return facts.cpus >= need ? ok(`${facts.cpus} CPUs`) : fail(`${facts.cpus} CPU(s), a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${need}: give the machine more CPUs`);
+      return facts.cpus >= need
+        ? ok(`${facts.cpus} CPUs`)
+        : fail(`${facts.cpus} CPU(s), a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${need}: give the machine more CPUs`);
     },
   },
   {
@@ -70,7 +84,9 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     run: ({ facts, host }) => {
       const needMb = isControlPlane(host) ? 1700 : 1024;
       const mb = Math.floor(facts.memoryBytes / 1024 / 1024);
-      return mb >= needMb ? ok(`${mb} MiB of memory`) : fail(`${mb} MiB of memory, a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${needMb} MiB`);
+      return mb >= needMb
+        ? ok(`${mb} MiB of memory`)
+        : fail(`${mb} MiB of memory, a ${isControlPlane(host) ? 'control plane' : 'node'} needs at least ${needMb} MiB`);
     },
   },
   {
@@ -79,7 +95,9 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       if (preflight.markerCluster === inventory.cluster.name) return ok(`ports held by this cluster's own components`);
       const wanted = isControlPlane(host) ? [...CONTROL_PLANE_PORTS.filter((p) => p !== 6443), inventory.cluster.apiEndpoint.port] : [...WORKER_PORTS];
       const taken = wanted.filter((p) => facts.listeningTcpPorts.includes(p));
-      return taken.length === 0 ? ok(`ports ${wanted.join(', ')} are free`) : fail(`TCP port(s) ${taken.join(', ')} are in use: stop what listens there (ss -ltnp shows it)`);
+      return taken.length === 0
+        ? ok(`ports ${wanted.join(', ')} are free`)
+        : fail(`TCP port(s) ${taken.join(', ')} are in use: stop what listens there (ss -ltnp shows it)`);
     },
   },
   {
@@ -89,17 +107,28 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       // in /etc/modules-load.d; only a kernel without it fails here.
       const modules = [
         { name: 'overlay', what: 'the overlay filesystem', available: preflight.overlayfs, loadable: preflight.overlayLoadable },
-        { name: 'br_netfilter', what: 'bridge netfilter (/proc/sys/net/bridge)', available: preflight.bridgeNetfilter, loadable: preflight.bridgeNetfilterLoadable },
+        {
+          name: 'br_netfilter',
+          what: 'bridge netfilter (/proc/sys/net/bridge)',
+          available: preflight.bridgeNetfilter,
+          loadable: preflight.bridgeNetfilterLoadable,
+        },
       ];
       const missing = modules.filter((m) => !m.available && !m.loadable);
       if (missing.length > 0) {
         const fix = preflight.loadableModules
-          ? 'install the running kernel\'s modules (on Debian: its linux-image package) or use a kernel that has them'
+          ? "install the running kernel's modules (on Debian: its linux-image package) or use a kernel that has them"
           : 'this host cannot load modules (a container?): load them on the machine that runs it, or build them into the kernel';
-        return fail(`missing ${missing.map((m) => `${m.what}, module ${m.name}`).join(' and ')}, and modprobe cannot load ${missing.length > 1 ? 'them' : 'it'}: ${fix}`);
+        return fail(
+          `missing ${missing.map((m) => `${m.what}, module ${m.name}`).join(' and ')}, and modprobe cannot load ${missing.length > 1 ? 'them' : 'it'}: ${fix}`,
+        );
       }
       const toLoad = modules.filter((m) => !m.available).map((m) => m.name);
-      return ok(toLoad.length === 0 ? 'overlay and bridge netfilter are available' : `${toLoad.join(' and ')} will be loaded by the container runtime role (and at every boot)`);
+      return ok(
+        toLoad.length === 0
+          ? 'overlay and bridge netfilter are available'
+          : `${toLoad.join(' and ')} will be loaded by the container runtime role (and at every boot)`,
+      );
     },
   },
   {
@@ -113,16 +142,23 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   },
   {
     name: 'commands',
-    run: ({ preflight }) => (preflight.missingCommands.length === 0 ? ok('required commands present') : fail(`missing commands: ${preflight.missingCommands.join(', ')}: install them with the OS package manager`)),
+    run: ({ preflight }) =>
+      preflight.missingCommands.length === 0
+        ? ok('required commands present')
+        : fail(`missing commands: ${preflight.missingCommands.join(', ')}: install them with the OS package manager`),
   },
   {
     name: 'foreign-install',
     run: ({ preflight, inventory }) => {
       if (preflight.markerCluster !== undefined && preflight.markerCluster !== inventory.cluster.name) {
-        return fail(`this host belongs to the kcluster cluster "${preflight.markerCluster}", not "${inventory.cluster.name}": reset it first, or fix cluster.name`);
+        return fail(
+          `this host belongs to the kcluster cluster "${preflight.markerCluster}", not "${inventory.cluster.name}": reset it first, or fix cluster.name`,
+        );
       }
       if (preflight.foreignManifests.length > 0) {
-        return fail(`static pod manifests not written by kcluster: ${preflight.foreignManifests.join(', ')}: a previous installation (kubeadm?) is in the way: reset it (kubeadm reset) or remove /etc/kubernetes`);
+        return fail(
+          `static pod manifests not written by kcluster: ${preflight.foreignManifests.join(', ')}: a previous installation (kubeadm?) is in the way: reset it (kubeadm reset) or remove /etc/kubernetes`,
+        );
       }
       if (preflight.markerCluster === undefined && preflight.kubernetesDirExists) {
         return fail('/etc/kubernetes exists but kcluster did not install this host: a previous installation is in the way: reset it or remove /etc/kubernetes');
@@ -134,7 +170,9 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     name: 'clock',
     run: ({ preflight, controllerEpochSeconds }) => {
       const skew = Math.abs(preflight.epochSeconds - controllerEpochSeconds);
-      return skew <= MAX_CLOCK_SKEW_S ? ok(`clock within ${skew} s of the controller`) : fail(`clock is ${skew} s off the controller's: certificates may look not-yet-valid or expired; synchronise time (systemd-timesyncd or chrony)`);
+      return skew <= MAX_CLOCK_SKEW_S
+        ? ok(`clock within ${skew} s of the controller`)
+        : fail(`clock is ${skew} s off the controller's: certificates may look not-yet-valid or expired; synchronise time (systemd-timesyncd or chrony)`);
     },
   },
 ];

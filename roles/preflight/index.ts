@@ -23,8 +23,13 @@ function outcome(name: string, result: CheckResult, ignored: ReadonlySet<string>
 }
 
 /** A host's identity from the facts the first preflight play gathered on it. */
-export function identityOf(host: string, facts: { host: FactValues<PreflightFactMap>['host']; preflight: FactValues<PreflightFactMap>['preflight'] }): HostIdentity {
-  const macs = Object.entries(facts.preflight.macs).filter(([iface]) => !VIRTUAL_INTERFACES.test(iface)).map(([, mac]) => mac);
+export function identityOf(
+  host: string,
+  facts: { host: FactValues<PreflightFactMap>['host']; preflight: FactValues<PreflightFactMap>['preflight'] },
+): HostIdentity {
+  const macs = Object.entries(facts.preflight.macs)
+    .filter(([iface]) => !VIRTUAL_INTERFACES.test(iface))
+    .map(([, mac]) => mac);
   return { host, hostname: facts.host.hostname, machineId: facts.host.machineId, macs };
 }
 
@@ -32,7 +37,11 @@ const preflightFactMap = (serviceIp: string) => ({ host: hostFacts, preflight: p
 type PreflightFactMap = ReturnType<typeof preflightFactMap>;
 
 /** A check reads the host's facts and plans nothing, or fails: apply never runs. */
-function checkTask(name: string, facts: PreflightFactMap, plan: (facts: FactValues<PreflightFactMap>, ctx: HostContext) => Change<null>): Task<PreflightFactMap, null> {
+function checkTask(
+  name: string,
+  facts: PreflightFactMap,
+  plan: (facts: FactValues<PreflightFactMap>, ctx: HostContext) => Change<null>,
+): Task<PreflightFactMap, null> {
   return { name, tags: ['preflight'], facts: () => facts, plan, apply: async () => {} };
 }
 
@@ -43,7 +52,16 @@ export function preflightRole(inputs: ClusterInputs): Role {
     checkTask(`preflight ${check.name}`, factMap, (facts, ctx) =>
       outcome(
         check.name,
-        check.run({ host: ctx.host, inventory: ctx.inventory, facts: facts.host, preflight: facts.preflight, serviceRoute: facts.serviceRoute, serviceIp, controllerEpochSeconds: inputs.controllerEpochSeconds, failSwapOn: failSwapOnOf(ctx) }),
+        check.run({
+          host: ctx.host,
+          inventory: ctx.inventory,
+          facts: facts.host,
+          preflight: facts.preflight,
+          serviceRoute: facts.serviceRoute,
+          serviceIp,
+          controllerEpochSeconds: inputs.controllerEpochSeconds,
+          failSwapOn: failSwapOnOf(ctx),
+        }),
         inputs.ignorePreflight,
       ),
     ),
@@ -70,7 +88,13 @@ export function identityRole(inputs: ClusterInputs): Role {
             return host && preflight ? [identityOf(h.name, { host, preflight })] : [];
           });
           const problems = duplicateIdentities(identities, ctx.host.name);
-          return outcome('unique-identity', problems.length === 0 ? { ok: true, note: `hostname, machine-id and MACs unique across ${identities.length} hosts` } : { ok: false, problem: problems.join('; ') }, inputs.ignorePreflight);
+          return outcome(
+            'unique-identity',
+            problems.length === 0
+              ? { ok: true, note: `hostname, machine-id and MACs unique across ${identities.length} hosts` }
+              : { ok: false, problem: problems.join('; ') },
+            inputs.ignorePreflight,
+          );
         },
         apply: async () => {},
       },

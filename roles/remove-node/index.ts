@@ -37,7 +37,11 @@ function quorumCheck(target: RemoveNodeTarget): Task<{ members: ReturnType<typeo
       const problem = quorumProblem(members, node) ?? (target.allowEven === true ? undefined : evenMembersProblem(members, node));
       if (problem) throw new Error(`remove-node ${node} refused: ${problem}; nothing was changed`);
       const left = members.filter((m) => m.name !== node);
-      return noChange(members.length === left.length ? `${node} is not an etcd member` : `${left.filter((m) => m.healthy).length} of ${left.length} remaining members healthy`);
+      return noChange(
+        members.length === left.length
+          ? `${node} is not an etcd member`
+          : `${left.filter((m) => m.healthy).length} of ${left.length} remaining members healthy`,
+      );
     },
     apply: async () => undefined,
   };
@@ -51,8 +55,15 @@ function drainTask(target: RemoveNodeTarget): Task<{ state: ReturnType<typeof no
     plan: ({ state }) => {
       if (!state.exists) return noChange(`no Node ${target.node} in the cluster: nothing to drain`);
       if (state.unschedulable && state.evictable.length === 0) return noChange(`${target.node} is cordoned and has no pod to evict`);
-      const pods = state.evictable.length === 0 ? 'no pod to evict' : `${state.evictable.length} pods to evict: ${state.evictable.slice(0, 5).join(', ')}${state.evictable.length > 5 ? ', ...' : ''}`;
-      return { kind: 'run', summary: `cordon and drain ${target.node} (${pods}; PodDisruptionBudgets respected, ${target.drainTimeoutMs / 1000} s at most)`, payload: null };
+      const pods =
+        state.evictable.length === 0
+          ? 'no pod to evict'
+          : `${state.evictable.length} pods to evict: ${state.evictable.slice(0, 5).join(', ')}${state.evictable.length > 5 ? ', ...' : ''}`;
+      return {
+        kind: 'run',
+        summary: `cordon and drain ${target.node} (${pods}; PodDisruptionBudgets respected, ${target.drainTimeoutMs / 1000} s at most)`,
+        payload: null,
+      };
     },
     apply: async (_change, ctx) => {
       const api = target.api();
@@ -88,7 +99,8 @@ export function deleteNodeRole(target: RemoveNodeTarget): Role {
     name: `delete the Node ${target.node}`,
     tags: ['remove-node'],
     facts: () => ({ state: nodeDrainState(target.node) }),
-    plan: ({ state }) => (state.exists ? { kind: 'delete', summary: `delete the Node ${target.node}`, payload: null } : noChange(`no Node ${target.node} in the cluster`)),
+    plan: ({ state }) =>
+      state.exists ? { kind: 'delete', summary: `delete the Node ${target.node}`, payload: null } : noChange(`no Node ${target.node} in the cluster`),
     apply: async () => {
       await target
         .api()

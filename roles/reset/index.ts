@@ -134,7 +134,12 @@ const leftoversFact: Fact<Leftover[]> = { key: 'reset:leftovers', become: true, 
 export function planReset(leftovers: readonly Leftover[]): Change<null> {
   if (leftovers.length === 0) return noChange('nothing kcluster installs is left on this host');
   const lines = leftovers.map((l) => `${l.kind} ${l.what}`);
-  return { kind: 'delete', summary: `remove ${leftovers.length} things kcluster installed or started (${lines.slice(0, 4).join(', ')}${lines.length > 4 ? ', ...' : ''})`, diff: lines.map((l) => `- ${l}`).join('\n') + '\n', payload: null };
+  return {
+    kind: 'delete',
+    summary: `remove ${leftovers.length} things kcluster installed or started (${lines.slice(0, 4).join(', ')}${lines.length > 4 ? ', ...' : ''})`,
+    diff: lines.map((l) => `- ${l}`).join('\n') + '\n',
+    payload: null,
+  };
 }
 
 export function resetRole(): Role {

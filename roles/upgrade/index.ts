@@ -55,7 +55,11 @@ export function drainRole(inputs: ClusterInputs, timeoutMs: number): Role {
     plan: (facts) =>
       facts.kubelet.sha256 === kubelet.sha256
         ? noChange(`kubelet ${kubelet.version} already installed: no drain needed`)
-        : { kind: 'run', summary: `cordon and drain before the kubelet becomes ${kubelet.version} (PodDisruptionBudgets respected, ${timeoutMs / 1000} s at most)`, payload: null },
+        : {
+            kind: 'run',
+            summary: `cordon and drain before the kubelet becomes ${kubelet.version} (PodDisruptionBudgets respected, ${timeoutMs / 1000} s at most)`,
+            payload: null,
+          },
     apply: async (_change, ctx) => {
       const api = adminApi(inputs);
       await cordon(api, ctx.host.name);
@@ -75,7 +79,11 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
     plan: (facts) =>
       facts.node.known && facts.node.ready && facts.node.kubeletVersion === target
         ? noChange(`Ready, kubelet ${target}`)
-        : { kind: 'wait', summary: `wait until the node is Ready with kubelet ${target} (now: ${facts.node.known ? `${facts.node.ready ? 'Ready' : 'NotReady'}, ${facts.node.kubeletVersion}` : facts.node.detail})`, payload: null },
+        : {
+            kind: 'wait',
+            summary: `wait until the node is Ready with kubelet ${target} (now: ${facts.node.known ? `${facts.node.ready ? 'Ready' : 'NotReady'}, ${facts.node.kubeletVersion}` : facts.node.detail})`,
+            payload: null,
+          },
     apply: async (_change, ctx) => {
       const outcome = await pollUntil({
         timeoutMs: READY_TIMEOUT_MS,
@@ -90,7 +98,9 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error(`interrupted while waiting for ${ctx.host.name} to be Ready`);
-      throw new Error(`${ctx.host.name} is not Ready with kubelet ${target} after ${READY_TIMEOUT_MS / 1000} s: see journalctl -u kubelet on it; it stays cordoned if kcluster cordoned it`);
+      throw new Error(
+        `${ctx.host.name} is not Ready with kubelet ${target} after ${READY_TIMEOUT_MS / 1000} s: see journalctl -u kubelet on it; it stays cordoned if kcluster cordoned it`,
+      );
     },
   };
   const uncordonTask: Task<{ node: ReturnType<typeof nodeStatus> }, null> = {
@@ -98,7 +108,9 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
     tags: ['upgrade'],
     facts: (ctx) => ({ node: nodeStatus(ctx.host.name) }),
     plan: (facts) =>
-      facts.node.known && facts.node.cordonedByKcluster ? { kind: 'run', summary: 'uncordon (kcluster cordoned it for the upgrade)', payload: null } : noChange('not cordoned by kcluster'),
+      facts.node.known && facts.node.cordonedByKcluster
+        ? { kind: 'run', summary: 'uncordon (kcluster cordoned it for the upgrade)', payload: null }
+        : noChange('not cordoned by kcluster'),
     apply: async (_change, ctx) => uncordon(adminApi(inputs), ctx.host.name),
   };
   return { name: 'node-ready', tags: ['upgrade'], tasks: [waitReady, uncordonTask] };

@@ -38,7 +38,9 @@ export function plainBuildView(err: Writable): BuildView {
           line('assembling the bundle and its images');
           break;
         case 'assembled':
-          line(`bundle ${event.bundle.cached ? 'cached' : 'ready'}: ${event.bundle.dir} (${event.bundle.artifacts} artifacts, ${Math.round(event.bundle.bytes / 1e6)} MB)`);
+          line(
+            `bundle ${event.bundle.cached ? 'cached' : 'ready'}: ${event.bundle.dir} (${event.bundle.artifacts} artifacts, ${Math.round(event.bundle.bytes / 1e6)} MB)`,
+          );
           break;
       }
     },
@@ -98,16 +100,24 @@ export function treeBuildView(out: Writable, err: Writable): BuildView {
           title: 'kcluster bundle build',
           task: (_ctx, parent) =>
             parent.newListr(
-              [...stages.map((stage) => ({ line: lines.get(stage.id)!, title: label(stage) })), { line: assembly, title: assembly.title }].map(({ line, title }) => ({
-                title,
-                task: task(line),
-                rendererOptions: { persistentOutput: true },
-              })),
+              [...stages.map((stage) => ({ line: lines.get(stage.id)!, title: label(stage) })), { line: assembly, title: assembly.title }].map(
+                ({ line, title }) => ({
+                  title,
+                  task: task(line),
+                  rendererOptions: { persistentOutput: true },
+                }),
+              ),
               { concurrent: true, exitOnError: false },
             ),
         },
       ],
-      { concurrent: true, exitOnError: false, registerSignalListeners: false, rendererOptions: { collapseSubtasks: false, collapseErrors: false, logger }, fallbackRendererOptions: { logger } },
+      {
+        concurrent: true,
+        exitOnError: false,
+        registerSignalListeners: false,
+        rendererOptions: { collapseSubtasks: false, collapseErrors: false, logger },
+        fallbackRendererOptions: { logger },
+      },
     );
     await listr.run().catch(() => undefined);
   };

@@ -3,7 +3,11 @@
 // when a help page has no example. `init` writes its own (longer) examples.
 export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   validate: ['kcluster validate -i inventory.yaml'],
-  config: ['kcluster config -i inventory.yaml > effective.yaml', 'kcluster config -i inventory.yaml --host cp1', 'kcluster config -i inventory.yaml --resolved -o json'],
+  config: [
+    'kcluster config -i inventory.yaml > effective.yaml',
+    'kcluster config -i inventory.yaml --host cp1',
+    'kcluster config -i inventory.yaml --resolved -o json',
+  ],
   run: ['kcluster run -i inventory.yaml demo --check --diff', 'kcluster run -i inventory.yaml ./my-playbook.mjs --limit workers'],
   facts: ['kcluster facts -i inventory.yaml', 'kcluster facts -i inventory.yaml --limit cp1 -o json'],
   trust: ['kcluster trust -i inventory.yaml all', 'kcluster trust -i inventory.yaml w1 --refresh'],
@@ -24,10 +28,21 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   etcd: ['kcluster etcd snapshot save -i inventory.yaml', 'kcluster etcd snapshot restore -i inventory.yaml backups/etcd-snapshot.db'],
   'etcd snapshot': ['kcluster etcd snapshot save -i inventory.yaml --file etcd.db', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db'],
   'etcd snapshot save': ['kcluster etcd snapshot save -i inventory.yaml', 'kcluster etcd snapshot save -i inventory.yaml --from cp2 --file etcd.db'],
-  'etcd snapshot restore': ['kcluster etcd snapshot restore -i inventory.yaml etcd.db --check', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db --yes', 'kcluster etcd snapshot restore -i inventory.yaml --from-host cp2 etcd-scheduled-cp2-2026-01-01T00-00-00Z.db'],
+  'etcd snapshot restore': [
+    'kcluster etcd snapshot restore -i inventory.yaml etcd.db --check',
+    'kcluster etcd snapshot restore -i inventory.yaml etcd.db --yes',
+    'kcluster etcd snapshot restore -i inventory.yaml --from-host cp2 etcd-scheduled-cp2-2026-01-01T00-00-00Z.db',
+  ],
   'etcd snapshot list': ['kcluster etcd snapshot list -i inventory.yaml', 'kcluster etcd snapshot list -i inventory.yaml -o json'],
-  'etcd snapshot fetch': ['kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db', 'kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db --file etcd.db'],
-  'remove-node': ['kcluster remove-node -i inventory.yaml w3 --check', 'kcluster remove-node -i inventory.yaml w3 --yes', 'kcluster remove-node -i inventory.yaml cp1 --unreachable --yes'],
+  'etcd snapshot fetch': [
+    'kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db',
+    'kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db --file etcd.db',
+  ],
+  'remove-node': [
+    'kcluster remove-node -i inventory.yaml w3 --check',
+    'kcluster remove-node -i inventory.yaml w3 --yes',
+    'kcluster remove-node -i inventory.yaml cp1 --unreachable --yes',
+  ],
   certs: ['kcluster certs check -i inventory.yaml', 'kcluster certs renew -i inventory.yaml --yes'],
   'certs check': ['kcluster certs check -i inventory.yaml', 'kcluster certs check -i inventory.yaml --warn-days 60 -o json'],
   'certs renew': ['kcluster certs renew -i inventory.yaml --check', 'kcluster certs renew -i inventory.yaml --yes'],
@@ -35,7 +50,11 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
   plan: ['kcluster plan show plan.json'],
-  'plan show': ['kcluster plan show plan.json', 'kcluster apply -i inventory.yaml --check --plan-out plan.json', 'kcluster apply -i inventory.yaml --plan plan.json'],
+  'plan show': [
+    'kcluster plan show plan.json',
+    'kcluster apply -i inventory.yaml --check --plan-out plan.json',
+    'kcluster apply -i inventory.yaml --plan plan.json',
+  ],
   report: ['kcluster report timeline ~/.kcluster/state/logs/apply.log'],
   'report timeline': ['kcluster report timeline run.log --svg run.svg', 'kcluster apply -i inventory.yaml -o json | kcluster report timeline -'],
 };

@@ -13,7 +13,8 @@ export async function loadInventoryOrReport(cli: CliContext, file: string): Prom
   if (!result.ok) {
     const shown = result.errors.slice(0, MAX_SHOWN_ERRORS);
     cli.stderr.write(shown.map((e) => `${formatDiagnostic(e)}\n`).join(''));
-    if (result.errors.length > shown.length) cli.stderr.write(`... and ${result.errors.length - shown.length} more error(s) after ${formatDiagnostic(shown[shown.length - 1]!).split(': ')[0]}\n`);
+    if (result.errors.length > shown.length)
+      cli.stderr.write(`... and ${result.errors.length - shown.length} more error(s) after ${formatDiagnostic(shown[shown.length - 1]!).split(': ')[0]}\n`);
     cli.stderr.write(`kcluster: ${result.errors.length} error(s) in ${file}; nothing was done\n`);
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;

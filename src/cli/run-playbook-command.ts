@@ -42,7 +42,10 @@ export function planOnly(options: PlaybookCommandOptions): boolean {
 
 export function splitList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 function parseConcurrency(value: string | undefined, cli: CliContext): number | undefined {
@@ -86,11 +89,7 @@ function timestampForFile(date: Date): string {
  */
 export type PlaybookSource = Playbook | ((inventory: Inventory) => Promise<{ playbook: Playbook; shared?: Map<string, unknown> }>);
 
-export async function runPlaybookCommand(
-  cli: CliContext,
-  source: PlaybookSource,
-  options: PlaybookCommandOptions,
-): Promise<RunSummary | undefined> {
+export async function runPlaybookCommand(cli: CliContext, source: PlaybookSource, options: PlaybookCommandOptions): Promise<RunSummary | undefined> {
   const concurrency = parseConcurrency(options.concurrency, cli);
   const mode = reporterMode(options.output, cli);
   const planProblem = planOptionsProblem(options);
@@ -144,7 +143,11 @@ async function runLocked(
     playbook = source;
   }
   if (options.listTags) {
-    cli.stdout.write(playbookTags(playbook).map((tag) => `${tag}\n`).join(''));
+    cli.stdout.write(
+      playbookTags(playbook)
+        .map((tag) => `${tag}\n`)
+        .join(''),
+    );
     return undefined;
   }
 

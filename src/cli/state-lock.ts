@@ -63,7 +63,10 @@ function readHolder(path: string): LockHolder | undefined {
  */
 export function stateDirProblem(stateDir: string): string | undefined {
   for (let path = resolve(stateDir); ; path = dirname(path)) {
-    if (existsSync(path)) return statSync(path).isDirectory() ? undefined : `the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`;
+    if (existsSync(path))
+      return statSync(path).isDirectory()
+        ? undefined
+        : `the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`;
     if (dirname(path) === path) return undefined;
   }
 }
@@ -75,7 +78,8 @@ function ensureStateDir(stateDir: string): void {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError(`the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`);
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new InputError(`the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`);
     throw new InputError(`cannot create the state folder ${stateDir}: ${(error as Error).message}`);
   }
   if (!statSync(stateDir).isDirectory()) throw new InputError(`the state folder ${stateDir} is not a directory: set stateDir in the inventory to a directory`);
@@ -116,7 +120,9 @@ export function acquireStateLock(stateDir: string, command: string, warn: (line:
       } catch {
         continue; // another run took it over first: the next try reports that run
       }
-      warn(`kcluster: warning: took over the lock ${path} left by ${holder ? `pid ${holder.pid} (${holder.command}, started ${holder.started}), which is no longer running` : 'a run that did not finish writing it'}`);
+      warn(
+        `kcluster: warning: took over the lock ${path} left by ${holder ? `pid ${holder.pid} (${holder.command}, started ${holder.started}), which is no longer running` : 'a run that did not finish writing it'}`,
+      );
       continue;
     }
     try {

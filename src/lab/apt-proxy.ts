@@ -17,7 +17,7 @@ export function startAptProxy(listenIp: string, port: number, cacheDir: string):
       return;
     }
     if ((req.method !== 'GET' && req.method !== 'HEAD') || url.protocol !== 'http:' || !allowed.has(url.hostname)) {
-      res.writeHead(403).end('not allowed: this proxy forwards only to the machine\'s own Debian mirrors\n');
+      res.writeHead(403).end("not allowed: this proxy forwards only to the machine's own Debian mirrors\n");
       return;
     }
     const cacheable = req.method === 'GET' && /\/pool\/.*\.deb$/.test(url.pathname) && !url.pathname.includes('..');

@@ -8,8 +8,23 @@ import { runScript } from './run-script.js';
 
 export const BASE_SUITE = 'bookworm';
 export const BASE_PACKAGES = [
-  'systemd', 'systemd-sysv', 'dbus', 'libpam-systemd', 'openssh-server', 'iproute2', 'iputils-ping', 'procps',
-  'ca-certificates', 'curl', 'kmod', 'iptables', 'conntrack', 'socat', 'less', 'sudo', 'gnupg',
+  'systemd',
+  'systemd-sysv',
+  'dbus',
+  'libpam-systemd',
+  'openssh-server',
+  'iproute2',
+  'iputils-ping',
+  'procps',
+  'ca-certificates',
+  'curl',
+  'kmod',
+  'iptables',
+  'conntrack',
+  'socat',
+  'less',
+  'sudo',
+  'gnupg',
 ];
 
 /** The base's packages: python3 is added only for labs that must host Ansible (benchmarks). */
@@ -19,7 +34,10 @@ export function basePackages(python: boolean): string[] {
 
 export function baseDir(scriptsDir: string, packages: readonly string[]): string {
   const recipe = readFileSync(join(scriptsDir, 'build-base.sh'), 'utf8');
-  const key = createHash('sha256').update(`${BASE_SUITE}\n${packages.join(',')}\n${recipe}`).digest('hex').slice(0, 12);
+  const key = createHash('sha256')
+    .update(`${BASE_SUITE}\n${packages.join(',')}\n${recipe}`)
+    .digest('hex')
+    .slice(0, 12);
   return join('/var/cache/kcluster/lab-base', `${BASE_SUITE}-${key}`, 'rootfs');
 }
 
@@ -27,7 +45,7 @@ export async function ensureBase(scriptsDir: string, python: boolean, log: (line
   const packages = basePackages(python);
   const dir = baseDir(scriptsDir, packages);
   const mirror = debianMirror(machineAptMirrors());
-  if (!mirror) throw new Error('no Debian mirror in this machine\'s apt sources (/etc/apt/sources.list*): the lab base is built from it');
+  if (!mirror) throw new Error("no Debian mirror in this machine's apt sources (/etc/apt/sources.list*): the lab base is built from it");
   await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: packages.join(',') }, log);
   return dir;
 }

@@ -37,7 +37,18 @@ export function parseLabSubnet(subnet: string): string | { error: string } {
   return `${m[1]}.${m[2]}.${m[3]}`;
 }
 
-export function labSettings(options: { name: string; hosts: number; controlPlanes: number; privileged: boolean; light: boolean; net: string; subnet: string; home?: string; bundle?: string; vm?: 'bookworm' | 'trixie' }): LabSettings {
+export function labSettings(options: {
+  name: string;
+  hosts: number;
+  controlPlanes: number;
+  privileged: boolean;
+  light: boolean;
+  net: string;
+  subnet: string;
+  home?: string;
+  bundle?: string;
+  vm?: 'bookworm' | 'trixie';
+}): LabSettings {
   const { home: _home, ...rest } = options;
   return {
     ...rest,

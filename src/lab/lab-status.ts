@@ -21,7 +21,13 @@ export function labIsRunning(info: LabInfo): boolean {
   return info.hostList.some((h) => hostRunning(info, h.name));
 }
 
-export function labStatusOf(info: LabInfo): { name: string; subnet: string; privileged: boolean; inventory: string; hosts: { name: string; address: string; roles: string[]; running: boolean }[] } {
+export function labStatusOf(info: LabInfo): {
+  name: string;
+  subnet: string;
+  privileged: boolean;
+  inventory: string;
+  hosts: { name: string; address: string; roles: string[]; running: boolean }[];
+} {
   return {
     name: info.name,
     subnet: info.subnet,

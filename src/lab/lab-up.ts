@@ -53,10 +53,13 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   if (nameProblem) throw new LabError(nameProblem);
   // A /24 from .11 upward holds 240 hosts; full hosts (systemd each) are limited by memory.
   const maxHosts = options.light ? 240 : 100;
-  if (!Number.isInteger(options.hosts) || options.hosts < 1 || options.hosts > maxHosts) throw new LabError(`--hosts must be 1-${maxHosts}${options.light ? '' : ' (up to 240 with --light)'} (got ${options.hosts})`);
-  if (options.light && options.privileged) throw new LabError('--light and --privileged exclude each other: light hosts have no systemd to run a container runtime');
+  if (!Number.isInteger(options.hosts) || options.hosts < 1 || options.hosts > maxHosts)
+    throw new LabError(`--hosts must be 1-${maxHosts}${options.light ? '' : ' (up to 240 with --light)'} (got ${options.hosts})`);
+  if (options.light && options.privileged)
+    throw new LabError('--light and --privileged exclude each other: light hosts have no systemd to run a container runtime');
   if (options.vm !== undefined) {
-    if (options.light || options.privileged || options.python) throw new LabError('--vm excludes --light, --privileged and --python: VM hosts are whole machines that run container runtimes as they are');
+    if (options.light || options.privileged || options.python)
+      throw new LabError('--vm excludes --light, --privileged and --python: VM hosts are whole machines that run container runtimes as they are');
     if (!(VM_SUITES as readonly string[]).includes(options.vm)) throw new LabError(`--suite must be one of ${VM_SUITES.join(', ')} (got "${options.vm}")`);
     if (options.hosts > 8) throw new LabError(`--vm labs have at most 8 hosts (each VM takes 2-3 GiB of memory; got ${options.hosts})`);
   }
@@ -65,12 +68,32 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   }
   const net = parseLabSubnet(options.subnet);
   if (typeof net !== 'string') throw new LabError(net.error);
-  const settings = labSettings({ name: options.name, hosts: options.hosts, controlPlanes: options.controlPlanes, privileged: options.privileged, light: options.light, net, subnet: options.subnet, ...(options.bundle !== undefined ? { bundle: options.bundle } : {}), ...(options.vm !== undefined ? { vm: options.vm } : {}) });
+  const settings = labSettings({
+    name: options.name,
+    hosts: options.hosts,
+    controlPlanes: options.controlPlanes,
+    privileged: options.privileged,
+    light: options.light,
+    net,
+    subnet: options.subnet,
+    ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
+    ...(options.vm !== undefined ? { vm: options.vm } : {}),
+  });
 
   const existing = readLabInfo(options.name);
   if (existing && labIsRunning(existing)) {
-    const same = existing.vm === settings.vm && existing.hosts === settings.hosts && existing.light === settings.light && (existing.python ?? false) === (options.python ?? false) && existing.controlPlanes === settings.controlPlanes && existing.privileged === settings.privileged && existing.subnet === settings.subnet;
-    if (!same) throw new LabError(`the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`);
+    const same =
+      existing.vm === settings.vm &&
+      existing.hosts === settings.hosts &&
+      existing.light === settings.light &&
+      (existing.python ?? false) === (options.python ?? false) &&
+      existing.controlPlanes === settings.controlPlanes &&
+      existing.privileged === settings.privileged &&
+      existing.subnet === settings.subnet;
+    if (!same)
+      throw new LabError(
+        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`,
+      );
     return { info: existing, alreadyUp: true };
   }
   const problems = labPreflight(net, settings.bridge, settings.vm !== undefined);
@@ -108,8 +131,17 @@ async function vmLab(settings: LabSettings, log: (line: string) => void): Promis
   try {
     accelerator = await vmLabUp(settings, settings.vm!, scriptsDir(), log);
   } catch (error) {
-    await vmLabDown(settings, labHosts(settings).map((h) => h.name), scriptsDir(), log).catch(() => undefined);
-    await runScript(join(scriptsDir(), 'down.sh'), { NAME: settings.name, RUN_DIR: settings.runDir, HOME_DIR: settings.homeDir, BRIDGE: settings.bridge }, log).catch(() => undefined);
+    await vmLabDown(
+      settings,
+      labHosts(settings).map((h) => h.name),
+      scriptsDir(),
+      log,
+    ).catch(() => undefined);
+    await runScript(
+      join(scriptsDir(), 'down.sh'),
+      { NAME: settings.name, RUN_DIR: settings.runDir, HOME_DIR: settings.homeDir, BRIDGE: settings.bridge },
+      log,
+    ).catch(() => undefined);
     throw new LabError(`lab up --vm failed: ${(error as Error).message}`);
   }
   const info = labInfoOf(settings, { python: false, accelerator: accelerator.why });

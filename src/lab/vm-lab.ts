@@ -28,8 +28,13 @@ export interface Accelerator {
 export function chooseAccelerator(probe: { kvmDevice: boolean; pvm: boolean; override?: string } = probeHost()): Accelerator {
   if (probe.override === 'tcg') return { accel: 'tcg,tb-size=256', why: 'software emulation (TCG), asked for by KCLUSTER_VM_ACCEL=tcg' };
   if (probe.override === 'kvm') return { accel: 'kvm', why: 'KVM, asked for by KCLUSTER_VM_ACCEL=kvm' };
-  if (!probe.kvmDevice) return { accel: 'tcg,tb-size=256', why: 'software emulation (TCG): no /dev/kvm on this machine; VMs run about 10-20x slower than native' };
-  if (probe.pvm) return { accel: 'tcg,tb-size=256', why: 'software emulation (TCG): /dev/kvm here is PVM (kvm_pvm), which runs only PVM guest kernels, not a stock Debian one; VMs run about 10-20x slower than native' };
+  if (!probe.kvmDevice)
+    return { accel: 'tcg,tb-size=256', why: 'software emulation (TCG): no /dev/kvm on this machine; VMs run about 10-20x slower than native' };
+  if (probe.pvm)
+    return {
+      accel: 'tcg,tb-size=256',
+      why: 'software emulation (TCG): /dev/kvm here is PVM (kvm_pvm), which runs only PVM guest kernels, not a stock Debian one; VMs run about 10-20x slower than native',
+    };
   return { accel: 'kvm', why: 'KVM hardware virtualisation' };
 }
 
@@ -57,19 +62,41 @@ export async function vmLabUp(settings: LabSettings, suite: VmSuite, scriptsDir:
   const common = { BRIDGE: settings.bridge, BRIDGE_ADDR: `${settings.net}.1/24`, SUITE: suite, SSH_KEY: key, QEMU_ACCEL: accelerator.accel };
   // Disks one after the other (the first builds the cached base), then every VM boots at once.
   for (const h of hosts) {
-    await runScript(join(scriptsDir, 'vm-image.sh'), { ...common, VM_NAME: h.name, VM_DIR: vmDirOf(settings, h.name), VM_IP: `${h.address}/24`, VM_GW: `${settings.net}.1` }, log);
+    await runScript(
+      join(scriptsDir, 'vm-image.sh'),
+      { ...common, VM_NAME: h.name, VM_DIR: vmDirOf(settings, h.name), VM_IP: `${h.address}/24`, VM_GW: `${settings.net}.1` },
+      log,
+    );
   }
   await Promise.all(
     hosts.map((h) => {
       const size = vmSize(h.roles);
-      return runScript(join(scriptsDir, 'vm-up.sh'), { ...common, VM_NAME: h.name, VM_DIR: vmDirOf(settings, h.name), TAP: tapOf(settings, h.address), VM_MEM: String(size.memoryMb), VM_CPUS: String(size.cpus) }, log);
+      return runScript(
+        join(scriptsDir, 'vm-up.sh'),
+        {
+          ...common,
+          VM_NAME: h.name,
+          VM_DIR: vmDirOf(settings, h.name),
+          TAP: tapOf(settings, h.address),
+          VM_MEM: String(size.memoryMb),
+          VM_CPUS: String(size.cpus),
+        },
+        log,
+      );
     }),
   );
   // One known_hosts and ssh_config for the lab, like the nspawn lab writes.
-  writeFileSync(join(settings.homeDir, 'known_hosts'), hosts.map((h) => readFileSync(join(vmDirOf(settings, h.name), 'known_hosts'), 'utf8')).join(''), { mode: 0o600 });
+  writeFileSync(join(settings.homeDir, 'known_hosts'), hosts.map((h) => readFileSync(join(vmDirOf(settings, h.name), 'known_hosts'), 'utf8')).join(''), {
+    mode: 0o600,
+  });
   writeFileSync(
     join(settings.homeDir, 'ssh_config'),
-    hosts.map((h) => `Host ${h.name}\n  HostName ${h.address}\n  User root\n  IdentityFile ${key}\n  UserKnownHostsFile ${join(settings.homeDir, 'known_hosts')}\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n`).join(''),
+    hosts
+      .map(
+        (h) =>
+          `Host ${h.name}\n  HostName ${h.address}\n  User root\n  IdentityFile ${key}\n  UserKnownHostsFile ${join(settings.homeDir, 'known_hosts')}\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n`,
+      )
+      .join(''),
     { mode: 0o600 },
   );
   return accelerator;
@@ -82,7 +109,11 @@ export async function vmLabDown(settings: LabSettings, hostNames: readonly strin
       const env = join(vmDirOf(settings, name), 'vm.env');
       if (!existsSync(env)) return Promise.resolve();
       const address = /^VM_ADDR=(.*)$/m.exec(readFileSync(env, 'utf8'))?.[1] ?? '';
-      return runScript(join(scriptsDir, 'vm-down.sh'), { VM_NAME: name, VM_DIR: vmDirOf(settings, name), BRIDGE: settings.bridge, TAP: tapOf(settings, address) }, log);
+      return runScript(
+        join(scriptsDir, 'vm-down.sh'),
+        { VM_NAME: name, VM_DIR: vmDirOf(settings, name), BRIDGE: settings.bridge, TAP: tapOf(settings, address) },
+        log,
+      );
     }),
   );
 }

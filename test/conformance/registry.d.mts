@@ -6,7 +6,12 @@ export interface OciLayout {
   /** Removes the folder the archive was unpacked into. */
   remove(): void;
 }
-export interface RegistryCounts { manifests: number; blobs: number; unauthorized: number; notFound: number }
+export interface RegistryCounts {
+  manifests: number;
+  blobs: number;
+  unauthorized: number;
+  notFound: number;
+}
 export interface Registry {
   readonly url: string;
   readonly served: RegistryCounts;
@@ -17,6 +22,6 @@ export function startRegistry(options: {
   host: string;
   port?: number;
   /** The layout serving REPOSITORY's manifest REFERENCE (a tag or digest), or its blobs when REFERENCE is undefined. */
-  layoutFor(repository: string, reference: string | undefined): Pick<OciLayout, 'blob'> & Partial<Omit<OciLayout, 'remove'>> | undefined;
+  layoutFor(repository: string, reference: string | undefined): (Pick<OciLayout, 'blob'> & Partial<Omit<OciLayout, 'remove'>>) | undefined;
   credentials?: { user: string; password: string };
 }): Promise<Registry>;

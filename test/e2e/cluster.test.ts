@@ -43,7 +43,14 @@ const timings: Record<string, number> = {};
 /** Every file under the state folder's PKI with its sha256: to show a refused run changed nothing. */
 function pkiDigest(dir: string): Record<string, string> {
   const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  return Object.fromEntries(files.map((e) => [join(e.parentPath, e.name), createHash('sha256').update(readFileSync(join(e.parentPath, e.name))).digest('hex')]));
+  return Object.fromEntries(
+    files.map((e) => [
+      join(e.parentPath, e.name),
+      createHash('sha256')
+        .update(readFileSync(join(e.parentPath, e.name)))
+        .digest('hex'),
+    ]),
+  );
 }
 
 beforeAll(async () => {
@@ -67,14 +74,27 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
     const ready = await until('all 3 nodes Ready', 240_000, async () => {
-      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
+      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+        items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[];
+      };
       const readyNames = nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name);
       return readyNames.length === 3 ? readyNames.sort() : undefined;
     });
     timings['emptyToReadySeconds'] = (Date.now() - started) / 1000;
     expect(ready).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`]);
     // ROLES as `kubectl get nodes` shows them
-    expect((await kubectl('get', 'nodes', '--no-headers')).split('\n').filter(Boolean).map((l) => l.split(/\s+/).slice(0, 3).join(' ').replace(/ (Ready|NotReady) /, ' '))).toEqual([`${NAME}1 control-plane`, `${NAME}2 worker`, `${NAME}3 worker`]);
+    expect(
+      (await kubectl('get', 'nodes', '--no-headers'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) =>
+          l
+            .split(/\s+/)
+            .slice(0, 3)
+            .join(' ')
+            .replace(/ (Ready|NotReady) /, ' '),
+        ),
+    ).toEqual([`${NAME}1 control-plane`, `${NAME}2 worker`, `${NAME}3 worker`]);
   });
 
   it('runs pods: DNS through CoreDNS, pod-to-pod across workers, a ClusterIP Service', async () => {
@@ -82,7 +102,9 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const archive = readFileSync(join(bundleDir(), busybox.path));
     for (const host of [`${NAME}2`, `${NAME}3`]) {
       await new Promise<void>((resolve, reject) => {
-        const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, 'ctr -n k8s.io images import -'], (error) => (error ? reject(error) : resolve()));
+        const child = execFile('ssh', ['-F', join(labDir, 'ssh_config'), host, 'ctr -n k8s.io images import -'], (error) =>
+          error ? reject(error) : resolve(),
+        );
         child.stdin?.end(archive);
       });
     }
@@ -98,8 +120,16 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     });
     expect(lookup).toMatch(/10\.96\.0\.1/);
     const webIp = (await kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
-    expect(await until('pod-to-pod across workers', 60_000, async () => ((await exec('wget', '-qO-', `http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
-    expect(await until('ClusterIP Service by name', 60_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined))).toBe('ok');
+    expect(
+      await until('pod-to-pod across workers', 60_000, async () =>
+        (await exec('wget', '-qO-', `http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined,
+      ),
+    ).toBe('ok');
+    expect(
+      await until('ClusterIP Service by name', 60_000, async () =>
+        (await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined,
+      ),
+    ).toBe('ok');
   });
 
   it('metrics-server: --check --diff shows it going when turned off, apply deletes it and its record, and brings it back when on; an HPA starts on a CPU-bound Deployment', async () => {
@@ -117,7 +147,17 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(check.stdout).toContain('-  name: v1beta1.metrics.k8s.io');
     const removed = await kcluster(['apply', '-i', off, '--tags', 'metrics-server', '--output', 'json']);
     expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
-    expect(await kubectl('-n', 'kube-system', 'get', 'apiservice/v1beta1.metrics.k8s.io', 'deployment/metrics-server', 'service/metrics-server', '--ignore-not-found')).toBe('');
+    expect(
+      await kubectl(
+        '-n',
+        'kube-system',
+        'get',
+        'apiservice/v1beta1.metrics.k8s.io',
+        'deployment/metrics-server',
+        'service/metrics-server',
+        '--ignore-not-found',
+      ),
+    ).toBe('');
     expect(await kubectl('-n', 'kube-system', 'get', 'configmap', 'kcluster-addons', '-o', 'jsonpath={.data.metrics-server}')).toBe('');
     // On again (the default): the rest of this file runs on the default cluster.
     const back = await kcluster(['apply', '-i', inventory, '--tags', 'metrics-server', '--output', 'json']);
@@ -128,7 +168,9 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     // request) until /tmp/stop exists: it scales up while the next tests run (checked below,
     // after the Secrets' key rotation), so waiting for metrics costs this file next to nothing.
     const busybox = lock().find((a) => a.name === 'busybox')!;
-    writeFileSync(hpaFile, `apiVersion: apps/v1
+    writeFileSync(
+      hpaFile,
+      `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: load }
 spec:
@@ -157,7 +199,8 @@ spec:
   behavior:
     scaleUp: { stabilizationWindowSeconds: 0 }
     scaleDown: { stabilizationWindowSeconds: 5, policies: [{ type: Percent, value: 100, periodSeconds: 15 }] }
-`);
+`,
+    );
     await kubectl('apply', '-f', hpaFile);
     timings['metricsServerOffOnSeconds'] = (Date.now() - started) / 1000;
   });
@@ -165,7 +208,10 @@ spec:
   it('admits pods by Pod Security: baseline enforced and restricted warned by default, a namespace label wins, kube-system exempt', async () => {
     const pod = (name: string, namespace: string, securityContext: string): string => {
       const file = join(work, `${namespace}-${name}.yaml`);
-      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name}, namespace: ${namespace} }\nspec:\n  containers:\n    - { name: c, image: busybox, command: [sleep, "1"]${securityContext} }\n`);
+      writeFileSync(
+        file,
+        `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name}, namespace: ${namespace} }\nspec:\n  containers:\n    - { name: c, image: busybox, command: [sleep, "1"]${securityContext} }\n`,
+      );
       return file;
     };
     const dryRun = (file: string) => run(kubectlPath(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', 'apply', '--dry-run=server', '-f', file]);
@@ -200,7 +246,8 @@ spec:
 
   it('an apply encrypts the Secrets of a cluster that had no encryption; Secrets are stored encrypted and audited without their data', async () => {
     const cp = `${NAME}1`;
-    const etcdctl = '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
+    const etcdctl =
+      '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
     // The whole stored value, non-printable bytes as dots (a Secret's data comes after its metadata).
     const stored = (name: string): Promise<string> => ssh(cp, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | tr -c '[:print:]' '.'`);
     // A cluster installed before encryption at rest: its API server without the flag stores
@@ -217,7 +264,11 @@ spec:
     });
     const fix = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(fix.code, fix.stderr + fix.stdout.slice(-3000)).toBe(0);
-    expect(changesIn(fix.stdout)).toMatch(new RegExp(`${cp} addons/Secrets encrypted at rest with the current key: rewrite 1 of 1 Secrets so that secretbox:key-\\d{8}T\\d{6} encrypts them \\(now: 1 \\(plain text\\)\\)`));
+    expect(changesIn(fix.stdout)).toMatch(
+      new RegExp(
+        `${cp} addons/Secrets encrypted at rest with the current key: rewrite 1 of 1 Secrets so that secretbox:key-\\d{8}T\\d{6} encrypts them \\(now: 1 \\(plain text\\)\\)`,
+      ),
+    );
     expect(await stored('e2e-plain')).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
     expect((await kubectl('get', 'secret', 'e2e-plain', '-o', 'jsonpath={.data.password}')).trim()).toBe(Buffer.from('plain-value-e2e').toString('base64'));
 
@@ -226,9 +277,15 @@ spec:
     const raw = await stored('e2e-encrypted');
     expect(raw).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
     expect(raw).not.toContain('s3cr3t');
-    const audit = await until('the Secret in the audit log', 60_000, async () => (await ssh(cp, 'grep -h e2e-encrypted /var/log/kubernetes/audit/audit.log || true')).trim() || undefined);
+    const audit = await until(
+      'the Secret in the audit log',
+      60_000,
+      async () => (await ssh(cp, 'grep -h e2e-encrypted /var/log/kubernetes/audit/audit.log || true')).trim() || undefined,
+    );
     expect(audit).toContain('"level":"Metadata"');
-    expect(await ssh(cp, `grep -c -e s3cr3t-value-e2e -e ${Buffer.from('s3cr3t-value-e2e').toString('base64')} /var/log/kubernetes/audit/audit.log || true`)).toBe('0\n');
+    expect(
+      await ssh(cp, `grep -c -e s3cr3t-value-e2e -e ${Buffer.from('s3cr3t-value-e2e').toString('base64')} /var/log/kubernetes/audit/audit.log || true`),
+    ).toBe('0\n');
     expect(await ssh(cp, 'stat -c %a /var/log/kubernetes/audit /etc/kubernetes/encryption/config.yaml')).toBe('700\n600\n');
     // etcd runs as its own user, which owns its 0700 data dir (CIS 1.1.11, 1.1.12).
     expect(await ssh(cp, 'stat -c "%a %U:%G" /var/lib/etcd; ps -o user= -C etcd')).toBe('700 etcd:etcd\netcd\n');
@@ -253,25 +310,39 @@ spec:
     const after = keyNames();
     expect(after).toHaveLength(1);
     expect(after[0]).not.toBe(before);
-    expect(changesIn(rotate.stdout)).toMatch(new RegExp(`${cp} secrets/Secrets encrypted at rest with the current key: rewrite \\d+ of \\d+ Secrets so that secretbox:${after[0]} encrypts them`));
-    const etcdctl = '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
-    expect(await ssh(cp, `${etcdctl} get /registry/secrets/default/e2e-rotate --print-value-only | head -c 60 | tr -c '[:print:]' '.'`)).toMatch(new RegExp(`^k8s:enc:secretbox:v1:${after[0]}:`));
+    expect(changesIn(rotate.stdout)).toMatch(
+      new RegExp(`${cp} secrets/Secrets encrypted at rest with the current key: rewrite \\d+ of \\d+ Secrets so that secretbox:${after[0]} encrypts them`),
+    );
+    const etcdctl =
+      '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key';
+    expect(await ssh(cp, `${etcdctl} get /registry/secrets/default/e2e-rotate --print-value-only | head -c 60 | tr -c '[:print:]' '.'`)).toMatch(
+      new RegExp(`^k8s:enc:secretbox:v1:${after[0]}:`),
+    );
     expect(await ssh(cp, 'grep -c "name: key-" /etc/kubernetes/encryption/config.yaml')).toBe('1\n');
     expect((await kubectl('get', 'secret', 'e2e-rotate', '-o', 'jsonpath={.data.token}')).trim()).toBe(Buffer.from('rotate-me').toString('base64'));
     await kubectl('delete', 'secret', 'e2e-rotate');
   });
 
-  it('serves resource metrics, verifying the kubelets\' certificates: kubectl top answers, the HPA has scaled up under load and scales back down without', async () => {
+  it("serves resource metrics, verifying the kubelets' certificates: kubectl top answers, the HPA has scaled up under load and scales back down without", async () => {
     const started = Date.now();
     // Every node's kubelet answered over TLS verified against the cluster CA (a node it cannot
     // verify would be missing here).
     const nodes = await until('kubectl top nodes lists the 3 nodes', 180_000, async () => {
-      const rows = (await kubectl('top', 'nodes', '--no-headers')).split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0]);
+      const rows = (await kubectl('top', 'nodes', '--no-headers'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[0]);
       return rows.length === 3 ? rows.sort() : undefined;
     });
     expect(nodes).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`]);
-    expect(await until('kubectl top pods -A lists CoreDNS', 60_000, async () => ((await kubectl('top', 'pods', '-A', '--no-headers')).includes('coredns') ? true : undefined))).toBe(true);
-    expect(await kubectl('-n', 'kube-system', 'logs', 'deployment/metrics-server')).not.toMatch(/x509|failed to verify|unable to fully scrape|Failed to scrape/i);
+    expect(
+      await until('kubectl top pods -A lists CoreDNS', 60_000, async () =>
+        (await kubectl('top', 'pods', '-A', '--no-headers')).includes('coredns') ? true : undefined,
+      ),
+    ).toBe(true);
+    expect(await kubectl('-n', 'kube-system', 'logs', 'deployment/metrics-server')).not.toMatch(
+      /x509|failed to verify|unable to fully scrape|Failed to scrape/i,
+    );
     const readyReplicas = async (): Promise<number> => Number((await kubectl('get', 'deployment', 'load', '-o', 'jsonpath={.status.readyReplicas}')) || '0');
     expect(await until('the HPA scales load up to 2 under CPU load', 240_000, async () => ((await readyReplicas()) === 2 ? true : undefined))).toBe(true);
     timings['metricsTopAndScaleUpSeconds'] = (Date.now() - started) / 1000;
@@ -279,7 +350,11 @@ spec:
       await kubectl('exec', pod, '--', '/bin/busybox', 'touch', '/tmp/stop');
     }
     const downStarted = Date.now();
-    expect(await until('the HPA scales load back down to 1 without load', 240_000, async () => ((await kubectl('get', 'deployment', 'load', '-o', 'jsonpath={.spec.replicas}')) === '1' ? true : undefined))).toBe(true);
+    expect(
+      await until('the HPA scales load back down to 1 without load', 240_000, async () =>
+        (await kubectl('get', 'deployment', 'load', '-o', 'jsonpath={.spec.replicas}')) === '1' ? true : undefined,
+      ),
+    ).toBe(true);
     timings['hpaDownSeconds'] = (Date.now() - downStarted) / 1000;
     await kubectl('delete', '-f', hpaFile, '--wait=false');
   });
@@ -289,7 +364,14 @@ spec:
   });
 
   it('kubelets renew their own client certificates through CSRs the controller-manager approves for their own identity', async () => {
-    interface Row { location: string; path: string; subjectCn: string; issuerCn: string; fingerprint256: string; daysLeft: number }
+    interface Row {
+      location: string;
+      path: string;
+      subjectCn: string;
+      issuerCn: string;
+      fingerprint256: string;
+      daysLeft: number;
+    }
     const certificates = async (): Promise<Row[]> => {
       const check = await kcluster(['certs', 'check', '-i', inventory, '--output', 'json']);
       expect(check.code, check.stderr).toBe(0);
@@ -313,9 +395,20 @@ spec:
       return current && issued && current.fingerprint256 !== issued.fingerprint256 ? current : undefined;
     });
     expect([rotated.subjectCn, rotated.issuerCn, rotated.daysLeft > 300]).toEqual([`system:node:${worker}`, 'kubernetes', true]);
-    const csrs = JSON.parse(await kubectl('get', 'csr', '-o', 'json')) as { items: { spec: { username: string; signerName: string }; status: { conditions?: { type: string }[] } }[] };
-    expect(csrs.items.some((c) => c.spec.username === `system:node:${worker}` && c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.status.conditions?.some((x) => x.type === 'Approved'))).toBe(true);
-    await until(`${worker} still Ready`, 120_000, async () => ((await kubectl('get', 'node', worker, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined));
+    const csrs = JSON.parse(await kubectl('get', 'csr', '-o', 'json')) as {
+      items: { spec: { username: string; signerName: string }; status: { conditions?: { type: string }[] } }[];
+    };
+    expect(
+      csrs.items.some(
+        (c) =>
+          c.spec.username === `system:node:${worker}` &&
+          c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' &&
+          c.status.conditions?.some((x) => x.type === 'Approved'),
+      ),
+    ).toBe(true);
+    await until(`${worker} still Ready`, 120_000, async () =>
+      (await kubectl('get', 'node', worker, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined,
+    );
   });
 
   it('a second apply changes nothing, and says so', async () => {
@@ -324,17 +417,24 @@ spec:
     timings['secondApplySeconds'] = (Date.now() - started) / 1000;
     expect(again.code, again.stderr).toBe(0);
     const recap = recapOf(again.stdout);
-    expect(recap.map((h) => [h.host, h.changed, h.failed]), changesIn(again.stdout)).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
+    expect(
+      recap.map((h) => [h.host, h.changed, h.failed]),
+      changesIn(again.stdout),
+    ).toEqual([`${NAME}1`, `${NAME}2`, `${NAME}3`].map((h) => [h, 0, 0]));
     for (const h of recap) timings[`roundTrips:${h.host}`] = h.roundTrips;
   });
 
   it('takes scheduled etcd snapshots: the timer runs on the control plane; a run is listed with a sane size and fetched with its sha256 checked', async () => {
     const cp = `${NAME}1`;
-    expect((await ssh(cp, 'systemctl is-active kcluster-etcd-snapshot.timer; systemctl is-enabled kcluster-etcd-snapshot.timer')).split('\n').filter(Boolean)).toEqual(['active', 'enabled']);
+    expect(
+      (await ssh(cp, 'systemctl is-active kcluster-etcd-snapshot.timer; systemctl is-enabled kcluster-etcd-snapshot.timer')).split('\n').filter(Boolean),
+    ).toEqual(['active', 'enabled']);
     await ssh(cp, 'systemctl start kcluster-etcd-snapshot.service');
     const list = await kcluster(['etcd', 'snapshot', 'list', '-i', inventory, '-o', 'json']);
     expect(list.code, list.stderr).toBe(0);
-    const hosts = (JSON.parse(list.stdout) as { hosts: { host: string; status: string; snapshots: { name: string; kind: string; bytes: number; ageSeconds: number }[] }[] }).hosts;
+    const hosts = (
+      JSON.parse(list.stdout) as { hosts: { host: string; status: string; snapshots: { name: string; kind: string; bytes: number; ageSeconds: number }[] }[] }
+    ).hosts;
     expect(hosts.map((h) => [h.host, h.status])).toEqual([[cp, 'ok']]);
     const newest = hosts[0]!.snapshots.find((s) => s.kind === 'scheduled');
     expect(newest?.name).toMatch(new RegExp(`^etcd-scheduled-${cp}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ\\.db$`));
@@ -356,7 +456,7 @@ spec:
     const worker = `${NAME}3`;
     await ssh(worker, "sed -i 's/^clusterDomain: .*/clusterDomain: drifted.example/' /var/lib/kubelet/config.yaml");
     const before = (await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim();
-    const apiserverBefore = (await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim();
+    const apiserverBefore = (await ssh(`${NAME}1`, 'crictl ps --name kube-apiserver -q')).trim();
     const check = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain('-clusterDomain: drifted.example');
@@ -369,7 +469,7 @@ spec:
     const handlers = parseEvents(fix.stdout).filter((e) => e['type'] === 'handler-result');
     expect(handlers.map((e) => [e['host'], e['handler']])).toEqual([[worker, 'restart kubelet']]);
     expect((await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim()).not.toBe(before);
-    expect((await ssh(`${NAME}1`, "crictl ps --name kube-apiserver -q")).trim()).toBe(apiserverBefore);
+    expect((await ssh(`${NAME}1`, 'crictl ps --name kube-apiserver -q')).trim()).toBe(apiserverBefore);
   });
 
   it('certs renew refuses a control plane that is no etcd member yet (apply adds it), and changes nothing', async () => {
@@ -403,8 +503,10 @@ spec:
   // Last, on the cluster every step above changed and converged again. Four specs at a time: most
   // of a spec's time is spent waiting for pods, not on this machine's two cores (measured in
   // test/conformance/results).
-  it('passes the Conformance selection (test/conformance/selection.txt), built and run by the project\'s own tooling', async () => {
-    const selection = readFileSync(join(import.meta.dirname, '..', 'conformance', 'selection.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  it("passes the Conformance selection (test/conformance/selection.txt), built and run by the project's own tooling", async () => {
+    const selection = readFileSync(join(import.meta.dirname, '..', 'conformance', 'selection.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
     const result = await conformanceSelection(inventory, join(work, 'conformance'), 4);
     timings['conformanceSeconds'] = result.seconds;
     console.log(result.line);

@@ -18,7 +18,18 @@ import { parse, stringify } from 'yaml';
 import { kcluster } from '../integration/support/test-lab.js';
 import type { HostSettings } from '../../src/orchestrator/inventory/model.js';
 import { sshPortAnswers } from '../../src/orchestrator/ssh/first-answering.js';
-import { apiServersPoller, bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import {
+  apiServersPoller,
+  bundleDir,
+  bundleEntries,
+  changesIn,
+  kubectlBinary,
+  poller,
+  recapOf,
+  sshTo,
+  until,
+  webDeploymentBehindNodePort,
+} from './support/e2e-support.js';
 
 const run = promisify(execFile);
 // npm test runs the growth (CI's 45 minutes); `npm run test:extended` adds the shrink and the
@@ -64,9 +75,14 @@ async function etcdMembers(through: number): Promise<string[]> {
 }
 
 async function nodesReady(): Promise<Record<string, string>> {
-  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string; labels: Record<string, string> }; status: { conditions: { type: string; status: string }[] } }[] };
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+    items: { metadata: { name: string; labels: Record<string, string> }; status: { conditions: { type: string; status: string }[] } }[];
+  };
   return Object.fromEntries(
-    nodes.items.map((n) => [n.metadata.name, `${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Ready' : 'NotReady'}${'node-role.kubernetes.io/control-plane' in n.metadata.labels ? ' control-plane' : ''}`]),
+    nodes.items.map((n) => [
+      n.metadata.name,
+      `${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Ready' : 'NotReady'}${'node-role.kubernetes.io/control-plane' in n.metadata.labels ? ' control-plane' : ''}`,
+    ]),
   );
 }
 
@@ -90,7 +106,9 @@ async function underTraffic(what: string, apiHosts: number[], action: () => Prom
   await new Promise((r) => setTimeout(r, 3000));
   await service.stop();
   await apis.stop();
-  console.log(`${what}: ${seconds.toFixed(0)} s; service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`);
+  console.log(
+    `${what}: ${seconds.toFixed(0)} s; service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`,
+  );
   expect(result.code, result.stderr + result.stdout.slice(-3000)).toBe(0);
   expect(service.counts.ok).toBeGreaterThan(20);
   expect(service.counts.failed).toBe(0);
@@ -101,7 +119,10 @@ async function underTraffic(what: string, apiHosts: number[], action: () => Prom
 async function convergedAgain(inventory: string, hosts: number): Promise<void> {
   const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
   expect(again.code, again.stderr).toBe(0);
-  expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual(Array.from({ length: hosts }, () => 0));
+  expect(
+    recapOf(again.stdout).map((h) => h.changed),
+    changesIn(again.stdout),
+  ).toEqual(Array.from({ length: hosts }, () => 0));
 }
 
 describe('the control plane grows, shrinks and is replaced on a running cluster, under traffic', () => {
@@ -126,14 +147,23 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     expect(plan.code, plan.stderr).toBe(3); // changes pending
     for (const i of [3, 4]) expect(plan.stdout).toContain(`add ${host(i)} (https://${address(i)}:2380) to etcd as a learner`);
     expect(plan.stdout).toContain('control planes joining');
-    expect(plan.stdout).toMatch(new RegExp(`save an etcd snapshot to ${join(labDir, 'state', 'backups')}/etcd-[^ ]+\\.db \\(verified\\) before ${host(3)}, ${host(4)} join`));
-    const backupsBefore = existsSync(join(labDir, 'state', 'backups')) ? readdirSync(join(labDir, 'state', 'backups')).filter((f) => f.endsWith('.db')).length : 0;
+    expect(plan.stdout).toMatch(
+      new RegExp(`save an etcd snapshot to ${join(labDir, 'state', 'backups')}/etcd-[^ ]+\\.db \\(verified\\) before ${host(3)}, ${host(4)} join`),
+    );
+    const backupsBefore = existsSync(join(labDir, 'state', 'backups'))
+      ? readdirSync(join(labDir, 'state', 'backups')).filter((f) => f.endsWith('.db')).length
+      : 0;
     expect(await etcdMembers(1)).toEqual([`${host(1)} started voting`]);
 
     await underTraffic('grow 1 -> 3 control planes', [1, 3, 4], () => kcluster(['apply', '-i', three, '--output', 'json']));
     expect(await etcdMembers(1)).toEqual([1, 3, 4].map((i) => `${host(i)} started voting`));
     expect(readdirSync(join(labDir, 'state', 'backups')).filter((f) => f.endsWith('.db')).length).toBe(backupsBefore + 1);
-    expect(await nodesReady()).toEqual({ [host(1)]: 'Ready control-plane', [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane' });
+    expect(await nodesReady()).toEqual({
+      [host(1)]: 'Ready control-plane',
+      [host(2)]: 'Ready',
+      [host(3)]: 'Ready control-plane',
+      [host(4)]: 'Ready control-plane',
+    });
     // Every node reaches the API servers through its local proxy now (no load balancer).
     for (const i of [1, 2, 3, 4]) expect(await ssh(host(i), 'grep server: /etc/kubernetes/kubelet.conf')).toContain('https://127.0.0.1:6444');
 
@@ -166,7 +196,9 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     const apis = apiServersPoller(labDir, [1, 3, 4, 5].map(address));
     // Gone for good: every process of the host killed at once, its network with it.
     await run('sh', ['-c', `echo 1 > /sys/fs/cgroup/unified/kcluster-lab/${host(1)}/cgroup.kill`]);
-    await until(`${host(1)} stops answering`, 30_000, async () => ((await sshPortAnswers({ ssh: { address: address(1), port: 22 } } as HostSettings, 1_000)) ? undefined : true));
+    await until(`${host(1)} stops answering`, 30_000, async () =>
+      (await sshPortAnswers({ ssh: { address: address(1), port: 22 } } as HostSettings, 1_000)) ? undefined : true,
+    );
 
     const plan = await kcluster(['remove-node', '-i', three, host(1), '--unreachable', '--check']);
     expect(plan.code, plan.stderr).toBe(3);
@@ -182,7 +214,9 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     await new Promise((r) => setTimeout(r, 3000));
     await service.stop();
     await apis.stop();
-    console.log(`replace the first control plane: service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`);
+    console.log(
+      `replace the first control plane: service ${service.counts.ok} answers, ${service.counts.failed} failures ${JSON.stringify(service.counts.failures.slice(0, 5))}; API samples ${apis.answers.samples}, none answering ${apis.answers.noneAnswered}`,
+    );
     expect(join5.code, join5.stderr + join5.stdout.slice(-3000)).toBe(0);
     expect(await etcdMembers(3)).toEqual([3, 4, 5].map((i) => `${host(i)} started voting`));
     const all = { [host(2)]: 'Ready', [host(3)]: 'Ready control-plane', [host(4)]: 'Ready control-plane', [host(5)]: 'Ready control-plane' };

@@ -29,10 +29,16 @@ function writeInventoryWith(hosts: readonly string[]): void {
   writeFileSync(inventory, stringify(doc));
 }
 async function readyNodes(): Promise<string[]> {
-  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
-  return nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+    items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[];
+  };
+  return nodes.items
+    .filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
+    .map((n) => n.metadata.name)
+    .sort();
 }
-const allReady = (names: string[]) => until(`${names.join(', ')} Ready`, 240_000, async () => (JSON.stringify(await readyNodes()) === JSON.stringify([...names].sort()) ? true : undefined));
+const allReady = (names: string[]) =>
+  until(`${names.join(', ')} Ready`, 240_000, async () => (JSON.stringify(await readyNodes()) === JSON.stringify([...names].sort()) ? true : undefined));
 /** What kcluster left on a host; empty when the host is clean. */
 async function leftovers(host: string): Promise<string> {
   return ssh(
@@ -71,7 +77,9 @@ spec:
   await kubectl('wait', '--for=condition=Ready', 'pod/cidr-probe', '--timeout=120s').catch(async (error: Error) => {
     throw new Error(`${when}: a new pod on ${worker} does not start: ${error.message}\n${await kubectl('describe', 'pod', 'cidr-probe').catch(() => '')}`);
   });
-  const pods = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as { items: { metadata: { namespace: string; name: string }; spec: { nodeName?: string; hostNetwork?: boolean }; status: { podIP?: string; phase: string } }[] };
+  const pods = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as {
+    items: { metadata: { namespace: string; name: string }; spec: { nodeName?: string; hostNetwork?: boolean }; status: { podIP?: string; phase: string } }[];
+  };
   const outside = pods.items
     .filter((p) => !p.spec.hostNetwork && p.status.phase === 'Running' && p.status.podIP && p.spec.nodeName)
     .filter((p) => !inside(p.status.podIP!, cidrs.get(p.spec.nodeName!) ?? ''))
@@ -105,7 +113,9 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     const recap = Object.fromEntries(recapOf(grow.stdout).map((h) => [h.host, h]));
     console.log(`day2 add-node recap: ${JSON.stringify(recap)}`);
     // The one change away from the new host is its role label, set through the API on the control plane.
-    const elsewhere = changesIn(grow.stdout).split('\n').filter((c) => !c.startsWith(`${added} `));
+    const elsewhere = changesIn(grow.stdout)
+      .split('\n')
+      .filter((c) => !c.startsWith(`${added} `));
     expect(elsewhere).toEqual([`${cp} addons-running/node role labels: label ${added} worker`]);
     expect(recap[worker]!.changed).toBe(0);
     expect(recap[added]!.changed).toBeGreaterThan(10);
@@ -113,15 +123,34 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
   });
 
   it('lists every certificate, renews only the leaves, and the workloads keep running', async () => {
-    interface Row { location: string; path: string; subjectCn: string; ca: boolean; daysLeft: number; matchesState: string; fingerprint256: string }
+    interface Row {
+      location: string;
+      path: string;
+      subjectCn: string;
+      ca: boolean;
+      daysLeft: number;
+      matchesState: string;
+      fingerprint256: string;
+    }
     const check = async (): Promise<Row[]> => {
       const r = await kcluster(['certs', 'check', '-i', inventory, '--output', 'json']);
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(r.stdout) as { certificates: Row[] }).certificates;
     };
     const before = await check();
-    for (const where of ['controller', cp, worker, added]) expect(before.some((r) => r.location === where), where).toBe(true);
-    expect(before.filter((r) => r.location === cp).map((r) => r.path)).toEqual(expect.arrayContaining(['/etc/kubernetes/pki/apiserver.crt', '/etc/kubernetes/etcd/server.crt', '/etc/kubernetes/admin.conf', '/var/lib/kubelet/pki/kubelet.crt']));
+    for (const where of ['controller', cp, worker, added])
+      expect(
+        before.some((r) => r.location === where),
+        where,
+      ).toBe(true);
+    expect(before.filter((r) => r.location === cp).map((r) => r.path)).toEqual(
+      expect.arrayContaining([
+        '/etc/kubernetes/pki/apiserver.crt',
+        '/etc/kubernetes/etcd/server.crt',
+        '/etc/kubernetes/admin.conf',
+        '/var/lib/kubelet/pki/kubelet.crt',
+      ]),
+    );
     expect(before.filter((r) => r.location !== 'controller').every((r) => r.matchesState !== 'no')).toBe(true);
     console.log(`day2 certs check: ${before.length} certificates, ${before.filter((r) => r.location === 'controller').length} in the state folder`);
 
@@ -182,7 +211,10 @@ spec:
       .map((e) => `${String(e['host'])}: ${String(e['task'])}`);
     expect(planned).toContain(`${cp}: cordon and drain ${added}`);
     expect(planned).toContain(`${cp}: delete the Node ${added}`);
-    expect(planned.some((p) => p.startsWith(`${added}: `)), planned.join('\n')).toBe(true);
+    expect(
+      planned.some((p) => p.startsWith(`${added}: `)),
+      planned.join('\n'),
+    ).toBe(true);
     expect((await kubectl('get', 'node', added, '-o', 'jsonpath={.spec.unschedulable}')).trim()).toBe('');
 
     const remove = await kcluster(['remove-node', '-i', inventory, added, '--yes']);
@@ -193,7 +225,10 @@ spec:
     expect(await leftovers(added)).toBe('');
     const again = await kcluster(['reset', '-i', inventory, '--limit', added, '--check', '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0]);
     writeInventoryWith([cp, worker]);
   });
 
@@ -219,7 +254,7 @@ spec:
     await kubectl('delete', 'node', worker);
     writeFileSync(join(work, 'placeholder.yaml'), 'apiVersion: v1\nkind: Node\nmetadata: { name: placeholder }\n');
     await kubectl('create', '-f', join(work, 'placeholder.yaml'));
-    await until('a pod CIDR for the placeholder', 60_000, async () => ((await podCidrOf('placeholder')) || undefined));
+    await until('a pod CIDR for the placeholder', 60_000, async () => (await podCidrOf('placeholder')) || undefined);
     await ssh(worker, 'systemctl restart kubelet');
     const movedCidr = await until(`${worker} registered again with a pod CIDR`, 120_000, async () => (await podCidrOf(worker).catch(() => '')) || undefined);
     await kubectl('delete', 'node', 'placeholder');
@@ -233,7 +268,9 @@ spec:
     await kubectl('create', 'configmap', 'after-snapshot', '--from-literal=k=v');
     const wouldRestore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--check', '--output', 'json']);
     expect(wouldRestore.code, wouldRestore.stderr).toBe(3);
-    const steps = changesIn(wouldRestore.stdout).split('\n').filter((c) => c.includes(' etcd-restore-'));
+    const steps = changesIn(wouldRestore.stdout)
+      .split('\n')
+      .filter((c) => c.includes(' etcd-restore-'));
     expect(steps.map((c) => c.split(':')[0])).toEqual([
       `${cp} etcd-restore-upload/the snapshot on the control plane`,
       `${cp} etcd-restore-build/build the restored etcd data dir`,
@@ -246,8 +283,7 @@ spec:
     const restore = await kcluster(['etcd', 'snapshot', 'restore', join(work, 'snapshot.db'), '-i', inventory, '--yes']);
     expect(restore.code, restore.stderr + restore.stdout.slice(-3000)).toBe(0);
     console.log(`day2 restore: ${/the API answered and the pod network followed after [\d.]+ s/.exec(restore.stderr)?.[0]}`);
-    expect(await until('the restored ConfigMap', 120_000, () => kubectl('get', 'configmap', 'before-snapshot', '-o', 'jsonpath={.data.k}')))
-      .toBe('v');
+    expect(await until('the restored ConfigMap', 120_000, () => kubectl('get', 'configmap', 'before-snapshot', '-o', 'jsonpath={.data.k}'))).toBe('v');
     await expect(kubectl('get', 'configmap', 'after-snapshot')).rejects.toThrow(/NotFound/);
     // The snapshot still has the Node of the worker removed after it (NotReady now).
     await until('both nodes Ready after the restore', 180_000, async () => {
@@ -257,6 +293,9 @@ spec:
     await expectPodNetworkInLine(`after the restore (${worker} back to ${await podCidrOf(worker)})`);
     const converged = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(converged.code, converged.stderr).toBe(0);
-    expect(recapOf(converged.stdout).map((h) => h.changed), changesIn(converged.stdout)).toEqual([0, 0]);
+    expect(
+      recapOf(converged.stdout).map((h) => h.changed),
+      changesIn(converged.stdout),
+    ).toEqual([0, 0]);
   });
 });

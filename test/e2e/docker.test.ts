@@ -41,8 +41,16 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
     expect(apply.code, apply.stderr + apply.stdout.slice(-3000)).toBe(0);
     expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready', 240_000, async () => {
-      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[]; nodeInfo: { containerRuntimeVersion: string } } }[] };
-      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') && n.status.nodeInfo.containerRuntimeVersion.startsWith('docker://')) ? true : undefined;
+      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+        items: { status: { conditions: { type: string; status: string }[]; nodeInfo: { containerRuntimeVersion: string } } }[];
+      };
+      return nodes.items.length === 3 &&
+        nodes.items.every(
+          (n) =>
+            n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') && n.status.nodeInfo.containerRuntimeVersion.startsWith('docker://'),
+        )
+        ? true
+        : undefined;
     });
     console.log(`docker runtime: empty hosts to 3 nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
@@ -68,13 +76,21 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0, 0, 0]);
 
     const reset = await kcluster(['reset', '-i', inventory, '--yes']);
     expect(reset.code, reset.stderr + reset.stdout.slice(-3000)).toBe(0);
     for (const host of [`${NAME}1`, `${NAME}2`, `${NAME}3`]) {
       // Docker Engine (and the containerd it runs on) stays, running; the Kubernetes parts go.
-      expect(await ssh(host, "docker ps -aq --filter name=^k8s_ | wc -l; systemctl is-active cri-docker 2>/dev/null || true; ls /etc/kubernetes /var/lib/kubelet 2>/dev/null | wc -l; systemctl is-active docker containerd")).toBe('0\ninactive\n0\nactive\nactive\n');
+      expect(
+        await ssh(
+          host,
+          'docker ps -aq --filter name=^k8s_ | wc -l; systemctl is-active cri-docker 2>/dev/null || true; ls /etc/kubernetes /var/lib/kubelet 2>/dev/null | wc -l; systemctl is-active docker containerd',
+        ),
+      ).toBe('0\ninactive\n0\nactive\nactive\n');
     }
   });
 });

@@ -20,7 +20,19 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { apiServersPoller, bundleDir, bundleEntries, changesIn, kubectlBinary, poller, recapOf, sshTo, until, webDeploymentBehindNodePort, writeKubeconfigAs } from './support/e2e-support.js';
+import {
+  apiServersPoller,
+  bundleDir,
+  bundleEntries,
+  changesIn,
+  kubectlBinary,
+  poller,
+  recapOf,
+  sshTo,
+  until,
+  webDeploymentBehindNodePort,
+  writeKubeconfigAs,
+} from './support/e2e-support.js';
 import { startTestDnsServer } from './support/test-dns-server.js';
 import { startTestHttpProxy } from './support/test-http-proxy.js';
 import { startTestOidcIssuer } from './support/test-oidc-issuer.js';
@@ -38,7 +50,21 @@ const ssh = sshTo(labDir);
 beforeAll(async () => {
   bundleDir();
   await kcluster(['lab', 'down', '--name', NAME]);
-  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '4', '--control-planes', '3', '--privileged', '--subnet', '10.231.6.0/24', '--bundle', bundleDir()]);
+  const up = await kcluster([
+    'lab',
+    'up',
+    '--name',
+    NAME,
+    '--hosts',
+    '4',
+    '--control-planes',
+    '3',
+    '--privileged',
+    '--subnet',
+    '10.231.6.0/24',
+    '--bundle',
+    bundleDir(),
+  ]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
 });
 afterAll(async () => {
@@ -64,8 +90,13 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     writeFileSync(viaCp2, readFileSync(adminFile, 'utf8').replace(/server: https:\/\/[^:]+:6443/, 'server: https://10.231.6.12:6443'));
     const kubectl = (config: string, ...args: string[]) => run(kubectlPath(), ['--kubeconfig', config, '--request-timeout=15s', ...args]).then((r) => r.stdout);
     const readyNodes = async (config: string): Promise<string[]> => {
-      const nodes = JSON.parse(await kubectl(config, 'get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[] };
-      return nodes.items.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
+      const nodes = JSON.parse(await kubectl(config, 'get', 'nodes', '-o', 'json')) as {
+        items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[];
+      };
+      return nodes.items
+        .filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .map((n) => n.metadata.name)
+        .sort();
     };
     await until('4 nodes Ready', 240_000, async () => ((await readyNodes(adminFile)).length === 4 ? true : undefined));
     console.log(`ha: empty hosts to 4 nodes Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -74,11 +105,17 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
 
     // The operator's API server flags on a running cluster, under polling of every API server.
     const cps = [1, 2, 3].map((i) => `${NAME}${i}`);
-    const apiPolling = apiServersPoller(labDir, [11, 12, 13].map((i) => `10.231.6.${i}`));
+    const apiPolling = apiServersPoller(
+      labDir,
+      [11, 12, 13].map((i) => `10.231.6.${i}`),
+    );
     const answers = apiPolling.answers;
     const original = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown>; vars?: Record<string, unknown> };
     const withApiServerArgs = (extraArgs: Record<string, string>, certSANs: string[] = []) =>
-      writeFileSync(inventory, stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs, certSANs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }));
+      writeFileSync(
+        inventory,
+        stringify({ ...original, cluster: { ...original.cluster, apiServer: { extraArgs, certSANs } }, vars: { ...original.vars, readyTimeoutSeconds: 60 } }),
+      );
     const manifestSums = async () => Promise.all(cps.map(async (h) => (await ssh(h, 'sha256sum /etc/kubernetes/manifests/kube-apiserver.yaml')).split(' ')[0]));
     const before = await manifestSums();
 
@@ -87,12 +124,14 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     withApiServerArgs({ 'event-ttl': '2h0m0s', 'no-such-flag': 'on' });
     const refused = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(refused.code, refused.stderr).toBe(4);
-    const failure = parseEvents(refused.stdout).find((e) => e['type'] === 'task-result' && e['status'] === 'failed') as { host: string; task: string; error: string } | undefined;
+    const failure = parseEvents(refused.stdout).find((e) => e['type'] === 'task-result' && e['status'] === 'failed') as
+      { host: string; task: string; error: string } | undefined;
     expect(failure?.host).toBe(`${NAME}1`);
     expect(failure?.task).toBe('API server ready, static pods current');
     expect(failure?.error).toContain('unknown flag: --no-such-flag');
     // The control-plane role's undo (an engine contract) ran on that host, and the host's error says so.
-    const undone = 'The change is undone on this host: the last good kube-apiserver.yaml (from /etc/kubernetes/manifests-last-good) is back and the control plane is ready again; no other control plane was touched.';
+    const undone =
+      'The change is undone on this host: the last good kube-apiserver.yaml (from /etc/kubernetes/manifests-last-good) is back and the control plane is ready again; no other control plane was touched.';
     const undo = parseEvents(refused.stdout).filter((e) => e['type'] === 'undo-result') as { host: string; undo: string; status: string; summary?: string }[];
     expect(undo.map((e) => [e.host, e.undo, e.status])).toEqual([[`${NAME}1`, 'put back the last good manifests', 'changed']]);
     expect(undo[0]?.summary).toContain(undone);
@@ -100,7 +139,11 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(hostFailed?.error).toContain('unknown flag: --no-such-flag');
     expect(hostFailed?.error).toContain(undone);
     expect(await manifestSums()).toEqual(before);
-    expect(parseEvents(refused.stdout).filter((e) => e['play'] === 'control plane' && e['type'] === 'host-start').map((e) => e['host'])).toEqual([`${NAME}1`]);
+    expect(
+      parseEvents(refused.stdout)
+        .filter((e) => e['play'] === 'control plane' && e['type'] === 'host-start')
+        .map((e) => e['host']),
+    ).toEqual([`${NAME}1`]);
 
     // The flag fixed, and a name added to the API server's certificate: apply reissues it and
     // rolls both out one control plane at a time, each back before the next.
@@ -115,13 +158,18 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     await apiPolling.stop();
     expect(rolled.code, rolled.stderr).toBe(0);
     // Before the first control plane changes, one etcd snapshot, on it, copied to the controller.
-    const snapshots = parseEvents(rolled.stdout).filter((e) => e['type'] === 'task-result' && e['task'] === 'etcd snapshot before the first control-plane change') as { host: string; status: string; summary: string }[];
+    const snapshots = parseEvents(rolled.stdout).filter(
+      (e) => e['type'] === 'task-result' && e['task'] === 'etcd snapshot before the first control-plane change',
+    ) as { host: string; status: string; summary: string }[];
     expect(snapshots.map((e) => [e.host, e.status])).toEqual([[`${NAME}1`, 'changed']]);
     const snapshotFile = /etcd snapshot (\S+) from /.exec(snapshots[0]!.summary)?.[1] ?? '';
     expect(statSync(snapshotFile).size).toBeGreaterThan(100_000);
     // Per control plane: the certificate and its key, the manifest, and (usually) the wait for its new pod.
     const changedBesidesSnapshot = (h: { host: string; changed: number }) => h.changed - (h.host === `${NAME}1` ? 1 : 0);
-    expect(recapOf(rolled.stdout).map((h) => [h.host, changedBesidesSnapshot(h) >= 3 && changedBesidesSnapshot(h) <= 4 ? 'changed' : h.changed])).toEqual([...cps.map((h) => [h, 'changed']), [`${NAME}4`, 0]]);
+    expect(recapOf(rolled.stdout).map((h) => [h.host, changedBesidesSnapshot(h) >= 3 && changedBesidesSnapshot(h) <= 4 ? 'changed' : h.changed])).toEqual([
+      ...cps.map((h) => [h, 'changed']),
+      [`${NAME}4`, 0],
+    ]);
     for (const h of cps) {
       const sans = new X509Certificate(await ssh(h, 'cat /etc/kubernetes/pki/apiserver.crt')).subjectAltName ?? '';
       expect(sans).toContain('DNS:api.kceha.example');
@@ -130,7 +178,9 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const order = parseEvents(rolled.stdout).filter((e) => e['play'] === 'control plane' && (e['type'] === 'host-start' || e['type'] === 'host-end'));
     expect(order.map((e) => `${String(e['type'])} ${String(e['host'])}`)).toEqual(cps.flatMap((h) => [`host-start ${h}`, `host-end ${h}`]));
     for (const h of cps) expect(await ssh(h, 'ps -eo args | grep "^kube-apiserver "')).toContain(' --event-ttl=2h0m0s');
-    console.log(`ha: a refused API server flag undone, then a flag rolled out: ${answers.samples} samples, ${answers.someDown} with a server down, ${answers.noneAnswered} with none answering`);
+    console.log(
+      `ha: a refused API server flag undone, then a flag rolled out: ${answers.samples} samples, ${answers.someDown} with a server down, ${answers.noneAnswered} with none answering`,
+    );
     expect(answers.someDown).toBeGreaterThan(0);
     expect(answers.noneAnswered).toBe(0);
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
@@ -141,7 +191,12 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     // Only that host's kubelet changes; the first control plane sets the label and the taint.
     const current = parse(readFileSync(inventory, 'utf8')) as { hosts: { name: string; vars?: Record<string, unknown> }[] };
     const worker = current.hosts.find((h) => h.name === `${NAME}4`)!;
-    worker.vars = { ...worker.vars, kubeletConfig: { maxPods: 150 }, nodeLabels: { tier: 'gpu' }, nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
+    worker.vars = {
+      ...worker.vars,
+      kubeletConfig: { maxPods: 150 },
+      nodeLabels: { tier: 'gpu' },
+      nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+    };
     writeFileSync(inventory, stringify(current));
     const tunedPreview = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
     expect(tunedPreview.code, tunedPreview.stderr).toBe(3);
@@ -150,10 +205,19 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).not.toContain('maxPods: 150');
     const tuned = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(tuned.code, tuned.stderr).toBe(0);
-    expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, true]]);
+    expect(recapOf(tuned.stdout).map((h) => [h.host, h.changed > 0])).toEqual([
+      [`${NAME}1`, true],
+      [`${NAME}2`, false],
+      [`${NAME}3`, false],
+      [`${NAME}4`, true],
+    ]);
     // After the lab's own eviction thresholds (the lab inventory's vars.kubeletConfig), merged with the host's.
-    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(/^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n( {2}.*\n)+imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nmaxPods: 150$/m);
-    await until('the worker reports 150 pods as its capacity', 120_000, async () => ((await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined));
+    expect(await ssh(`${NAME}4`, 'cat /var/lib/kubelet/config.yaml')).toMatch(
+      /^# The operator's settings \(vars\.kubeletConfig\):\nevictionHard:\n( {2}.*\n)+imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nmaxPods: 150$/m,
+    );
+    await until('the worker reports 150 pods as its capacity', 120_000, async () =>
+      (await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'jsonpath={.status.capacity.pods}')).trim() === '150' ? true : undefined,
+    );
     type NodeView = { metadata: { labels: Record<string, string> }; spec: { taints?: { key: string; value?: string; effect: string }[] } };
     const node4 = async (): Promise<NodeView> => JSON.parse(await kubectl(adminFile, 'get', 'node', `${NAME}4`, '-o', 'json')) as NodeView;
     expect((await node4()).metadata.labels['tier']).toBe('gpu');
@@ -164,7 +228,12 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     writeFileSync(inventory, stringify(current));
     const untouched = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(untouched.code, untouched.stderr).toBe(0);
-    expect(recapOf(untouched.stdout).map((h) => [h.host, h.changed > 0])).toEqual([[`${NAME}1`, true], [`${NAME}2`, false], [`${NAME}3`, false], [`${NAME}4`, false]]);
+    expect(recapOf(untouched.stdout).map((h) => [h.host, h.changed > 0])).toEqual([
+      [`${NAME}1`, true],
+      [`${NAME}2`, false],
+      [`${NAME}3`, false],
+      [`${NAME}4`, false],
+    ]);
     const after = await node4();
     expect(after.metadata.labels['tier']).toBeUndefined();
     expect(after.metadata.labels['team']).toBe('a');
@@ -181,7 +250,16 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     writeFileSync(app, webDeploymentBehindNodePort(busybox.reference!));
     await kubectl(adminFile, 'apply', '-f', app);
     await kubectl(adminFile, 'rollout', 'status', 'deployment/web', '--timeout=180s');
-    await until('the web Service answers on the worker', 60_000, async () => ((await fetch('http://10.231.6.14:30080/').then((r) => r.text(), () => '')).includes('hello') ? true : undefined));
+    await until('the web Service answers on the worker', 60_000, async () =>
+      (
+        await fetch('http://10.231.6.14:30080/').then(
+          (r) => r.text(),
+          () => '',
+        )
+      ).includes('hello')
+        ? true
+        : undefined,
+    );
     const password = randomBytes(12).toString('hex');
     const registry = await startTestRegistry(join(bundleDir(), busybox.path), '10.231.6.1', 'kc-e2e', password);
     const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };
@@ -189,7 +267,10 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const dns = await startTestDnsServer('10.231.6.1', 'corp.kcluster.test', '10.231.6.77');
     const registryHost = new URL(registry.url).host;
     const egress = join(work, 'egress-selector.yaml');
-    writeFileSync(egress, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n  - name: cluster\n    connection: { proxyProtocol: Direct }\n');
+    writeFileSync(
+      egress,
+      'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n  - name: cluster\n    connection: { proxyProtocol: Direct }\n',
+    );
     const egressOnHost = '/etc/kubernetes/extra/kube-apiserver/egress-selector.yaml';
     const own = join(work, 'manifests');
     mkdirSync(own, { recursive: true });
@@ -222,7 +303,15 @@ spec:
         ...apiServer,
         extraArgs: { ...apiServer.extraArgs, 'egress-selector-config-file': egressOnHost },
         extraFiles: [egress],
-        oidc: { issuerUrl: issuer.issuerUrl, clientId: 'kcluster-e2e', usernameClaim: 'sub', usernamePrefix: 'oidc:', groupsClaim: 'groups', groupsPrefix: 'oidc:', caFile: issuer.caFile },
+        oidc: {
+          issuerUrl: issuer.issuerUrl,
+          clientId: 'kcluster-e2e',
+          usernameClaim: 'sub',
+          usernamePrefix: 'oidc:',
+          groupsClaim: 'groups',
+          groupsPrefix: 'oidc:',
+          caFile: issuer.caFile,
+        },
       },
       dns: { stubDomains: { 'corp.kcluster.test': [`${dns.address}:${dns.port}`] } },
       featureGates: { ContainerCheckpoint: false },
@@ -235,11 +324,15 @@ spec:
     // Diffs are indented under their task line.
     expect(preview.stdout).toMatch(/^ *\+ +- "--feature-gates=ContainerCheckpoint=false"$/m);
     expect(preview.stdout).toContain('+  ContainerCheckpoint: false');
-    expect(preview.stdout).toMatch(/create \/etc\/containerd\/certs\.d\/registry\.kcluster\.test\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
+    expect(preview.stdout).toMatch(
+      /create \/etc\/containerd\/certs\.d\/registry\.kcluster\.test\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/,
+    );
     expect(preview.stdout).toContain('apply 3 objects (server-side)');
     expect(preview.stdout).toContain('+kind: Deployment');
     expect(preview.stdout.match(/^ *\+ +- "--oidc-issuer-url=https:\/\/10\.231\.6\.1:\d+"$/gm) ?? []).toHaveLength(3);
-    expect(preview.stdout).toMatch(/create \/etc\/kubernetes\/extra\/kube-apiserver\/egress-selector\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/);
+    expect(preview.stdout).toMatch(
+      /create \/etc\/kubernetes\/extra\/kube-apiserver\/egress-selector\.yaml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)/,
+    );
     expect(preview.stdout).toContain('re-apply coredns (server-side apply)');
     expect(preview.stdout).not.toContain('the text last applied was not recorded');
     // The Corefile's new server block, as lines added to the text kcluster last applied.
@@ -253,13 +346,18 @@ spec:
     expect(missing.stderr).toMatch(/cluster\.registries\.registry\.kcluster\.test\.usernameEnv: the environment variable KC_E2E_REGISTRY_USER is not set/);
 
     const servicePolling = poller('http://10.231.6.14:30080/');
-    const settingsPolling = apiServersPoller(labDir, [11, 12, 13].map((i) => `10.231.6.${i}`));
+    const settingsPolling = apiServersPoller(
+      labDir,
+      [11, 12, 13].map((i) => `10.231.6.${i}`),
+    );
     const configured = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
     await servicePolling.stop();
     await settingsPolling.stop();
     expect(configured.code, configured.stderr).toBe(0);
     expect(configured.stdout).not.toContain(password);
-    console.log(`ha: a feature gate, a registry mirror behind a proxy, OIDC, an extra file, a stub domain and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`);
+    console.log(
+      `ha: a feature gate, a registry mirror behind a proxy, OIDC, an extra file, a stub domain and own manifests applied: the Service answered ${servicePolling.counts.ok} times, failed ${servicePolling.counts.failed}; API servers: ${settingsPolling.answers.samples} samples, ${settingsPolling.answers.noneAnswered} with none answering`,
+    );
     expect(servicePolling.counts.failures).toEqual([]);
     expect(settingsPolling.answers.noneAnswered).toBe(0);
     for (const h of cps) {
@@ -289,7 +387,8 @@ spec:
     expect(registry.served.unauthorized).toBe(0);
     expect(await ssh(`${NAME}4`, 'crictl images -o json')).toContain('registry.kcluster.test/kcluster-e2e/probe:1');
     // ... and through the HTTP proxy, which nothing else went through since the install.
-    for (const unit of ['containerd', 'kubelet']) expect(await ssh(`${NAME}4`, `systemctl show ${unit} -p Environment`)).toContain(`HTTP_PROXY=${httpProxy.url}`);
+    for (const unit of ['containerd', 'kubelet'])
+      expect(await ssh(`${NAME}4`, `systemctl show ${unit} -p Environment`)).toContain(`HTTP_PROXY=${httpProxy.url}`);
     expect(httpProxy.destinations).toContain(registryHost);
     expect([...new Set(httpProxy.destinations)]).toEqual([registryHost]);
     console.log(`ha: through the HTTP proxy since the install: ${httpProxy.destinations.length} requests, all to the registry ${registryHost}`);
@@ -306,7 +405,9 @@ spec:
     const pruned = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(changesIn(pruned.stdout)).toContain('delete ConfigMap kc-own/settings (v1) (no longer in cluster.manifests)');
-    await until('the ConfigMap is gone', 60_000, async () => ((await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', '-o', 'name')).includes('settings') ? undefined : true));
+    await until('the ConfigMap is gone', 60_000, async () =>
+      (await kubectl(adminFile, '-n', 'kc-own', 'get', 'configmap', '-o', 'name')).includes('settings') ? undefined : true,
+    );
     expect(await kubectl(adminFile, '-n', 'kc-own', 'get', 'deployment', 'probe', '-o', 'name')).toContain('deployment.apps/probe');
     const settledAgain = await kcluster(['apply', '-i', inventory, '--output', 'json'], credentials);
     expect(settledAgain.code, settledAgain.stderr).toBe(0);
@@ -317,9 +418,19 @@ spec:
     await httpProxy.close();
 
     await ssh(`${NAME}1`, 'systemctl stop kubelet; crictl stop $(crictl ps -q) >/dev/null 2>&1; systemctl stop containerd; pkill containerd-shim || true');
-    await until('the first control plane is down', 60_000, async () => (await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(() => undefined, () => true)));
+    await until(
+      'the first control plane is down',
+      60_000,
+      async () =>
+        await run('bash', ['-c', 'exec 3<>/dev/tcp/10.231.6.11/6443']).then(
+          () => undefined,
+          () => true,
+        ),
+    );
     // Writes need etcd quorum (2 of 3): they still work through the second control plane.
-    await until('a write through cp2', 120_000, async () => ((await kubectl(viaCp2, 'create', 'configmap', 'ha-probe', '--from-literal=k=v')).includes('created') ? true : undefined));
+    await until('a write through cp2', 120_000, async () =>
+      (await kubectl(viaCp2, 'create', 'configmap', 'ha-probe', '--from-literal=k=v')).includes('created') ? true : undefined,
+    );
     expect(await kubectl(viaCp2, 'get', 'configmap', 'ha-probe', '-o', 'jsonpath={.data.k}')).toBe('v');
     // The worker keeps renewing its lease through its proxy; give it well past a lease period.
     await new Promise((r) => setTimeout(r, 50_000));
@@ -333,7 +444,11 @@ spec:
     const limited = await kcluster(['apply', '-i', inventory, '--check', '--limit', `!${NAME}1`, '--output', 'json'], credentials);
     expect([0, 3], limited.stderr + limited.stdout.slice(-2000)).toContain(limited.code);
     expect(limited.stderr).toContain(`run on ${NAME}2: --limit leaves out ${NAME}1`);
-    const once = parseEvents(limited.stdout).filter((e) => e['type'] === 'play-start' && ['addons', 'addons running', 'operator manifests'].includes(String(e['play'])));
-    expect(once.map((e) => `${String(e['play'])}: ${JSON.stringify(e['hosts'])}`)).toEqual(['addons', 'addons running', 'operator manifests'].map((p) => `${p}: ["${NAME}2"]`));
+    const once = parseEvents(limited.stdout).filter(
+      (e) => e['type'] === 'play-start' && ['addons', 'addons running', 'operator manifests'].includes(String(e['play'])),
+    );
+    expect(once.map((e) => `${String(e['play'])}: ${JSON.stringify(e['hosts'])}`)).toEqual(
+      ['addons', 'addons running', 'operator manifests'].map((p) => `${p}: ["${NAME}2"]`),
+    );
   });
 });

@@ -60,7 +60,12 @@ function readmeBlock(name: string): string {
 const commandsOf = (block: string): string[][] =>
   block
     .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').replace(/^#.*$/, '').trim())
+    .map((line) =>
+      line
+        .replace(/\s+#.*$/, '')
+        .replace(/^#.*$/, '')
+        .trim(),
+    )
     .filter(Boolean)
     .flatMap((line) => line.split(' && '))
     .map((command) => command.trim().split(/\s+/));
@@ -124,7 +129,15 @@ describe.runIf(extended)("the README's install and quick start, as written, on f
 
     // Every line of the commands block, in order, with the installed kcluster.
     const lines = commandsOf(readmeBlock('commands'));
-    expect(lines.map((c) => `${c[0]} ${c[1]}`)).toEqual(['kcluster bundle', 'kcluster validate', 'kcluster trust', 'kcluster apply', 'kcluster apply', 'kcluster kubeconfig', 'kubectl --kubeconfig']);
+    expect(lines.map((c) => `${c[0]} ${c[1]}`)).toEqual([
+      'kcluster bundle',
+      'kcluster validate',
+      'kcluster trust',
+      'kcluster apply',
+      'kcluster apply',
+      'kcluster kubeconfig',
+      'kubectl --kubeconfig',
+    ]);
     const expectedCode: Record<string, number> = { 'kcluster apply -i inventory.yaml --check --diff': 3 };
     const timings: string[] = [];
     for (const command of lines) {
@@ -140,7 +153,10 @@ describe.runIf(extended)("the README's install and quick start, as written, on f
     console.log(`quick start: ${timings.join('; ')}`);
     await until('3 nodes Ready', 240_000, async () => {
       const nodes = await run(kubectlBinary(), ['--kubeconfig', join(work, 'admin.conf'), 'get', 'nodes', '--no-headers']);
-      const ready = nodes.stdout.split('\n').filter((l) => / Ready /.test(l)).map((l) => l.split(/\s+/)[0]);
+      const ready = nodes.stdout
+        .split('\n')
+        .filter((l) => / Ready /.test(l))
+        .map((l) => l.split(/\s+/)[0]);
       return ready.length === 3 ? ready : undefined;
     });
 

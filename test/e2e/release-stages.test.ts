@@ -27,14 +27,24 @@ afterAll(async () => {
 describe('release stages with the real binaries (loopback mirror of the release layout)', () => {
   it('download, check and extract every binary of every release component, byte for byte', async () => {
     const entries = bundleEntries().filter((e) => FROM_RELEASES.has(e.component) && COMPONENT_CONTENTS[e.component]?.binaries.includes(e.name));
-    const newest = (component: string): string => entries.filter((e) => e.component === component).map((e) => e.version).sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
+    const newest = (component: string): string =>
+      entries
+        .filter((e) => e.component === component)
+        .map((e) => e.version)
+        .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+        .at(-1)!;
     const chosen = entries.filter((e) => e.version === newest(e.component));
     server = await startReleaseServer(join(work, 'www'));
     const mirrors = { 'https://github.com': `${server.url}/gh`, 'https://dl.k8s.io': `${server.url}/k8s` };
     const ids = chosen.map((e) => ({ component: e.component, name: e.name, version: e.version, arch: 'amd64', type: 'binary' as const }));
-    publishStandInReleases(join(work, 'www'), join(work, 'staging'), ids, mirrors, (id) => join(bundleDir(), chosen.find((e) => e.component === id.component && e.name === id.name)!.path));
+    publishStandInReleases(join(work, 'www'), join(work, 'staging'), ids, mirrors, (id) =>
+      join(bundleDir(), chosen.find((e) => e.component === id.component && e.name === id.name)!.path),
+    );
 
-    const components = [...new Set(chosen.map((e) => `${e.component}@${e.version}`))].map((id) => ({ component: id.split('@')[0]!, version: id.split('@')[1]! }));
+    const components = [...new Set(chosen.map((e) => `${e.component}@${e.version}`))].map((id) => ({
+      component: id.split('@')[0]!,
+      version: id.split('@')[1]!,
+    }));
     // the image tool and the Debian layer stay built from source; the rest is downloaded
     const stages = planBundleBuild(components, { fromReleases: true }).filter((s) => s.origin === 'release');
     expect(stages.map((s) => s.name).sort()).toEqual(components.map((c) => c.component).sort());
@@ -42,12 +52,20 @@ describe('release stages with the real binaries (loopback mirror of the release 
     const started = Date.now();
     for (const stage of stages) {
       const key = stageKey(stage, { root: packageRoot(), goToolchain: 'unused', arch: 'amd64', dependencyDirs: [] });
-      const output = await runStage(stage, { root: packageRoot(), cacheDir, key, env: {}, produce: releaseStageProducer(stage, { mirrors, downloadDir: join(cacheDir, 'releases'), arch: 'amd64' }) });
+      const output = await runStage(stage, {
+        root: packageRoot(),
+        cacheDir,
+        key,
+        env: {},
+        produce: releaseStageProducer(stage, { mirrors, downloadDir: join(cacheDir, 'releases'), arch: 'amd64' }),
+      });
       for (const name of COMPONENT_CONTENTS[stage.name]!.binaries) {
         const entry = chosen.find((e) => e.component === stage.name && e.name === name)!;
         expect(sha256Of(readFileSync(join(output.dir, name))), `${stage.id} ${name}`).toBe(sha256Of(readFileSync(join(bundleDir(), entry.path))));
       }
     }
-    console.log(`release stages: ${stages.length} components, ${ids.length} binaries downloaded, checked and extracted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `release stages: ${stages.length} components, ${ids.length} binaries downloaded, checked and extracted in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   }, 600_000);
 });

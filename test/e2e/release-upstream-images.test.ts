@@ -96,9 +96,17 @@ beforeAll(async () => {
   writeFileSync(inventory, stringify(doc));
   // The release layout, from the bundle's real binaries (what `apply` downloads and checks).
   const list = await kcluster(['artifacts', 'list', '-i', inventory, '-o', 'json']);
-  const binaries = (JSON.parse(list.stdout) as { component: string; name: string; version: string; arch: string; type: string }[]).filter((a) => a.type === 'binary' && a.component !== 'kcluster-apiproxy');
+  const binaries = (JSON.parse(list.stdout) as { component: string; name: string; version: string; arch: string; type: string }[]).filter(
+    (a) => a.type === 'binary' && a.component !== 'kcluster-apiproxy',
+  );
   const entries = bundleEntries();
-  publishStandInReleases(join(work, 'www'), join(work, 'staging'), binaries.map((b) => ({ ...b, type: 'binary' as const })), mirrors, (id) => join(bundleDir(), entries.find((e) => e.component === id.component && e.name === id.name && e.version === id.version)!.path));
+  publishStandInReleases(
+    join(work, 'www'),
+    join(work, 'staging'),
+    binaries.map((b) => ({ ...b, type: 'binary' as const })),
+    mirrors,
+    (id) => join(bundleDir(), entries.find((e) => e.component === id.component && e.name === id.name && e.version === id.version)!.path),
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -121,29 +129,59 @@ describe('source: release offline, images by their upstream names through contai
     expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready', 240_000, async () => {
       const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[] } }[] };
-      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) ? true : undefined;
+      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
+        ? true
+        : undefined;
     });
-    console.log(`release mode through mirrors: empty hosts to 3 nodes Ready (2 control planes, no load balancer) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `release mode through mirrors: empty hosts to 3 nodes Ready (2 control planes, no load balancer) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const k8s = newestKubernetesVersion();
     // Every component's pod (the static pods' mirror pods appear a little after the node is Ready), all Running.
-    const wanted = [/^registry\.k8s\.io\/etcd:\d+\.\d+\.\d+-0$/, /^registry\.k8s\.io\/kube-apiserver:/, /^registry\.k8s\.io\/kube-controller-manager:/, /^registry\.k8s\.io\/kube-scheduler:/, /^registry\.k8s\.io\/kube-proxy:/, /^registry\.k8s\.io\/coredns\/coredns:v/, /^registry\.k8s\.io\/metrics-server\/metrics-server:v/, /^ghcr\.io\/flannel-io\/flannel:v/];
+    const wanted = [
+      /^registry\.k8s\.io\/etcd:\d+\.\d+\.\d+-0$/,
+      /^registry\.k8s\.io\/kube-apiserver:/,
+      /^registry\.k8s\.io\/kube-controller-manager:/,
+      /^registry\.k8s\.io\/kube-scheduler:/,
+      /^registry\.k8s\.io\/kube-proxy:/,
+      /^registry\.k8s\.io\/coredns\/coredns:v/,
+      /^registry\.k8s\.io\/metrics-server\/metrics-server:v/,
+      /^ghcr\.io\/flannel-io\/flannel:v/,
+    ];
     const images = await until('a Running pod of every component', 240_000, async () => {
-      const list = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as { items: { status: { phase: string }; spec: { containers: { image: string }[] } }[] };
+      const list = JSON.parse(await kubectl('get', 'pods', '-A', '-o', 'json')) as {
+        items: { status: { phase: string }; spec: { containers: { image: string }[] } }[];
+      };
       const seen = [...new Set(list.items.flatMap((p) => p.spec.containers.map((c) => c.image)))].sort();
       return list.items.every((p) => p.status.phase === 'Running') && wanted.every((w) => seen.some((i) => w.test(i))) ? seen : undefined;
     });
-    expect(images).toEqual(expect.arrayContaining([`registry.k8s.io/kube-apiserver:${k8s}`, `registry.k8s.io/kube-proxy:${k8s}`, `registry.k8s.io/kube-scheduler:${k8s}`, `registry.k8s.io/kube-controller-manager:${k8s}`]));
-    expect(images.every((i) => i.startsWith('registry.k8s.io/') || i.startsWith('ghcr.io/flannel-io/')), images.join(' ')).toBe(true);
+    expect(images).toEqual(
+      expect.arrayContaining([
+        `registry.k8s.io/kube-apiserver:${k8s}`,
+        `registry.k8s.io/kube-proxy:${k8s}`,
+        `registry.k8s.io/kube-scheduler:${k8s}`,
+        `registry.k8s.io/kube-controller-manager:${k8s}`,
+      ]),
+    );
+    expect(
+      images.every((i) => i.startsWith('registry.k8s.io/') || i.startsWith('ghcr.io/flannel-io/')),
+      images.join(' '),
+    ).toBe(true);
     expect(registry!.served.manifests).toBeGreaterThanOrEqual(8);
     expect(registry!.served.blobs).toBeGreaterThan(0);
-    console.log(`registry: ${registry!.served.manifests} manifests, ${registry!.served.blobs} blobs served, ${registry!.served.notFound} not found; images: ${images.join(' ')}`);
+    console.log(
+      `registry: ${registry!.served.manifests} manifests, ${registry!.served.blobs} blobs served, ${registry!.served.notFound} not found; images: ${images.join(' ')}`,
+    );
 
     // Every binary came from the release layout (downloaded and checked on the controller).
     expect([...releases!.requests.keys()].some((p) => p.endsWith('/kubelet'))).toBe(true);
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0, 0, 0]);
   }, 1_200_000);
 });

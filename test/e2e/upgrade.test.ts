@@ -12,7 +12,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
-import { bundleDir, bundleEntries, bundleKubernetesVersions, changesIn, kubectlBinary, newestKubernetesVersion, poller, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import {
+  bundleDir,
+  bundleEntries,
+  bundleKubernetesVersions,
+  changesIn,
+  kubectlBinary,
+  newestKubernetesVersion,
+  poller,
+  recapOf,
+  sshTo,
+  until,
+  webDeploymentBehindNodePort,
+} from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kceup';
@@ -23,14 +35,19 @@ const work = mkdtempSync(join(tmpdir(), 'kc-up-'));
 const kubeconfig = join(work, 'admin.conf');
 const OLD = (): string => {
   const versions = bundleKubernetesVersions();
-  if (versions.length < 2) throw new Error(`the bundle holds ${versions.join(', ')}: the upgrade test needs two releases (kcluster bundle build --upgrade-pair)`);
+  if (versions.length < 2)
+    throw new Error(`the bundle holds ${versions.join(', ')}: the upgrade test needs two releases (kcluster bundle build --upgrade-pair)`);
   return versions.at(-2)!;
 };
 
 const lock = bundleEntries;
 const NEW = (): string => newestKubernetesVersion();
 const kubectl = (...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
-const setVersion = (version: string): void => writeFileSync(inventory, readFileSync(inventory, 'utf8').replace(/^cluster:\n( {2}kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`));
+const setVersion = (version: string): void =>
+  writeFileSync(
+    inventory,
+    readFileSync(inventory, 'utf8').replace(/^cluster:\n( {2}kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`),
+  );
 interface StatusJson {
   last: { result: string; exitCode?: number; next?: string; hosts: { host: string; left: string[]; plays: { play: string; state: string }[] }[] };
 }
@@ -41,8 +58,15 @@ async function runStatus(): Promise<StatusJson> {
 }
 const importImage = (host: string, file: string) => sshTo(labDir)(host, 'ctr -n k8s.io images import -', readFileSync(file));
 async function nodeVersions(): Promise<Record<string, string>> {
-  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[] };
-  return Object.fromEntries(nodes.items.map((n) => [n.metadata.name, `${n.status.nodeInfo.kubeletVersion}${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? '' : ' NotReady'}`]));
+  const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+    items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[];
+  };
+  return Object.fromEntries(
+    nodes.items.map((n) => [
+      n.metadata.name,
+      `${n.status.nodeInfo.kubeletVersion}${n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? '' : ' NotReady'}`,
+    ]),
+  );
 }
 const BLOCK = ['OUTPUT', '-d', `${NET}.13`, '-p', 'tcp', '--dport', '22', '-j', 'REJECT', '--reject-with', 'tcp-reset'];
 
@@ -63,7 +87,9 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     const install = await kcluster(['apply', '-i', inventory]);
     expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
     expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
-    await until('3 nodes Ready at the old version', 240_000, async () => (Object.values(await nodeVersions()).every((v) => v === OLD()) && Object.keys(await nodeVersions()).length === 3 ? true : undefined));
+    await until('3 nodes Ready at the old version', 240_000, async () =>
+      Object.values(await nodeVersions()).every((v) => v === OLD()) && Object.keys(await nodeVersions()).length === 3 ? true : undefined,
+    );
 
     const busybox = lock().find((a) => a.name === 'busybox')!;
     for (const host of [`${NAME}2`, `${NAME}3`]) await importImage(host, join(bundleDir(), busybox.path));
@@ -82,7 +108,9 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
 
     setVersion(NEW());
     // Make the second worker unreachable for kcluster (SSH only) once the node batches begin.
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/kcluster.js'), 'upgrade', '-i', inventory, '--output', 'json'], { env: { ...process.env, CI: 'true' } });
+    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/kcluster.js'), 'upgrade', '-i', inventory, '--output', 'json'], {
+      env: { ...process.env, CI: 'true' },
+    });
     let out = '';
     let err = '';
     let blocked = false;
@@ -98,7 +126,9 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     expect(blocked, err).toBe(true);
     expect(code, err + out.slice(-2000)).toBe(5);
     expect(err).toContain('upgrade plan: API servers');
-    const stopped = parseEvents(out).filter((e) => e['type'] === 'host-unreachable').map((e) => e['host']);
+    const stopped = parseEvents(out)
+      .filter((e) => e['type'] === 'host-unreachable')
+      .map((e) => e['host']);
     expect(stopped).toEqual([`${NAME}3`]);
     const midway = await nodeVersions();
     expect(midway[`${NAME}1`]).toBe(NEW());
@@ -121,12 +151,17 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
 
     await new Promise((r) => setTimeout(r, 3000));
     await poll.stop();
-    console.log(`upgrade under load: ${((Date.now() - upgradeStarted) / 1000).toFixed(0)} s (two runs), ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`);
+    console.log(
+      `upgrade under load: ${((Date.now() - upgradeStarted) / 1000).toFixed(0)} s (two runs), ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`,
+    );
     expect(poll.counts.ok).toBeGreaterThan(100);
     expect(poll.counts.failed).toBe(0);
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0, 0, 0]);
   });
 });

@@ -20,8 +20,19 @@ function hook(ran: string[], fails = false): BeforeFirstChange {
 }
 
 const changing = (ran: string[], name = 'change'): Role['tasks'][number] => runTask(name, async (host) => void ran.push(`${name} on ${host}`));
-const converged: Role['tasks'][number] = { name: 'converged', facts: () => ({}), plan: () => ({ kind: 'none', reason: 'in place' }), apply: async () => undefined };
-const waiting: Role['tasks'][number] = { name: 'wait', facts: () => ({}), plan: () => ({ kind: 'wait', summary: 'wait for it', payload: null }), apply: async () => undefined, verify: false };
+const converged: Role['tasks'][number] = {
+  name: 'converged',
+  facts: () => ({}),
+  plan: () => ({ kind: 'none', reason: 'in place' }),
+  apply: async () => undefined,
+};
+const waiting: Role['tasks'][number] = {
+  name: 'wait',
+  facts: () => ({}),
+  plan: () => ({ kind: 'wait', summary: 'wait for it', payload: null }),
+  apply: async () => undefined,
+  verify: false,
+};
 
 describe('a role run before its first change', () => {
   it('runs once per run, on the first host that changes, before that change; later hosts and plays find it done', async () => {
@@ -42,7 +53,9 @@ describe('a role run before its first change', () => {
 
   it('does not run when nothing changes, or when a task only waits', async () => {
     const ran: string[] = [];
-    const h = harness(inventory(['h1', 'h2']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran), tasks: [converged, waiting] }] }]);
+    const h = harness(inventory(['h1', 'h2']), [
+      { name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran), tasks: [converged, waiting] }] },
+    ]);
     expect((await runPlaybook(h.options)).exitCode).toBe(0);
     expect(ran).toEqual([]);
     expect(eventsOf(h.events, 'task-result').some((e) => e.task === 'snapshot')).toBe(false);
@@ -50,15 +63,23 @@ describe('a role run before its first change', () => {
 
   it('is said, not run, in check mode', async () => {
     const ran: string[] = [];
-    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran), tasks: [changing(ran)] }] }], { check: true });
+    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran), tasks: [changing(ran)] }] }], {
+      check: true,
+    });
     expect((await runPlaybook(h.options)).exitCode).toBe(3);
     expect(ran).toEqual([]);
-    expect(eventsOf(h.events, 'task-result').filter((e) => e.task === 'snapshot').map((e) => [e.status, e.summary])).toEqual([['changed', 'snapshot']]);
+    expect(
+      eventsOf(h.events, 'task-result')
+        .filter((e) => e.task === 'snapshot')
+        .map((e) => [e.status, e.summary]),
+    ).toEqual([['changed', 'snapshot']]);
   });
 
   it('failing, stops the change on its host and on the others sharing it: nothing changed', async () => {
     const ran: string[] = [];
-    const h = harness(inventory(['h1', 'h2']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran, true), tasks: [changing(ran)] }] }]);
+    const h = harness(inventory(['h1', 'h2']), [
+      { name: 'p', hosts: 'all', roles: [{ name: 'r', beforeFirstChange: hook(ran, true), tasks: [changing(ran)] }] },
+    ]);
     const summary = await runPlaybook(h.options);
     expect(summary.exitCode).toBe(4);
     // Both hosts start together: whichever comes first runs it, the other waits for it.

@@ -19,7 +19,14 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     // h1 is slow, h2 fast: h2 runs ahead through its roles, but waits for h1 at the play boundary.
     const delay = (host: string): number => (host === 'h1' ? 30 : 1);
     const plays: Play[] = [
-      { name: 'p1', hosts: 'all', roles: [{ name: 'a', tasks: [step('a1', delay), step('a2', delay)] }, { name: 'b', tasks: [step('b1', delay)] }] },
+      {
+        name: 'p1',
+        hosts: 'all',
+        roles: [
+          { name: 'a', tasks: [step('a1', delay), step('a2', delay)] },
+          { name: 'b', tasks: [step('b1', delay)] },
+        ],
+      },
       { name: 'p2', hosts: 'all', roles: [{ name: 'c', tasks: [step('c1', () => 1)] }] },
     ];
     const h = harness(inventory(['h1', 'h2']), plays);
@@ -31,7 +38,14 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     expect(log.indexOf('h2:b1:end')).toBeLessThan(log.indexOf('h1:a2:end'));
     // the play is a barrier: nobody starts p2 before everybody finished p1
     expect(Math.min(log.indexOf('h1:c1:start'), log.indexOf('h2:c1:start'))).toBeGreaterThan(log.indexOf('h1:b1:end'));
-    expect(h.events.map((e) => e.type).filter((t) => t.startsWith('play') || t.startsWith('run'))).toEqual(['run-start', 'play-start', 'play-end', 'play-start', 'play-end', 'run-end']);
+    expect(h.events.map((e) => e.type).filter((t) => t.startsWith('play') || t.startsWith('run'))).toEqual([
+      'run-start',
+      'play-start',
+      'play-end',
+      'play-start',
+      'play-end',
+      'run-end',
+    ]);
   });
 
   it('runs serial batches one after the other ("50%" of 4 hosts = 2 per batch)', async () => {
@@ -90,7 +104,11 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     // h2 and h3 finish the task they were on, then stop; play q never starts
     expect(done.sort()).toEqual(['h2:first', 'h3:first']);
     expect(summary.exitCode).toBe(ExitCode.HostsFailed);
-    expect(summary.hosts.map((x) => [x.host, x.failed, x.changed])).toEqual([['h1', 1, 0], ['h2', 0, 1], ['h3', 0, 1]]);
+    expect(summary.hosts.map((x) => [x.host, x.failed, x.changed])).toEqual([
+      ['h1', 1, 0],
+      ['h2', 0, 1],
+      ['h3', 0, 1],
+    ]);
     expect(eventsOf(h.events, 'host-stopped').map((e) => [e.host, e.reason])).toEqual([
       ['h2', 'h2: stopped before second: play "p" has anyErrorsFatal and h1 failed'],
       ['h3', 'h3: stopped before second: play "p" has anyErrorsFatal and h1 failed'],
@@ -116,7 +134,10 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     expect(eventsOf(h.events, 'play-start').map((e) => e.play)).toEqual(['p', 'c']);
     // the failure stays in the recap: the cleanup does not make the run a success
     expect(summary.exitCode).toBe(ExitCode.HostsFailed);
-    expect(summary.hosts.map((x) => [x.host, x.failed])).toEqual([['h1', 1], ['h2', 0]]);
+    expect(summary.hosts.map((x) => [x.host, x.failed])).toEqual([
+      ['h1', 1],
+      ['h2', 0],
+    ]);
 
     // without a failure the cleanup play runs like any other, after the others
     done.length = 0;
@@ -131,14 +152,25 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
   it('on interruption starts nothing new, lets running work and its handlers finish, exit 130', async () => {
     const controller = new AbortController();
     const done: string[] = [];
-    const first = runTask('first', async (host) => {
-      controller.abort();
-      await sleep(20);
-      done.push(`${host}:first`);
-    }, { notify: ['reload'] });
+    const first = runTask(
+      'first',
+      async (host) => {
+        controller.abort();
+        await sleep(20);
+        done.push(`${host}:first`);
+      },
+      { notify: ['reload'] },
+    );
     const second = runTask('second', async (host) => void done.push(`${host}:second`));
     const role: Role = { name: 'r', tasks: [first, second], handlers: [{ name: 'reload', run: async (ctx) => void done.push(`${ctx.host.name}:reload`) }] };
-    const h = harness(inventory(['h1', 'h2', 'h3']), [{ name: 'p', hosts: 'all', roles: [role] }, { name: 'q', hosts: 'all', roles: [role] }], { concurrency: 1, signal: controller.signal });
+    const h = harness(
+      inventory(['h1', 'h2', 'h3']),
+      [
+        { name: 'p', hosts: 'all', roles: [role] },
+        { name: 'q', hosts: 'all', roles: [role] },
+      ],
+      { concurrency: 1, signal: controller.signal },
+    );
     const summary = await runPlaybook(h.options);
     expect(done).toEqual(['h1:first', 'h1:reload']);
     expect(summary).toMatchObject({ exitCode: ExitCode.Interrupted, interrupted: true });
@@ -150,7 +182,9 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
   it('an interruption before the run starts touches no host', async () => {
     const controller = new AbortController();
     controller.abort();
-    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [runTask('t', async () => {})] }] }], { signal: controller.signal });
+    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [runTask('t', async () => {})] }] }], {
+      signal: controller.signal,
+    });
     const summary = await runPlaybook(h.options);
     expect(summary.exitCode).toBe(ExitCode.Interrupted);
     expect(h.connections.size).toBe(0);
@@ -160,10 +194,22 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     const dir = hostDir('become', 'h1');
     const plain = fileTask('plain', () => join(dir, 'a'), '');
     const rooted: AnyTask = { ...fileTask('rooted', () => join(dir, 'b'), ''), facts: () => ({ current: fileFact(join(dir, 'b'), true) }) };
-    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'plain', tasks: [plain] }, { name: 'root', tasks: [plain, rooted] }] }]);
+    const h = harness(inventory(['h1']), [
+      {
+        name: 'p',
+        hosts: 'all',
+        roles: [
+          { name: 'plain', tasks: [plain] },
+          { name: 'root', tasks: [plain, rooted] },
+        ],
+      },
+    ]);
     await runPlaybook(h.options);
     // role "root" reuses the fresh fact of "plain" and gathers only its own, as root
-    expect(h.connections.get('h1')!.commands.map((c) => [c.label, c.become])).toEqual([['facts:plain', false], ['facts:root', true]]);
+    expect(h.connections.get('h1')!.commands.map((c) => [c.label, c.become])).toEqual([
+      ['facts:plain', false],
+      ['facts:root', true],
+    ]);
   });
 
   it('gives tasks the role defaults deep-merged under host vars, and run-scoped shared values', async () => {
@@ -184,10 +230,14 @@ describe('plays (fake connection: local /bin/sh per host)', () => {
     };
     const role: Role = { name: 'r', defaults: { kubelet: { port: 10250, flags: ['a'] }, keep: 'default' }, tasks: [reader] };
     const inv = inventory(['h1', 'h2'], 'vars:\n  kubelet: { flags: [b] }\n');
-    const h = harness(inv, [
-      { name: 'first', hosts: 'h1', roles: [{ name: 'pub', tasks: [publisher] }] },
-      { name: 'second', hosts: 'all', roles: [role] },
-    ], { shared: new Map([['cli', 'given']]) });
+    const h = harness(
+      inv,
+      [
+        { name: 'first', hosts: 'h1', roles: [{ name: 'pub', tasks: [publisher] }] },
+        { name: 'second', hosts: 'all', roles: [role] },
+      ],
+      { shared: new Map([['cli', 'given']]) },
+    );
     await runPlaybook(h.options);
     expect(seen).toHaveLength(2);
     for (const s of seen) {

@@ -38,7 +38,9 @@ describe('a role undo', () => {
     expect(undone).toEqual(['h1: h1: r / second: component did not come back']);
     const failed = h.events.find((e) => e.type === 'host-failed') as { error: string } | undefined;
     expect(failed?.error).toBe('h1: r / second: component did not come back The change is undone on this host.');
-    expect(h.events.filter((e) => e.type === 'undo-result').map((e) => [e['host' as never], e['status' as never], e['summary' as never]])).toEqual([['h1', 'changed', 'The change is undone on this host.']]);
+    expect(h.events.filter((e) => e.type === 'undo-result').map((e) => [e['host' as never], e['status' as never], e['summary' as never]])).toEqual([
+      ['h1', 'changed', 'The change is undone on this host.'],
+    ]);
   });
 
   it('leaves the error as it was when there was nothing to undo', async () => {
@@ -50,7 +52,9 @@ describe('a role undo', () => {
   it('says when the undo failed too', async () => {
     const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [roleWithUndo([], () => new Error('disk full'))] }]);
     await runPlaybook(h.options);
-    expect((h.events.find((e) => e.type === 'host-failed') as { error: string }).error).toMatch(/^h1: r \/ second: component did not come back Undoing it \(put back\) failed too: .*disk full/);
+    expect((h.events.find((e) => e.type === 'host-failed') as { error: string }).error).toMatch(
+      /^h1: r \/ second: component did not come back Undoing it \(put back\) failed too: .*disk full/,
+    );
   });
 
   it('does not run in check mode', async () => {

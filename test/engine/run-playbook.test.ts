@@ -27,13 +27,17 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
 
     const second = harness(inventory(hosts), oneRole(role));
     const again = await runPlaybook(second.options);
-    expect(again.hosts.map((h) => [h.changed, h.ok, h.roundTrips])).toEqual([[0, 3, 1], [0, 3, 1], [0, 3, 1]]);
+    expect(again.hosts.map((h) => [h.changed, h.ok, h.roundTrips])).toEqual([
+      [0, 3, 1],
+      [0, 3, 1],
+      [0, 3, 1],
+    ]);
     expect([...second.connections.values()].map((c) => c.commands.map((x) => x.label))).toEqual([['facts:r'], ['facts:r'], ['facts:r']]);
     const gathered = eventsOf(second.events, 'facts-gathered');
     expect(gathered.map((e) => [e.host, e.keys.length, e.roundTrips]).sort()).toEqual(hosts.map((h) => [h, 3, 1]));
   });
 
-  it('closes a host\'s connection once its last play is done, while the others still work', async () => {
+  it("closes a host's connection once its last play is done, while the others still work", async () => {
     const f = (n: string) => (h: string) => join(hostDir('early-close', h), n);
     const quick: Role = { name: 'quick', tasks: [fileTask('a', f('a'), 'A')] };
     const slow: Role = { name: 'slow', tasks: [runTask('wait', () => sleep(150)), fileTask('b', f('b'), 'B')] };
@@ -80,7 +84,11 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     const calls: string[] = [];
     const role: Role = {
       name: 'r',
-      tasks: [fileTask('a', f('a'), '1', { notify: ['restart'] }), fileTask('b', f('b'), '2', { notify: ['restart', 'reload'] }), fileTask('c', f('c'), '', { notify: ['never'] })],
+      tasks: [
+        fileTask('a', f('a'), '1', { notify: ['restart'] }),
+        fileTask('b', f('b'), '2', { notify: ['restart', 'reload'] }),
+        fileTask('c', f('c'), '', { notify: ['never'] }),
+      ],
       handlers: [
         { name: 'reload', run: async () => void calls.push('reload') },
         { name: 'restart', run: async () => void calls.push('restart') },
@@ -91,7 +99,9 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     await runPlaybook(h.options);
     // definition order, not notification order; "never" was notified by a task that did not change
     expect(calls).toEqual(['reload', 'restart']);
-    const order = h.events.filter((e) => e.type === 'task-result' || e.type === 'handler-result').map((e) => ('task' in e ? e.task : `handler:${(e as { handler: string }).handler}`));
+    const order = h.events
+      .filter((e) => e.type === 'task-result' || e.type === 'handler-result')
+      .map((e) => ('task' in e ? e.task : `handler:${(e as { handler: string }).handler}`));
     expect(order).toEqual(['a', 'b', 'c', 'handler:reload', 'handler:restart']);
     calls.length = 0;
     await runPlaybook(harness(inventory(['h1']), oneRole(role)).options);
@@ -102,7 +112,11 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     const file = join(hostDir('check', 'h1'), 'a');
     writeFileSync(file, 'old');
     const calls: string[] = [];
-    const role: Role = { name: 'r', tasks: [fileTask('a', () => file, 'new', { notify: ['h'] })], handlers: [{ name: 'h', run: async () => void calls.push('h') }] };
+    const role: Role = {
+      name: 'r',
+      tasks: [fileTask('a', () => file, 'new', { notify: ['h'] })],
+      handlers: [{ name: 'h', run: async () => void calls.push('h') }],
+    };
     const h = harness(inventory(['h1']), oneRole(role), { check: true });
     const summary = await runPlaybook(h.options);
     expect(summary).toMatchObject({ exitCode: 3, changesPending: true, check: true });
@@ -131,7 +145,10 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     expect(summary.exitCode).toBe(4);
     expect(summary.hosts.find((x) => x.host === 'h2')).toMatchObject({ failed: 1, error: 'h2: r / boom: disk full' });
     expect(eventsOf(h.events, 'host-failed')).toMatchObject([{ host: 'h2', play: 'one', error: 'h2: r / boom: disk full' }]);
-    expect(eventsOf(h.events, 'play-start').map((e) => e.hosts)).toEqual([['h1', 'h2', 'h3'], ['h1', 'h3']]);
+    expect(eventsOf(h.events, 'play-start').map((e) => e.hosts)).toEqual([
+      ['h1', 'h2', 'h3'],
+      ['h1', 'h3'],
+    ]);
     expect(existsSync(f('later')('h1'))).toBe(true);
     expect(existsSync(f('later')('h2'))).toBe(false);
     expect(existsSync(f('later')('h3'))).toBe(true);
@@ -140,13 +157,25 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
   it('says which fact could not be read, and fails only that host', async () => {
     const bad: AnyTask = {
       name: 'bad fact',
-      facts: (ctx) => ({ n: { key: `number:${ctx.host.name}`, script: sh`echo ${ctx.host.name === 'h1' ? 'seven' : '7'}`, parse: (s: string) => { if (!/^\d+\n$/.test(s)) throw new Error(`not a number: ${s.trim()}`); return Number(s); } } }),
+      facts: (ctx) => ({
+        n: {
+          key: `number:${ctx.host.name}`,
+          script: sh`echo ${ctx.host.name === 'h1' ? 'seven' : '7'}`,
+          parse: (s: string) => {
+            if (!/^\d+\n$/.test(s)) throw new Error(`not a number: ${s.trim()}`);
+            return Number(s);
+          },
+        },
+      }),
       plan: () => ({ kind: 'none', reason: 'fine' }),
       apply: async () => {},
     };
     const h = harness(inventory(['h1', 'h2']), oneRole({ name: 'r', tasks: [bad] }));
     const summary = await runPlaybook(h.options);
-    expect(summary.hosts.map((x) => [x.host, x.failed, x.ok])).toEqual([['h1', 1, 0], ['h2', 0, 1]]);
+    expect(summary.hosts.map((x) => [x.host, x.failed, x.ok])).toEqual([
+      ['h1', 1, 0],
+      ['h2', 0, 1],
+    ]);
     expect(summary.hosts[0]!.error).toBe('h1: r: fact number:h1: cannot read it (exit 0): not a number: seven');
   });
 
@@ -162,8 +191,16 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
       },
     });
     expect(summary.exitCode).toBe(5);
-    expect(summary.hosts.map((x) => [x.host, x.unreachable, x.changed, x.failed])).toEqual([['h1', false, 1, 0], ['h2', true, 0, 0], ['h3', true, 0, 0]]);
-    expect(eventsOf(h.events, 'host-unreachable').map((e) => e.error).sort()).toEqual(['h2: unreachable: connection refused', 'h3: unreachable: authentication failed for user root']);
+    expect(summary.hosts.map((x) => [x.host, x.unreachable, x.changed, x.failed])).toEqual([
+      ['h1', false, 1, 0],
+      ['h2', true, 0, 0],
+      ['h3', true, 0, 0],
+    ]);
+    expect(
+      eventsOf(h.events, 'host-unreachable')
+        .map((e) => e.error)
+        .sort(),
+    ).toEqual(['h2: unreachable: connection refused', 'h3: unreachable: authentication failed for user root']);
   });
 
   it('marks a host unreachable when its connection breaks mid-role, and opens one connection per host', async () => {
@@ -179,13 +216,19 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
       connect: async (host, signal) => {
         opened += 1;
         const c = await connect(host, signal);
-        if (host.name === 'h2') h.connections.get('h2')!.beforeExec = (label) => { if (label === 'apply:a') throw new UnreachableError('h2', 'the SSH connection is closed'); };
+        if (host.name === 'h2')
+          h.connections.get('h2')!.beforeExec = (label) => {
+            if (label === 'apply:a') throw new UnreachableError('h2', 'the SSH connection is closed');
+          };
         return c;
       },
     });
     expect(opened).toBe(2);
     expect(summary.exitCode).toBe(5);
-    expect(summary.hosts.map((x) => [x.host, x.unreachable, x.failed, x.changed])).toEqual([['h1', false, 0, 2], ['h2', true, 0, 0]]);
+    expect(summary.hosts.map((x) => [x.host, x.unreachable, x.failed, x.changed])).toEqual([
+      ['h1', false, 0, 2],
+      ['h2', true, 0, 0],
+    ]);
     expect(eventsOf(h.events, 'play-start').map((e) => e.hosts)).toEqual([['h1', 'h2'], ['h1']]);
   });
 
@@ -209,12 +252,17 @@ describe('runPlaybook (fake connection: local /bin/sh per host)', () => {
     expect(summary.hosts.every((h) => h.changed === 3)).toBe(true);
   });
 
-  it("a plan reads what other hosts gathered in an earlier play (factOf), and undefined for what they did not", async () => {
+  it('a plan reads what other hosts gathered in an earlier play (factOf), and undefined for what they did not', async () => {
     const hosts = ['h1', 'h2', 'h3'];
     const marker = (h: string) => join(hostDir('fact-of', h), 'id');
     for (const h of hosts) writeFileSync(marker(h), `id-${h}`);
     const idFact = (h: string) => fileFact(marker(h));
-    const gather: AnyTask = { name: 'read id', facts: (ctx) => ({ id: idFact(ctx.host.name) }), plan: (facts: { id: string }) => ({ kind: 'none', reason: facts.id }), apply: async () => {} };
+    const gather: AnyTask = {
+      name: 'read id',
+      facts: (ctx) => ({ id: idFact(ctx.host.name) }),
+      plan: (facts: { id: string }) => ({ kind: 'none', reason: facts.id }),
+      apply: async () => {},
+    };
     const seen: Record<string, (string | undefined)[]> = {};
     const compare: AnyTask = {
       name: 'compare',

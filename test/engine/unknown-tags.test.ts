@@ -14,7 +14,9 @@ describe('runPlaybook with an unknown tag', () => {
     const h = harness(inventory(['h1', 'h2']), plays, { check: true, tags: ['kublet'] });
     const run = runPlaybook(h.options);
     await expect(run).rejects.toBeInstanceOf(InputError);
-    await expect(run).rejects.toThrow('unknown tag --tags "kublet" (did you mean "kubelet"?): no role or task of playbook test has it; its tags are config, kubelet');
+    await expect(run).rejects.toThrow(
+      'unknown tag --tags "kublet" (did you mean "kubelet"?): no role or task of playbook test has it; its tags are config, kubelet',
+    );
     expect(h.connections.size).toBe(0);
     expect(h.events).toEqual([]);
   });

@@ -26,7 +26,9 @@ describe('wait tasks (fake connection)', () => {
   it('waits, verifies, and counts as ok, not changed; --check reports it without pending changes', async () => {
     const flag = (h: string) => join(hostDir('wait', h), 'flag');
     let handlerRuns = 0;
-    const plays: Play[] = [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [waitForFlag(flag)], handlers: [{ name: 'never', run: async () => void handlerRuns++ }] }] }];
+    const plays: Play[] = [
+      { name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [waitForFlag(flag)], handlers: [{ name: 'never', run: async () => void handlerRuns++ }] }] },
+    ];
 
     const check = await runPlaybook(harness(inventory(['h1']), plays, { check: true }).options);
     expect([check.exitCode, check.changesPending, check.hosts[0]!.changed, check.hosts[0]!.ok]).toEqual([0, false, 0, 1]);

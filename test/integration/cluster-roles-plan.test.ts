@@ -19,7 +19,8 @@ const sshConnect = (inventory: Inventory, log: (line: string) => void) => {
 };
 
 /** Per host (by its place: control plane, first worker, second worker) and role, the planned tasks. */
-const byPlace = (plan: Scenario, hosts: readonly string[]): string[][] => hosts.map((h) => plan.planned.filter((p) => p.host === h).map((p) => `${p.role}: ${p.task}`));
+const byPlace = (plan: Scenario, hosts: readonly string[]): string[][] =>
+  hosts.map((h) => plan.planned.filter((p) => p.host === h).map((p) => `${p.role}: ${p.task}`));
 
 describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () => {
   let lab: ReturnType<typeof testLab>;
@@ -40,6 +41,11 @@ describe('cluster roles planned on fresh lab hosts (check mode, real SSH)', () =
   it('plans each host task for task as the recorded fresh hosts do (else: npm run record:facts)', async () => {
     const recorded = await planOverRecording('empty-debian');
     const recordedHosts = (recordedInventory('empty-debian')['hosts'] as { name: string }[]).map((h) => h.name);
-    expect(byPlace(real, lab.hosts.map((h) => h.name))).toEqual(byPlace(recorded, recordedHosts));
+    expect(
+      byPlace(
+        real,
+        lab.hosts.map((h) => h.name),
+      ),
+    ).toEqual(byPlace(recorded, recordedHosts));
   });
 });

@@ -18,14 +18,17 @@ function recapOf(stdout: string): HostRecap[] {
   return end.summary.hosts;
 }
 
-
 describe('demo playbook on 3 lab hosts over real SSH', () => {
   let lab: TestLab;
   beforeAll(async () => {
     lab = testLab();
     // Start from hosts that have never seen the demo role.
     for (const host of lab.hosts) {
-      await sshHost(lab, host.name, 'rm -rf /etc/kcluster-demo /etc/systemd/system/kcluster-demo.service /etc/sysctl.d/90-kcluster-demo.conf; systemctl daemon-reload');
+      await sshHost(
+        lab,
+        host.name,
+        'rm -rf /etc/kcluster-demo /etc/systemd/system/kcluster-demo.service /etc/sysctl.d/90-kcluster-demo.conf; systemctl daemon-reload',
+      );
     }
   });
 
@@ -66,7 +69,9 @@ describe('demo playbook on 3 lab hosts over real SSH', () => {
     // The real run repairs it.
     const repair = await kcluster(['run', 'demo', '-i', lab.inventoryFile, '--output', 'json']);
     expect(repair.code).toBe(0);
-    const changed = recapOf(repair.stdout).filter((h) => h.changed > 0).map((h) => h.host);
+    const changed = recapOf(repair.stdout)
+      .filter((h) => h.changed > 0)
+      .map((h) => h.host);
     expect(changed).toEqual([target]);
     expect((await sshHost(lab, target, 'cat /etc/motd')).stdout).not.toContain('edited by hand');
   });

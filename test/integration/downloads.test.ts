@@ -19,8 +19,15 @@ async function connect(file: string, host: string): Promise<Connection> {
   const result = await loadInventory(file, { env: { ...process.env, KC_TEST_SUDO_PASSWORD: PASSWORD } });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   const inventory = result.inventory;
-  const connector = createSshConnector({ inventory, env: { ...process.env, KC_TEST_SUDO_PASSWORD: PASSWORD }, hostKeys: hostKeyPolicyFor(inventory, process.env) });
-  return connector.connect(inventory.hosts.find((h) => h.name === host)!, new AbortController().signal);
+  const connector = createSshConnector({
+    inventory,
+    env: { ...process.env, KC_TEST_SUDO_PASSWORD: PASSWORD },
+    hostKeys: hostKeyPolicyFor(inventory, process.env),
+  });
+  return connector.connect(
+    inventory.hosts.find((h) => h.name === host)!,
+    new AbortController().signal,
+  );
 }
 
 describe('downloads over SFTP from lab hosts', () => {
@@ -32,7 +39,11 @@ describe('downloads over SFTP from lab hosts', () => {
   beforeAll(async () => {
     lab = testLab();
     for (const host of ['kctest1', 'kctest2']) {
-      const r = await sshHost(lab, host, `mkdir -p /var/lib/kcluster && head -c ${48 * 1024 * 1024} /dev/urandom > ${REMOTE} && chmod 0600 ${REMOTE} && sha256sum < ${REMOTE}`);
+      const r = await sshHost(
+        lab,
+        host,
+        `mkdir -p /var/lib/kcluster && head -c ${48 * 1024 * 1024} /dev/urandom > ${REMOTE} && chmod 0600 ${REMOTE} && sha256sum < ${REMOTE}`,
+      );
       expect(r.code, r.stderr).toBe(0);
       sums.set(host, r.stdout.split(' ')[0]!);
     }
@@ -65,7 +76,9 @@ describe('downloads over SFTP from lab hosts', () => {
     expect(got.sha256).toBe(sums.get('kctest2'));
     expect((await sshHost(lab, 'kctest2', 'ls /var/tmp | grep -c kcluster-download || true')).stdout.trim()).toBe('0');
     // Without become, the login user cannot read it: an error that names the host and the path.
-    await expect(c.downloadFile(REMOTE, join(local, 'denied.bin'))).rejects.toThrow(/^kctest2: download \/var\/lib\/kcluster\/test-download.bin over SFTP failed: .*[Pp]ermission denied/);
+    await expect(c.downloadFile(REMOTE, join(local, 'denied.bin'))).rejects.toThrow(
+      /^kctest2: download \/var\/lib\/kcluster\/test-download.bin over SFTP failed: .*[Pp]ermission denied/,
+    );
     expect(existsSync(join(local, 'denied.bin'))).toBe(false);
     expect(readdirSync(local).filter((f) => f.includes('.partial-'))).toEqual([]);
   });

@@ -9,11 +9,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
 import { inventoryVariant, kcluster, parseEvents, sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
-
 function statusByHost(stdout: string): Map<string, { failed: number; unreachable: boolean; changed: number }> {
   const end = parseEvents(stdout).find((e) => e['type'] === 'run-end') as
-    | { summary: { hosts: { host: string; failed: number; unreachable: boolean; changed: number }[] } }
-    | undefined;
+    { summary: { hosts: { host: string; failed: number; unreachable: boolean; changed: number }[] } } | undefined;
   if (!end) throw new Error(`no run-end event:\n${stdout.slice(-2000)}`);
   return new Map(end.summary.hosts.map((h) => [h.host, h]));
 }
@@ -66,7 +64,7 @@ describe('host failures over real SSH', () => {
 
   it('runs as a non-root user through sudo with a password fed on stdin, never in argv or logs', async () => {
     const host = lab.hosts[1]!;
-    const password = "s3cr't $(touch /tmp/pwned) \"q\"";
+    const password = 's3cr\'t $(touch /tmp/pwned) "q"';
     const file = await sudoDeployUser(lab, host.name, password);
     const run = await kcluster(['run', 'demo', '-i', file, '--limit', host.name, '--output', 'json'], {
       KC_TEST_SUDO_PASSWORD: password,

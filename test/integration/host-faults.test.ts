@@ -79,7 +79,9 @@ function initPid(lab: TestLab, host: string): number {
 /** Every process of a lab host (its cgroups), for SIGSTOP and SIGCONT. */
 function hostPids(lab: TestLab, host: string): number[] {
   const runDir = (JSON.parse(readFileSync(join(lab.dir, 'lab.json'), 'utf8')) as { runDir: string }).runDir;
-  const root = readFileSync(join(runDir, 'hosts', host, 'cgroups'), 'utf8').trim().split(' ')[0]!;
+  const root = readFileSync(join(runDir, 'hosts', host, 'cgroups'), 'utf8')
+    .trim()
+    .split(' ')[0]!;
   const pids = new Set<number>();
   const walk = (dir: string): void => {
     for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) pids.add(Number(pid));
@@ -115,7 +117,12 @@ describe('host faults over real SSH', () => {
     let noticedAt = 0;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (faultAt && !noticedAt && parseEvents(stdout.slice(0, stdout.lastIndexOf('\n') + 1)).some((e) => e['type'] === 'host-unreachable' && e['host'] === victim)) noticedAt = Date.now();
+      if (
+        faultAt &&
+        !noticedAt &&
+        parseEvents(stdout.slice(0, stdout.lastIndexOf('\n') + 1)).some((e) => e['type'] === 'host-unreachable' && e['host'] === victim)
+      )
+        noticedAt = Date.now();
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
@@ -136,10 +143,15 @@ describe('host faults over real SSH', () => {
     expect(code, stderr).toBe(5);
     expect(noticedAt, 'no host-unreachable event for the victim').toBeGreaterThan(0);
     expect(noticeMs).toBeLessThan(noticeWithinMs);
-    const end = parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; unreachable: boolean; failed: number; changed: number }[] } };
+    const end = parseEvents(stdout).find((e) => e['type'] === 'run-end') as {
+      summary: { hosts: { host: string; unreachable: boolean; failed: number; changed: number }[] };
+    };
     expect(end.summary.hosts.find((h) => h.host === victim)?.unreachable).toBe(true);
     for (const other of lab.hosts.filter((h) => h.name !== victim)) {
-      expect(end.summary.hosts.find((h) => h.host === other.name), other.name).toMatchObject({ failed: 0, unreachable: false, changed: 2 });
+      expect(
+        end.summary.hosts.find((h) => h.host === other.name),
+        other.name,
+      ).toMatchObject({ failed: 0, unreachable: false, changed: 2 });
     }
 
     // Once the host answers again, nothing of the run is left on it.
@@ -153,7 +165,9 @@ describe('host faults over real SSH', () => {
       }
       await new Promise((r) => setTimeout(r, 500));
     }
-    console.log(`host fault on ${victim}: ${left.length === 0 ? `nothing left ${Date.now() - backAt} ms after it answered again` : `still running: ${left.join(' | ')}`}`);
+    console.log(
+      `host fault on ${victim}: ${left.length === 0 ? `nothing left ${Date.now() - backAt} ms after it answered again` : `still running: ${left.join(' | ')}`}`,
+    );
     expect(left, `left running on ${victim}`).toEqual([]);
 
     // A rerun converges (the victim's slow step runs again), and the next one changes nothing.
@@ -224,7 +238,11 @@ describe('host faults over real SSH', () => {
     const failed = parseEvents(run.stdout).find((e) => e['type'] === 'host-failed' && e['host'] === victim) as { error: string } | undefined;
     expect(failed?.error).toContain('printed nothing and read nothing for 2 s and was stopped (ssh.commandIdleTimeout)');
     const end = parseEvents(run.stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; failed: number; changed: number }[] } };
-    for (const other of lab.hosts.filter((h) => h.name !== victim)) expect(end.summary.hosts.find((h) => h.host === other.name), other.name).toMatchObject({ failed: 0, changed: 1 });
+    for (const other of lab.hosts.filter((h) => h.name !== victim))
+      expect(
+        end.summary.hosts.find((h) => h.host === other.name),
+        other.name,
+      ).toMatchObject({ failed: 0, changed: 1 });
     let left: string[] = ['?'];
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {

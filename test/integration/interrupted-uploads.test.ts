@@ -34,7 +34,9 @@ export default {
 }
 
 const sha256Of = (letter: string): string =>
-  execFileSync('sha256sum', { input: Buffer.alloc(MIB * 1024 * 1024, letter) }).toString().split(' ')[0]!;
+  execFileSync('sha256sum', { input: Buffer.alloc(MIB * 1024 * 1024, letter) })
+    .toString()
+    .split(' ')[0]!;
 
 interface HostFiles {
   readonly sums: Record<string, string>;
@@ -42,7 +44,11 @@ interface HostFiles {
 }
 
 async function hostFiles(lab: TestLab, host: string): Promise<HostFiles> {
-  const r = await sshHost(lab, host, `for f in ${FILES.join(' ')}; do if [ -e "$f" ]; then echo "$f $(sha256sum < "$f" | cut -d' ' -f1)"; else echo "$f absent"; fi; done; ls -a /var/tmp | grep '^.kcluster-write' || true`);
+  const r = await sshHost(
+    lab,
+    host,
+    `for f in ${FILES.join(' ')}; do if [ -e "$f" ]; then echo "$f $(sha256sum < "$f" | cut -d' ' -f1)"; else echo "$f absent"; fi; done; ls -a /var/tmp | grep '^.kcluster-write' || true`,
+  );
   expect(r.code, r.stderr).toBe(0);
   const sums: Record<string, string> = {};
   const temps: string[] = [];
@@ -65,7 +71,11 @@ async function settle(lab: TestLab, timeoutMs: number): Promise<Map<string, Host
 }
 
 /** Starts a run of the upload playbook and resolves once `uploads` writes have begun on every host. */
-function startRun(playbook: string, inventory: string, generation: string): { child: ReturnType<typeof spawn>; started: Promise<void>; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> } {
+function startRun(
+  playbook: string,
+  inventory: string,
+  generation: string,
+): { child: ReturnType<typeof spawn>; started: Promise<void>; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> } {
   const child = spawn(process.execPath, [join(repoRoot, 'bin/kcluster.js'), 'run', playbook, '-i', inventory, '--output', 'json'], {
     env: { ...process.env, CI: 'true', NO_COLOR: '1', KC_UPLOAD_GENERATION: generation },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,7 +90,9 @@ function startRun(playbook: string, inventory: string, generation: string): { ch
     if (writing.size > 0) resolveStarted();
   });
   child.stderr!.on('data', () => undefined);
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout })));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout })),
+  );
   return { child, started, done };
 }
 
@@ -183,7 +195,8 @@ describe('interrupted uploads over real SSH', () => {
     try {
       const ended = await run.done;
       const noticed = Date.now() - started;
-      const end = parseEvents(ended.stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; unreachable: boolean; failed: number }[] } } | undefined;
+      const end = parseEvents(ended.stdout).find((e) => e['type'] === 'run-end') as
+        { summary: { hosts: { host: string; unreachable: boolean; failed: number }[] } } | undefined;
       expect(end, 'no run-end event').toBeDefined();
       expect(end!.summary.hosts.find((h) => h.host === victim.name)?.unreachable).toBe(true);
       for (const other of lab.hosts.slice(1)) expect(end!.summary.hosts.find((h) => h.host === other.name)?.failed, other.name).toBe(0);

@@ -118,7 +118,9 @@ describe('a lost link over real SSH', () => {
     expect(unreachable.error).toContain(`the connection dropped while running \`${LONG}\``);
     expect(unreachable.error).toContain('hold / hold the line');
     expect(unreachable.error).toMatch(/no answer to 3 keepalives in 15 s/);
-    const end = events.find((e) => e['type'] === 'run-end') as { summary: { hosts: { host: string; unreachable: boolean; failed: number; changed: number }[] } };
+    const end = events.find((e) => e['type'] === 'run-end') as {
+      summary: { hosts: { host: string; unreachable: boolean; failed: number; changed: number }[] };
+    };
     expect(end.summary.hosts.find((h) => h.host === victim.name)?.unreachable).toBe(true);
     for (const other of lab.hosts.filter((h) => h.name !== victim.name)) {
       const h = end.summary.hosts.find((x) => x.host === other.name);
@@ -134,7 +136,9 @@ describe('a lost link over real SSH', () => {
       left = await leftovers(lab, victim.name);
     }
     console.log(`lost link: guards on ${victim.name} when the command was gone: ${left.guards.length}`);
-    console.log(`lost link: ${left.command.length === 0 ? `nothing left on ${victim.name} ${Date.now() - upAt} ms after the link came back` : `still running: ${left.command.join(' | ')}`}`);
+    console.log(
+      `lost link: ${left.command.length === 0 ? `nothing left on ${victim.name} ${Date.now() - upAt} ms after the link came back` : `still running: ${left.command.join(' | ')}`}`,
+    );
     expect(left.command, `left running on ${victim.name} 30 s after the link came back`).toEqual([]);
 
     // A normal run afterwards works, and no guard outlives its run on any host.
@@ -157,7 +161,7 @@ describe('a lost link over real SSH', () => {
     await cutDuringLongCommand(lab.hosts[0]!, lab.inventoryFile);
   }, 180_000);
 
-  it('leaves nothing behind either for a login user through sudo with a password (root\'s and the user\'s commands)', async () => {
+  it("leaves nothing behind either for a login user through sudo with a password (root's and the user's commands)", async () => {
     const host = lab.hosts[1]!;
     const password = "l0st 'link' $(x)";
     // A deploy user whose sudo asks for a password (sh is dash).

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inventoryVariant, kcluster, parseEvents, sshHost, testLab, type TestLab } from './support/test-lab.js';
 
-
 describe('SSH paths over the lab', () => {
   let lab: TestLab;
   beforeAll(() => {
@@ -54,12 +53,18 @@ describe('SSH paths over the lab', () => {
     for (const h of lab.hosts) expect(pins).toContain(`${h.address},${h.name} ssh-ed25519 `);
     // Swap two hosts' pinned keys: both now present a key other than the pinned one.
     const lines = pins.trim().split('\n');
-    const swapped = [`${lines[0]!.split(' ')[0]} ${lines[1]!.split(' ').slice(1).join(' ')}`, `${lines[1]!.split(' ')[0]} ${lines[0]!.split(' ').slice(1).join(' ')}`, ...lines.slice(2)];
+    const swapped = [
+      `${lines[0]!.split(' ')[0]} ${lines[1]!.split(' ').slice(1).join(' ')}`,
+      `${lines[1]!.split(' ')[0]} ${lines[0]!.split(' ').slice(1).join(' ')}`,
+      ...lines.slice(2),
+    ];
     writeFileSync(join(stateDir, 'known_hosts'), `${swapped.join('\n')}\n`);
     const refused = await kcluster(['run', 'demo', '-i', file, '--output', 'json']);
     expect(refused.code).toBe(5);
     const victim = lab.hosts.find((h) => swapped[0]!.startsWith(`${h.address},`))!;
-    const unreachable = parseEvents(refused.stdout).filter((e) => e['type'] === 'host-unreachable').map((e) => String(e['error']));
+    const unreachable = parseEvents(refused.stdout)
+      .filter((e) => e['type'] === 'host-unreachable')
+      .map((e) => String(e['error']));
     expect(unreachable.join('\n')).toContain(`kcluster trust --refresh ${victim.name}`);
     // Pins are appended in connection order: re-key exactly the two hosts whose pins were swapped.
     const swappedNames = [lines[0]!, lines[1]!].map((l) => l.split(' ')[0]!.split(',')[1]!);
@@ -75,8 +80,13 @@ describe('SSH paths over the lab', () => {
     expect(table.code).toBe(0);
     const lines = table.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^host\s+os\s+kernel\s+arch\s+cpus\s+memory\s+swap\s+cgroup\s+init/);
-    for (const h of lab.hosts) expect(table.stdout).toMatch(new RegExp(`${h.name}\\s+Debian GNU/Linux 12 \\(bookworm\\).*systemd.*${h.address.replace(/\./g, '\\.')}/24`));
-    const json = JSON.parse((await kcluster(['facts', '-i', lab.inventoryFile, '-o', 'json'])).stdout) as { host: string; roundTrips: number; facts: { hostname: string } }[];
+    for (const h of lab.hosts)
+      expect(table.stdout).toMatch(new RegExp(`${h.name}\\s+Debian GNU/Linux 12 \\(bookworm\\).*systemd.*${h.address.replace(/\./g, '\\.')}/24`));
+    const json = JSON.parse((await kcluster(['facts', '-i', lab.inventoryFile, '-o', 'json'])).stdout) as {
+      host: string;
+      roundTrips: number;
+      facts: { hostname: string };
+    }[];
     expect(json.map((r) => [r.host, r.facts.hostname, r.roundTrips])).toEqual(lab.hosts.map((h) => [h.name, h.name, 1]));
   });
 

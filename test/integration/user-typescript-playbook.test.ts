@@ -18,8 +18,17 @@ function userProject(): string {
   symlinkSync(repoRoot, join(dir, 'node_modules', 'kcluster'));
   symlinkSync(join(repoRoot, 'node_modules', 'typescript'), join(dir, 'node_modules', 'typescript'));
   symlinkSync(join(repoRoot, 'node_modules', '@types'), join(dir, 'node_modules', '@types'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['playbook.ts'] }));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-automation', private: true, type: 'module', dependencies: { kcluster: '*', typescript: '*' } }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+      files: ['playbook.ts'],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'my-automation', private: true, type: 'module', dependencies: { kcluster: '*', typescript: '*' } }),
+  );
   mkdirSync(join(dir, 'roles'));
   writeFileSync(
     join(dir, 'roles', 'banner.ts'),
@@ -83,7 +92,9 @@ describe("a user's TypeScript playbook importing kcluster", () => {
   it('type-checks against the types kcluster ships (tsc --noEmit in the project)', async () => {
     const { execFile } = await import('node:child_process');
     const result = await new Promise<{ code: number; out: string }>((resolve) =>
-      execFile(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], (error, stdout, stderr) => resolve({ code: error ? 1 : 0, out: stdout + stderr })),
+      execFile(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], (error, stdout, stderr) =>
+        resolve({ code: error ? 1 : 0, out: stdout + stderr }),
+      ),
     );
     expect(result.out).toBe('');
     expect(result.code).toBe(0);
@@ -92,7 +103,11 @@ describe("a user's TypeScript playbook importing kcluster", () => {
   it('imports a shipped role from kcluster/roles/<name>', async () => {
     const r = await kcluster(['run', join(project, 'playbook.ts'), '-i', lab.inventoryFile, '--output', 'json', '--check'], { KC_WITH_DEMO: '1' });
     expect(r.stderr).not.toContain('cannot load');
-    const roles = new Set(parseEvents(r.stdout).filter((e) => e['type'] === 'role-start').map((e) => e['role']));
+    const roles = new Set(
+      parseEvents(r.stdout)
+        .filter((e) => e['type'] === 'role-start')
+        .map((e) => e['role']),
+    );
     expect([...roles].sort()).toEqual(['banner', 'demo']);
   });
 

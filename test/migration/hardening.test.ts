@@ -34,7 +34,10 @@ const etcdctl = (certDir: string) =>
 
 async function oldKcluster(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(oldTree, 'bin', 'kcluster.js'), ...args], { env: { ...process.env, CI: 'true', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [join(oldTree, 'bin', 'kcluster.js'), ...args], {
+      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -64,13 +67,16 @@ describe('hardening a cluster installed before it, under load', () => {
     expect((await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig])).code).toBe(0);
     await until('3 nodes Ready', 240_000, async () => {
       const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { status: { conditions: { type: string; status: string }[] } }[] };
-      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')) ? true : undefined;
+      return nodes.items.length === 3 && nodes.items.every((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
+        ? true
+        : undefined;
     });
     const cp = `${NAME}1`;
     // The old cluster: etcd as root with its keys in /etc/kubernetes/pki/etcd, Secrets in plain text.
     expect(await ssh(cp, 'ps -o user= -C etcd; ls /etc/kubernetes/pki/etcd/server.key')).toBe('root\n/etc/kubernetes/pki/etcd/server.key\n');
     await kubectl('create', 'secret', 'generic', 'before-hardening', '--from-literal=password=plain-before-hardening');
-    const stored = () => ssh(cp, `${etcdctl('/etc/kubernetes/pki/etcd')} get /registry/secrets/default/before-hardening --print-value-only | tr -c '[:print:]' '.'`);
+    const stored = () =>
+      ssh(cp, `${etcdctl('/etc/kubernetes/pki/etcd')} get /registry/secrets/default/before-hardening --print-value-only | tr -c '[:print:]' '.'`);
     expect(await stored()).toContain('plain-before-hardening');
 
     const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
@@ -89,19 +95,28 @@ describe('hardening a cluster installed before it, under load', () => {
     await new Promise((r) => setTimeout(r, 3000));
     await poll.stop();
     expect(harden.code, harden.stderr + harden.stdout.slice(-3000)).toBe(0);
-    console.log(`hardening apply: ${seconds.toFixed(1)} s, ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`);
+    console.log(
+      `hardening apply: ${seconds.toFixed(1)} s, ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`,
+    );
     console.log(`hardening apply changed: ${changesIn(harden.stdout).split('\n').length} tasks`);
     expect(poll.counts.failed).toBe(0);
     expect(poll.counts.ok).toBeGreaterThan(50);
 
     // What the hardening did, read on the hosts and through the API.
     expect(await stored()).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}T\d{6}:/);
-    expect((await kubectl('get', 'secret', 'before-hardening', '-o', 'jsonpath={.data.password}')).trim()).toBe(Buffer.from('plain-before-hardening').toString('base64'));
-    expect(await ssh(cp, 'ps -o user= -C etcd; stat -c "%a %U:%G" /var/lib/etcd /etc/kubernetes/etcd; ls /etc/kubernetes/pki/etcd')).toBe('etcd\n700 etcd:etcd\n700 etcd:etcd\nca.crt\nca.key\nhealthcheck-client.crt\nhealthcheck-client.key\n');
+    expect((await kubectl('get', 'secret', 'before-hardening', '-o', 'jsonpath={.data.password}')).trim()).toBe(
+      Buffer.from('plain-before-hardening').toString('base64'),
+    );
+    expect(await ssh(cp, 'ps -o user= -C etcd; stat -c "%a %U:%G" /var/lib/etcd /etc/kubernetes/etcd; ls /etc/kubernetes/pki/etcd')).toBe(
+      'etcd\n700 etcd:etcd\n700 etcd:etcd\nca.crt\nca.key\nhealthcheck-client.crt\nhealthcheck-client.key\n',
+    );
     expect(await ssh(cp, 'grep -c before-hardening /var/log/kubernetes/audit/audit.log || true')).not.toBe('0\n');
     expect(await cisFailures(labDir, cp, `${NAME}2`, kubeconfig, kubectlBinary())).toEqual([]);
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0, 0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0, 0, 0]);
   });
 });

@@ -117,10 +117,20 @@ export async function planScenario(options: PlanOptions): Promise<Scenario> {
     signal: new AbortController().signal,
     log: (line) => log.push(line),
   });
-  const planned = events.flatMap((e) => (e.type === 'task-result' && e.status === 'changed' ? [{ host: e.host, role: e.role, task: e.task, summary: e.summary ?? '', ...(e.diff ? { diff: e.diff } : {}) }] : []));
-  const failures = events.flatMap((e) => (e.type === 'task-result' && e.status === 'failed' ? [`${e.host}: ${e.task}: ${e.error ?? ''}`] : e.type === 'host-failed' ? [`${e.host}: ${e.error}`] : []));
-  const skipped = new Map(events.flatMap((e) => (e.type === 'task-result' && e.status === 'skipped' ? [[`${e.host} ${e.task}`, e.reason ?? ''] as const] : [])));
-  const waits = events.flatMap((e) => (e.type === 'task-result' && e.status === 'ok' && (e.reason ?? '').startsWith('would ') ? [`${e.host} ${e.role}/${e.task}: ${e.reason}`] : []));
+  const planned = events.flatMap((e) =>
+    e.type === 'task-result' && e.status === 'changed'
+      ? [{ host: e.host, role: e.role, task: e.task, summary: e.summary ?? '', ...(e.diff ? { diff: e.diff } : {}) }]
+      : [],
+  );
+  const failures = events.flatMap((e) =>
+    e.type === 'task-result' && e.status === 'failed' ? [`${e.host}: ${e.task}: ${e.error ?? ''}`] : e.type === 'host-failed' ? [`${e.host}: ${e.error}`] : [],
+  );
+  const skipped = new Map(
+    events.flatMap((e) => (e.type === 'task-result' && e.status === 'skipped' ? [[`${e.host} ${e.task}`, e.reason ?? ''] as const] : [])),
+  );
+  const waits = events.flatMap((e) =>
+    e.type === 'task-result' && e.status === 'ok' && (e.reason ?? '').startsWith('would ') ? [`${e.host} ${e.role}/${e.task}: ${e.reason}`] : [],
+  );
   return {
     planned,
     skipped,

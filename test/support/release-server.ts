@@ -38,7 +38,9 @@ export async function startReleaseServer(root: string): Promise<ReleaseServer> {
     if (cut !== undefined) {
       cutOnce.delete(path);
       res.writeHead(200, { 'content-length': size });
-      createReadStream(file, { start: 0, end: cut - 1 }).on('end', () => res.destroy()).pipe(res, { end: false });
+      createReadStream(file, { start: 0, end: cut - 1 })
+        .on('end', () => res.destroy())
+        .pipe(res, { end: false });
       return;
     }
     res.writeHead(range ? 206 : 200, { 'content-length': size - start, ...(range ? { 'content-range': `bytes ${start}-${size - 1}/${size}` } : {}) });

@@ -11,7 +11,11 @@ import { ensureClusterPki, type PkiSpec } from '../../src/kubernetes/pki/cluster
 /** 3 control planes behind a load balancer, 2 workers. */
 export const SHARED_PKI_SPEC: PkiSpec = {
   clusterName: 'lab',
-  controlPlanes: [{ name: 'cp1', address: '10.0.0.11' }, { name: 'cp2', address: '10.0.0.12' }, { name: 'cp3', address: '10.0.0.13' }],
+  controlPlanes: [
+    { name: 'cp1', address: '10.0.0.11' },
+    { name: 'cp2', address: '10.0.0.12' },
+    { name: 'cp3', address: '10.0.0.13' },
+  ],
   nodes: ['cp1', 'cp2', 'cp3', 'w1', 'w2'].map((name, i) => ({ name, address: `10.0.0.${11 + i}` })),
   apiEndpoint: { host: '10.0.0.100', port: 6443 },
   serviceCIDR: '10.96.0.0/12',

@@ -23,12 +23,35 @@ export function writeOciArchive(file: string, reference: string, payload: string
     return `sha256:${digest}`;
   };
   const layerDigest = blob(layer);
-  const config = JSON.stringify({ architecture: 'amd64', os: 'linux', config: { Entrypoint: ['/payload'] }, rootfs: { type: 'layers', diff_ids: [`sha256:${sha(execFileSync('gzip', ['-dc', join(work, 'layer.tgz')]))}`] } });
+  const config = JSON.stringify({
+    architecture: 'amd64',
+    os: 'linux',
+    config: { Entrypoint: ['/payload'] },
+    rootfs: { type: 'layers', diff_ids: [`sha256:${sha(execFileSync('gzip', ['-dc', join(work, 'layer.tgz')]))}`] },
+  });
   const configDigest = blob(config);
-  const manifest = JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: configDigest, size: config.length }, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layerDigest, size: layer.length }] });
+  const manifest = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: configDigest, size: config.length },
+    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layerDigest, size: layer.length }],
+  });
   const manifestDigest = blob(manifest);
   writeFileSync(join(work, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
-  writeFileSync(join(work, 'index.json'), JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: manifestDigest, size: manifest.length, annotations: { 'io.containerd.image.name': reference } }] }));
+  writeFileSync(
+    join(work, 'index.json'),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          digest: manifestDigest,
+          size: manifest.length,
+          annotations: { 'io.containerd.image.name': reference },
+        },
+      ],
+    }),
+  );
   rmSync(join(work, 'rootfs'), { recursive: true });
   rmSync(join(work, 'layer.tgz'));
   mkdirSync(dirname(file), { recursive: true });
@@ -52,7 +75,18 @@ export function writeStandInBundle(root: string, needs: readonly RequiredArtifac
     const reference = `kcluster.local/${need.name}:${need.version}`;
     imageIds.set(need.name, writeOciArchive(join(root, path), reference, `stand-in ${need.name}`));
     const body = readFileSync(join(root, path));
-    return { component: need.component, name: need.name, version: need.version, arch: need.arch, type: 'image', format: 'oci', reference, path, size: body.length, sha256: sha(body) };
+    return {
+      component: need.component,
+      name: need.name,
+      version: need.version,
+      arch: need.arch,
+      type: 'image',
+      format: 'oci',
+      reference,
+      path,
+      size: body.length,
+      sha256: sha(body),
+    };
   });
   writeFileSync(join(root, 'kcluster-bundle.json'), JSON.stringify({ kind: 'kcluster-bundle', formatVersion: 1, arch: 'amd64', artifacts }, null, 2));
   return imageIds;

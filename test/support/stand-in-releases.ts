@@ -15,7 +15,13 @@ export const sha256Of = (b: Buffer | string): string => createHash('sha256').upd
  * Publishes every binary under `www` (mirrors map the official URLs into it); returns
  * "component/name" -> content. `realFile` gives a real binary to publish instead of a stand-in.
  */
-export function publishStandInReleases(www: string, staging: string, binaries: readonly ArtifactId[], mirrors: Readonly<Record<string, string>>, realFile?: (id: ArtifactId) => string): Map<string, Buffer> {
+export function publishStandInReleases(
+  www: string,
+  staging: string,
+  binaries: readonly ArtifactId[],
+  mirrors: Readonly<Record<string, string>>,
+  realFile?: (id: ArtifactId) => string,
+): Map<string, Buffer> {
   const contents = new Map<string, Buffer>();
   const archives = new Map<string, { members: string[]; checksumUrl: string }>();
   for (const need of binaries) {

@@ -9,18 +9,7 @@ function echoThroughShell(value: string): string {
 }
 
 describe('sh quoting', () => {
-  const hostile = [
-    "'; touch /tmp/pwned #",
-    '$(touch /tmp/pwned)',
-    '`touch /tmp/pwned`',
-    'a b\tc\nd',
-    "it's",
-    '"double" \\ back',
-    '',
-    '-rf',
-    '*',
-    '~root',
-  ];
+  const hostile = ["'; touch /tmp/pwned #", '$(touch /tmp/pwned)', '`touch /tmp/pwned`', 'a b\tc\nd', "it's", '"double" \\ back', '', '-rf', '*', '~root'];
   it.each(hostile)('passes %j through a real shell unchanged', (value) => {
     expect(echoThroughShell(value)).toBe(value);
   });

@@ -20,15 +20,36 @@ const work = mkdtempSync(join(tmpdir(), 'kc-vagrant-'));
 const kubeconfig = join(work, 'admin.conf');
 const figures: Record<string, number | string> = {};
 
-interface InventoryHost { name: string; address: string; roles: string[]; keyFile: string; become: boolean }
+interface InventoryHost {
+  name: string;
+  address: string;
+  roles: string[];
+  keyFile: string;
+  become: boolean;
+}
 const hosts = (): InventoryHost[] => (parse(readFileSync(inventory, 'utf8')) as { hosts: InventoryHost[] }).hosts;
 const hostNamed = (name: string): InventoryHost => hosts().find((h) => h.name === name)!;
 
 /** A command as root on a VM, the way the inventory says to log in (the vagrant user, sudo). */
 function onVm(name: string, command: string, input?: Buffer): Promise<string> {
   const h = hostNamed(name);
-  return sshCommand(['-i', h.keyFile, '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(work, 'known_hosts')}`,
-    '-o', 'LogLevel=ERROR', `vagrant@${h.address}`, `sudo sh -c '${command.replaceAll("'", "'\\''")}'`], input);
+  return sshCommand(
+    [
+      '-i',
+      h.keyFile,
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      `UserKnownHostsFile=${join(work, 'known_hosts')}`,
+      '-o',
+      'LogLevel=ERROR',
+      `vagrant@${h.address}`,
+      `sudo sh -c '${command.replaceAll("'", "'\\''")}'`,
+    ],
+    input,
+  );
 }
 
 async function kubectl(...args: string[]): Promise<string> {
@@ -48,11 +69,18 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
   it('`vagrant up` wrote an inventory of both VMs that `kcluster facts` reads: real kernels, cgroup v2, no swap', async () => {
     expect(existsSync(inventory), `${inventory}: run test/vagrant/run.sh (it runs vagrant up)`).toBe(true);
     expect(readFileSync(inventory, 'utf8')).toMatch(/^# Written by vagrant\/Vagrantfile after `vagrant up` \(provider libvirt\)\.$/m);
-    expect(hosts().map((h) => [h.name, h.roles[0], h.become])).toEqual([['kc1', 'control-plane', true], ['kc2', 'worker', true]]);
+    expect(hosts().map((h) => [h.name, h.roles[0], h.become])).toEqual([
+      ['kc1', 'control-plane', true],
+      ['kc2', 'worker', true],
+    ]);
     for (const h of hosts()) expect(h.keyFile).toMatch(new RegExp(`/vagrant/\\.vagrant/machines/${h.name}/libvirt/private_key$`));
     const facts = await kcluster(['facts', '-i', inventory, '-o', 'json']);
     expect(facts.code, facts.stderr).toBe(0);
-    const report = JSON.parse(facts.stdout) as { host: string; status: string; facts: { kernel: string; cgroup: string; swapOn: boolean; init: string; addresses: { address: string }[] } }[];
+    const report = JSON.parse(facts.stdout) as {
+      host: string;
+      status: string;
+      facts: { kernel: string; cgroup: string; swapOn: boolean; init: string; addresses: { address: string }[] };
+    }[];
     const ownKernel = (await run('uname', ['-r'])).stdout.trim();
     expect(report.map((r) => r.host)).toEqual(['kc1', 'kc2']);
     for (const r of report) {
@@ -71,7 +99,10 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
     const apply = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     figures['applySeconds'] = (Date.now() - started) / 1000;
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-4000)}`).toBe(0);
-    const loaded = tasks(apply.stdout).filter((t) => t.task === 'kernel module br_netfilter' && t.status === 'changed').map((t) => t.host).sort();
+    const loaded = tasks(apply.stdout)
+      .filter((t) => t.task === 'kernel module br_netfilter' && t.status === 'changed')
+      .map((t) => t.host)
+      .sort();
     expect(loaded).toEqual(['kc1', 'kc2']);
     expect(tasks(apply.stdout).find((t) => t.task === 'addons running')?.status).toBe('ok');
     for (const name of ['kc1', 'kc2']) {
@@ -80,7 +111,12 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
     }
     const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
-    const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as { items: { metadata: { name: string }; status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } } }[] };
+    const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
+      items: {
+        metadata: { name: string };
+        status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } };
+      }[];
+    };
     expect(nodes.items.map((n) => n.metadata.name).sort()).toEqual(['kc1', 'kc2']);
     for (const n of nodes.items) {
       expect(n.status.conditions.find((c) => c.type === 'Ready')?.status, n.metadata.name).toBe('True');
@@ -95,7 +131,10 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     figures['secondApplySeconds'] = (Date.now() - started) / 1000;
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0, 0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0, 0]);
   });
 
   it('a pod on the worker resolves a Service by name and reaches the pod behind it on the other VM', async () => {
@@ -114,7 +153,11 @@ describe('kcluster on the VMs of vagrant/Vagrantfile (vagrant-libvirt, offline b
       return /Address:?\s+10\.\d+\.\d+\.\d+/.test(out.split('Name:')[1] ?? '') ? out : undefined;
     });
     expect(lookup).toContain('web.default.svc.cluster.local');
-    expect(await until('the Service answers by name', 120_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-vagrant') ? 'ok' : undefined))).toBe('ok');
+    expect(
+      await until('the Service answers by name', 120_000, async () =>
+        (await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-vagrant') ? 'ok' : undefined,
+      ),
+    ).toBe('ok');
     figures['serviceByNameSeconds'] = (Date.now() - started) / 1000;
   });
 });

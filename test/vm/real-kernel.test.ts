@@ -59,7 +59,9 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
     expect(byName.get('kernel module br_netfilter')).toMatchObject({ status: 'changed', summary: expect.stringContaining('load br_netfilter (modprobe)') });
     expect(byName.get('addons running')?.status).toBe('ok');
     expect((await ssh(HOST, 'lsmod | grep -cE "^(br_netfilter|overlay) "')).trim()).toBe('2');
-    expect(await ssh(HOST, 'cat /etc/modules-load.d/kcluster-overlay.conf /etc/modules-load.d/kcluster-br_netfilter.conf')).toMatch(/^overlay$[\s\S]*^br_netfilter$/m);
+    expect(await ssh(HOST, 'cat /etc/modules-load.d/kcluster-overlay.conf /etc/modules-load.d/kcluster-br_netfilter.conf')).toMatch(
+      /^overlay$[\s\S]*^br_netfilter$/m,
+    );
     expect((await ssh(HOST, 'cat /proc/sys/net/bridge/bridge-nf-call-iptables /proc/sys/net/ipv4/ip_forward')).split('\n').slice(0, 2)).toEqual(['1', '1']);
     // Real-machine defaults: the systemd cgroup driver, no cgroup v1 escape hatch, plain runc.
     const kubeletConfig = await ssh(HOST, 'cat /var/lib/kubelet/config.yaml');
@@ -70,7 +72,10 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
     expect(containerd).toMatch(/BinaryName = "\/usr\/local\/sbin\/runc"/);
     const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
-    const node = JSON.parse(await kubectl('get', 'node', HOST, '-o', 'json')) as { spec: { taints?: unknown[] }; status: { conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } } };
+    const node = JSON.parse(await kubectl('get', 'node', HOST, '-o', 'json')) as {
+      spec: { taints?: unknown[] };
+      status: { conditions: { type: string; status: string }[]; nodeInfo: { kernelVersion: string } };
+    };
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(node.status.nodeInfo.kernelVersion).toBe(figures['kernel']);
     expect(node.spec.taints ?? []).toEqual([]);
@@ -81,7 +86,10 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     figures['secondApplySeconds'] = (Date.now() - started) / 1000;
     expect(again.code, again.stderr).toBe(0);
-    expect(recapOf(again.stdout).map((h) => h.changed), changesIn(again.stdout)).toEqual([0]);
+    expect(
+      recapOf(again.stdout).map((h) => h.changed),
+      changesIn(again.stdout),
+    ).toEqual([0]);
   });
 
   it('a pod resolves a Service by name and reaches it', async () => {
@@ -97,7 +105,11 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
       return /Address:?\s+10\.\d+\.\d+\.\d+/.test(out.split('Name:')[1] ?? '') ? out : undefined;
     });
     expect(lookup).toContain('web.default.svc.cluster.local');
-    expect(await until('the Service answers by name', 120_000, async () => ((await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-a-real-kernel') ? 'ok' : undefined))).toBe('ok');
+    expect(
+      await until('the Service answers by name', 120_000, async () =>
+        (await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-a-real-kernel') ? 'ok' : undefined,
+      ),
+    ).toBe('ok');
   });
 
   it('after a reboot the modules are loaded at boot, the node is Ready again, and apply changes nothing', async () => {
@@ -114,6 +126,9 @@ describe('a cluster on a real kernel (QEMU VM, stock Debian kernel)', () => {
     figures['rebootToReadySeconds'] = (Date.now() - started) / 1000;
     const after = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(after.code, after.stderr).toBe(0);
-    expect(recapOf(after.stdout).map((h) => h.changed), changesIn(after.stdout)).toEqual([0]);
+    expect(
+      recapOf(after.stdout).map((h) => h.changed),
+      changesIn(after.stdout),
+    ).toEqual([0]);
   });
 });

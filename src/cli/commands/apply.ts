@@ -19,16 +19,30 @@ interface ApplyOptions extends PlaybookCommandOptions {
 
 export function registerApplyCommand(program: Command, cli: CliContext): void {
   const command = program.command('apply').description('install or converge the Kubernetes cluster the inventory describes');
-  addPlanOptions(addPlaybookOptions(command)).addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'));
+  addPlanOptions(addPlaybookOptions(command)).addOption(
+    new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly (comma separated names, as failures print them)'),
+  );
   command.action(async (options: ApplyOptions) => {
-    const ignore = new Set((options.ignorePreflight ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+    const ignore = new Set(
+      (options.ignorePreflight ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     await runPlaybookCommand(
       cli,
       async (inventory) => {
         const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true });
         const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
-        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) => cli.stderr.write(`kcluster: ${line}\n`));
-        return { playbook: clusterPlaybook(inputs, running === undefined ? { running: false, operator } : { running: true, etcdMembers: running.etcdMembers, operator }) };
+        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) =>
+          cli.stderr.write(`kcluster: ${line}\n`),
+        );
+        return {
+          playbook: clusterPlaybook(
+            inputs,
+            running === undefined ? { running: false, operator } : { running: true, etcdMembers: running.etcdMembers, operator },
+          ),
+        };
       },
       options,
     );

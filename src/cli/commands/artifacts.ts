@@ -87,7 +87,9 @@ export function registerArtifactsCommand(program: Command, cli: CliContext): voi
         const count = bundle.lock.artifacts.length;
         if (problems.length === 0) {
           const bytes = bundle.lock.artifacts.reduce((sum, a) => sum + a.size, 0);
-          cli.stdout.write(`${options.bundle}: ${count} artifacts verified (${(bytes / 1e6).toFixed(0)} MB, arch ${bundle.lock.arch}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+          cli.stdout.write(
+            `${options.bundle}: ${count} artifacts verified (${(bytes / 1e6).toFixed(0)} MB, arch ${bundle.lock.arch}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+          );
           const versions = new Map<string, Set<string>>();
           for (const a of bundle.lock.artifacts) versions.set(a.component, (versions.get(a.component) ?? new Set()).add(a.version));
           for (const [component, set] of [...versions].sort()) cli.stdout.write(`  ${component}: ${[...set].join(', ')}\n`);

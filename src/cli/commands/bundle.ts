@@ -35,10 +35,17 @@ interface BuildOptions {
   fromReleases?: boolean;
 }
 
-async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<{ wanted: WantedComponent[]; mirrors: Readonly<Record<string, string>> } | undefined> {
-  const choices = [options.inventory !== undefined, options.kubernetesVersion.length > 0, options.allReleases === true, options.upgradePair === true].filter(Boolean).length;
+async function wantedFrom(
+  cli: CliContext,
+  options: BuildOptions,
+): Promise<{ wanted: WantedComponent[]; mirrors: Readonly<Record<string, string>> } | undefined> {
+  const choices = [options.inventory !== undefined, options.kubernetesVersion.length > 0, options.allReleases === true, options.upgradePair === true].filter(
+    Boolean,
+  ).length;
   if (choices > 1) {
-    cli.stderr.write('kcluster: bundle build takes one of -i INVENTORY, --kubernetes-version, --all-releases or --upgrade-pair: the inventory names its own version (cluster.kubernetesVersion)\n');
+    cli.stderr.write(
+      'kcluster: bundle build takes one of -i INVENTORY, --kubernetes-version, --all-releases or --upgrade-pair: the inventory names its own version (cluster.kubernetesVersion)\n',
+    );
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
@@ -47,13 +54,21 @@ async function wantedFrom(cli: CliContext, options: BuildOptions): Promise<{ wan
     if (!inventory) return undefined;
     return { wanted: requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version })), mirrors: inventory.cluster.artifacts.mirrors };
   }
-  const versions = options.allReleases ? [...KUBERNETES_RELEASES] : options.upgradePair ? KUBERNETES_RELEASES.slice(0, 2) : options.kubernetesVersion.length > 0 ? options.kubernetesVersion : [KUBERNETES_RELEASES[0]!];
+  const versions = options.allReleases
+    ? [...KUBERNETES_RELEASES]
+    : options.upgradePair
+      ? KUBERNETES_RELEASES.slice(0, 2)
+      : options.kubernetesVersion.length > 0
+        ? options.kubernetesVersion
+        : [KUBERNETES_RELEASES[0]!];
   for (const version of versions) {
     try {
       componentVersionsFor(version);
     } catch (error) {
       if (!(error instanceof UnknownReleaseError)) throw error;
-      cli.stderr.write(`kcluster: --kubernetes-version ${version}: ${error.message.replace('set cluster.kubernetesVersion to', 'use')} (known releases: ${KUBERNETES_RELEASES.join(', ')})\n`);
+      cli.stderr.write(
+        `kcluster: --kubernetes-version ${version}: ${error.message.replace('set cluster.kubernetesVersion to', 'use')} (known releases: ${KUBERNETES_RELEASES.join(', ')})\n`,
+      );
       cli.setExitCode(ExitCode.InvalidInput);
       return undefined;
     }
@@ -67,11 +82,22 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
     .command('build')
     .description('build the bundle from source (Go module proxy, Debian packages), cached per component')
     .option('-i, --inventory <file>', 'build what this inventory needs (its version, runtime, CNI, HA)')
-    .option('--kubernetes-version <version>', `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}; every component for both runtimes)`, collect, [])
+    .option(
+      '--kubernetes-version <version>',
+      `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}; every component for both runtimes)`,
+      collect,
+      [],
+    )
     .option('--all-releases', `every Kubernetes release kcluster knows (${KUBERNETES_RELEASES.join(', ')}): what upgrades between them need`)
-    .option('--upgrade-pair', `the newest release and the one before it (${KUBERNETES_RELEASES.slice(0, 2).join(', ')}): what an upgrade to the newest minor needs`)
+    .option(
+      '--upgrade-pair',
+      `the newest release and the one before it (${KUBERNETES_RELEASES.slice(0, 2).join(', ')}): what an upgrade to the newest minor needs`,
+    )
     .option('--test-tools', "add the busybox image kcluster's own end-to-end tests use")
-    .option('--from-releases', `download ${[...FROM_RELEASES].join(', ')} from their official releases (through -i's cluster.artifacts.mirrors), checked against the published checksums, instead of building them`)
+    .option(
+      '--from-releases',
+      `download ${[...FROM_RELEASES].join(', ')} from their official releases (through -i's cluster.artifacts.mirrors), checked against the published checksums, instead of building them`,
+    )
     .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
     .action(async (options: BuildOptions) => {
       const asked = await wantedFrom(cli, options);

@@ -7,7 +7,14 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { promptHidden } from '../prompt-hidden.js';
-import { certificateTable, compareWithState, expiringWithin, sortByExpiry, type CertificateProblem, type CertificateRow } from '../../kubernetes/pki/certificate-inventory.js';
+import {
+  certificateTable,
+  compareWithState,
+  expiringWithin,
+  sortByExpiry,
+  type CertificateProblem,
+  type CertificateRow,
+} from '../../kubernetes/pki/certificate-inventory.js';
 import { adviceFor, expiryLine } from '../../kubernetes/pki/expiry-warnings.js';
 import { readHostCertificates } from '../../kubernetes/pki/remote-certificates.js';
 import { readStateCertificates } from '../../kubernetes/pki/state-certificates.js';
@@ -79,7 +86,8 @@ export async function certsCheck(cli: CliContext, options: CertsCheckOptions): P
           const found = await readHostCertificates(connection, now, cli.signal);
           return { host: host.name, status: 'ok', rows: compareWithState(found.rows, state.fingerprints), problems: found.problems };
         } catch (error) {
-          if (error instanceof UnreachableError) return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
+          if (error instanceof UnreachableError)
+            return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
           return { host: host.name, status: 'failed', error: aboutHost(host.name, error, 'cannot list its certificates'), rows: [], problems: [] };
         }
       }),
@@ -106,7 +114,10 @@ export async function certsCheck(cli: CliContext, options: CertsCheckOptions): P
   for (const row of expiringWithin(rows, warnDays)) err(expiryLine(row, adviceFor(row, options.inventory, stateLeaves)));
   for (const o of outcomes) {
     const stale = o.rows.filter((r) => r.matchesState === 'no');
-    if (stale.length > 0) err(`${o.host}: ${stale.length} certificate(s) differ from the state folder's (${stale.map((r) => r.path).join(', ')}): the host has not received the current ones; run kcluster apply -i ${options.inventory}`);
+    if (stale.length > 0)
+      err(
+        `${o.host}: ${stale.length} certificate(s) differ from the state folder's (${stale.map((r) => r.path).join(', ')}): the host has not received the current ones; run kcluster apply -i ${options.inventory}`,
+      );
   }
   if (outcomes.some((o) => o.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
   else if (outcomes.some((o) => o.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);

@@ -28,7 +28,9 @@ interface RenewOptions extends PlaybookCommandOptions {
 function renewableTopology(inventory: Inventory): Topology {
   const pkiDir = join(inventory.stateDir, 'pki');
   if (!existsSync(join(pkiDir, 'ca.crt'))) {
-    throw new InputError(`${inventory.file}: no cluster PKI in ${pkiDir}: certs renew renews the certificates of a cluster kcluster apply installed (run kcluster apply -i ${inventory.file} first)`);
+    throw new InputError(
+      `${inventory.file}: no cluster PKI in ${pkiDir}: certs renew renews the certificates of a cluster kcluster apply installed (run kcluster apply -i ${inventory.file} first)`,
+    );
   }
   return topologyOrInputError(inventory);
 }
@@ -54,8 +56,18 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
       if (options.check) {
         log(`--check: the state folder's certificates are not renewed; this shows what installing the current ones would change`);
       } else if (!options.listTags) {
-        const selected = limitHosts(inventory, options.limit?.split(',').map((s) => s.trim()).filter(Boolean));
-        const names = (hosts: Topology['workers']): string => hosts.filter((h) => selected.has(h.name)).map((h) => h.name).join(', ') || 'none';
+        const selected = limitHosts(
+          inventory,
+          options.limit
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
+        const names = (hosts: Topology['workers']): string =>
+          hosts
+            .filter((h) => selected.has(h.name))
+            .map((h) => h.name)
+            .join(', ') || 'none';
         const what =
           `certs renew replaces every leaf certificate and key in ${join(inventory.stateDir, 'pki')} (the CAs and the service-account keys stay) and restarts ` +
           `etcd, the API server, the controller-manager, the scheduler and the kubelet on the control planes one at a time (${names(topology.controlPlanes)}), ` +
@@ -64,16 +76,23 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         if (refusal) throw new InputError(refusal);
       }
       await refuseUnsupported(inventory);
-      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, ...(planOnly(options) ? {} : { renewLeaves: true }) });
+      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), {
+        registryCredentials: false,
+        ...(planOnly(options) ? {} : { renewLeaves: true }),
+      });
       return { playbook: certsRenewPlaybook(inputs) };
     },
     options,
   );
   if (!summary || options.check) return;
   if (summary.exitCode !== 0) {
-    log(`the state folder holds the renewed certificates; hosts that failed or were not reached keep the previous ones (valid until their end date): fix the cause, then run kcluster apply -i ${file} to finish (certs renew again would renew everything once more)`);
+    log(
+      `the state folder holds the renewed certificates; hosts that failed or were not reached keep the previous ones (valid until their end date): fix the cause, then run kcluster apply -i ${file} to finish (certs renew again would renew everything once more)`,
+    );
   } else {
-    log(`renewed and installed. Kubeconfigs written earlier by kcluster kubeconfig hold the previous admin certificate: write them again (kcluster kubeconfig -i ${file} --file PATH)`);
+    log(
+      `renewed and installed. Kubeconfigs written earlier by kcluster kubeconfig hold the previous admin certificate: write them again (kcluster kubeconfig -i ${file} --file PATH)`,
+    );
   }
 }
 
@@ -86,7 +105,9 @@ export function registerCertsCommand(program: Command, cli: CliContext): void {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--warn-days <days>', 'warn on stderr about certificates that expire within this many days', '30')
     .action((options: CertsCheckOptions) => certsCheck(cli, options));
-  const renew = certs.command('renew').description('renew every leaf certificate now (not the CAs) and install them: control planes one at a time, then the other nodes (asks first)');
+  const renew = certs
+    .command('renew')
+    .description('renew every leaf certificate now (not the CAs) and install them: control planes one at a time, then the other nodes (asks first)');
   addPlaybookOptions(renew).option('-y, --yes', 'do not ask for confirmation');
   renew.action((options: RenewOptions) => certsRenew(cli, options));
 }

@@ -19,7 +19,12 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
     .addOption(new Option('--resolved', 'print the resolved model the roles read (merged vars per host, absolute paths) instead of an inventory'))
-    .addOption(new Option('--host <name>', "print what apply writes for each component of this host: static pods' flags, the kubelet's, containerd's and the units' files").conflicts('resolved'))
+    .addOption(
+      new Option(
+        '--host <name>',
+        "print what apply writes for each component of this host: static pods' flags, the kubelet's, containerd's and the units' files",
+      ).conflicts('resolved'),
+    )
     .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean; host?: string }) => {
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;

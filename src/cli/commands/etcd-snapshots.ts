@@ -10,7 +10,14 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { promptHidden } from '../prompt-hidden.js';
-import { fetchHostSnapshot, listHostSnapshots, SNAPSHOT_NAME, SnapshotNotFoundError, type FetchedSnapshot, type HostSnapshot } from '../../kubernetes/etcd/etcd-snapshot-files.js';
+import {
+  fetchHostSnapshot,
+  listHostSnapshots,
+  SNAPSHOT_NAME,
+  SnapshotNotFoundError,
+  type FetchedSnapshot,
+  type HostSnapshot,
+} from '../../kubernetes/etcd/etcd-snapshot-files.js';
 import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 import { UnreachableError, type Connection } from '../../orchestrator/ssh/connection.js';
@@ -66,7 +73,12 @@ function unreachableReason(host: string, error: unknown): string {
 /** Pure: "3d4h", "5h12m", "7m", "12s" (the largest two units; never negative). */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
-  const units: [string, number][] = [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
+  const units: [string, number][] = [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ];
   const i = units.findIndex(([, n]) => s >= n);
   if (i < 0) return '0s';
   const [u1, n1] = units[i]!;
@@ -116,7 +128,8 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
         try {
           return { host: host.name, status: 'ok', snapshots: await listHostSnapshots(connection) };
         } catch (error) {
-          if (error instanceof UnreachableError) return { host: host.name, status: 'unreachable', error: `${host.name}: unreachable: ${unreachableReason(host.name, error)}`, snapshots: [] };
+          if (error instanceof UnreachableError)
+            return { host: host.name, status: 'unreachable', error: `${host.name}: unreachable: ${unreachableReason(host.name, error)}`, snapshots: [] };
           return { host: host.name, status: 'failed', error: `${host.name}: cannot list its etcd snapshots: ${detailFor(host.name, error)}`, snapshots: [] };
         }
       }),
@@ -130,14 +143,26 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
       host: l.host,
       status: l.status,
       ...(l.error ? { error: l.error } : {}),
-      snapshots: l.snapshots.map((s) => ({ name: s.name, path: s.path, kind: s.kind, bytes: s.bytes, modified: new Date(s.modifiedMs).toISOString(), ageSeconds: Math.max(0, Math.round((now - s.modifiedMs) / 1000)) })),
+      snapshots: l.snapshots.map((s) => ({
+        name: s.name,
+        path: s.path,
+        kind: s.kind,
+        bytes: s.bytes,
+        modified: new Date(s.modifiedMs).toISOString(),
+        ageSeconds: Math.max(0, Math.round((now - s.modifiedMs) / 1000)),
+      })),
     }));
     cli.stdout.write(`${JSON.stringify({ hosts }, null, 2)}\n`);
   } else {
     cli.stdout.write(`${snapshotTable(listings, now)}\n`);
   }
   for (const l of listings) if (l.error) cli.stderr.write(`${l.error}\n`);
-  for (const l of listings) if (l.status === 'ok' && l.snapshots.length === 0) err(cli, `${l.host}: no etcd snapshot (scheduled ones need cluster.etcd.snapshots.enabled and a first run of the timer; kcluster etcd snapshot save -i ${options.inventory} --from ${l.host} takes one now)`);
+  for (const l of listings)
+    if (l.status === 'ok' && l.snapshots.length === 0)
+      err(
+        cli,
+        `${l.host}: no etcd snapshot (scheduled ones need cluster.etcd.snapshots.enabled and a first run of the timer; kcluster etcd snapshot save -i ${options.inventory} --from ${l.host} takes one now)`,
+      );
   if (listings.some((l) => l.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
   else if (listings.some((l) => l.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);
 }
@@ -146,12 +171,21 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
  * Snapshot `name` of control plane `from` copied to `file` (default <stateDir>/backups/NAME);
  * undefined when it failed, reported on stderr with the exit code set. Shared with restore --from-host.
  */
-export async function fetchSnapshotToController(cli: CliContext, inventory: Inventory, from: string, name: string, file?: string): Promise<FetchedSnapshot | undefined> {
+export async function fetchSnapshotToController(
+  cli: CliContext,
+  inventory: Inventory,
+  from: string,
+  name: string,
+  file?: string,
+): Promise<FetchedSnapshot | undefined> {
   const controlPlanes = controlPlanesOf(cli, inventory);
   if (!controlPlanes) return undefined;
   const host = controlPlanes.find((h) => h.name === from);
   if (!host) {
-    err(cli, `--from ${from}: not a control plane of ${inventory.file} (control planes: ${controlPlanes.map((h) => h.name).join(', ')}); kcluster etcd snapshot list -i ${inventory.file} shows where each snapshot is`);
+    err(
+      cli,
+      `--from ${from}: not a control plane of ${inventory.file} (control planes: ${controlPlanes.map((h) => h.name).join(', ')}); kcluster etcd snapshot list -i ${inventory.file} shows where each snapshot is`,
+    );
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
@@ -167,7 +201,10 @@ export async function fetchSnapshotToController(cli: CliContext, inventory: Inve
     try {
       connection = await connector.connect(host, cli.signal);
     } catch (error) {
-      err(cli, `${host.name}: unreachable: ${unreachableReason(host.name, error)}; run it again once it answers, or fetch a copy from another control plane (kcluster etcd snapshot list -i ${inventory.file})`);
+      err(
+        cli,
+        `${host.name}: unreachable: ${unreachableReason(host.name, error)}; run it again once it answers, or fetch a copy from another control plane (kcluster etcd snapshot list -i ${inventory.file})`,
+      );
       cli.setExitCode(ExitCode.HostsUnreachable);
       return undefined;
     }
@@ -191,6 +228,9 @@ export async function snapshotFetch(cli: CliContext, name: string, options: Snap
   const fetched = await fetchSnapshotToController(cli, inventory, options.from, name, options.file);
   if (!fetched) return;
   err(cli, `fetched ${fetched.remote} from ${options.from}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`);
-  if (options.output === 'json') cli.stdout.write(`${JSON.stringify({ host: options.from, name, remote: fetched.remote, file: fetched.file, bytes: fetched.bytes, sha256: fetched.sha256 }, null, 2)}\n`);
+  if (options.output === 'json')
+    cli.stdout.write(
+      `${JSON.stringify({ host: options.from, name, remote: fetched.remote, file: fetched.file, bytes: fetched.bytes, sha256: fetched.sha256 }, null, 2)}\n`,
+    );
   else cli.stdout.write(`${fetched.file}\n`);
 }

@@ -33,7 +33,8 @@ interface RestoreOptions extends PlaybookCommandOptions {
   readonly fromHost?: string;
 }
 
-const outputOption = (): Option => new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']);
+const outputOption = (): Option =>
+  new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']);
 
 export function registerEtcdCommand(program: Command, cli: CliContext): void {
   const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
@@ -52,7 +53,13 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
       let saved: SavedSnapshot | undefined;
       const summary = await runPlaybookCommand(
         cli,
-        async (inventory) => ({ playbook: snapshotSavePlaybook(inventory, options.from ?? (await defaultSnapshotHost(inventory, log)), { stateDir: inventory.stateDir, name: snapshotName(new Date()), saved: (snapshot) => (saved = snapshot) }) }),
+        async (inventory) => ({
+          playbook: snapshotSavePlaybook(inventory, options.from ?? (await defaultSnapshotHost(inventory, log)), {
+            stateDir: inventory.stateDir,
+            name: snapshotName(new Date()),
+            saved: (snapshot) => (saved = snapshot),
+          }),
+        }),
         options,
       );
       if (!summary || summary.exitCode !== 0 || saved === undefined) return;
@@ -85,7 +92,10 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     .description("replace the cluster's state with a snapshot, on every control plane (asks first)")
     .argument('<snapshot>', 'a snapshot file saved by kcluster etcd snapshot save, or with --from-host the name of one kept on that host')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .option('--from-host <host>', 'the snapshot is one kept on this control plane (kcluster etcd snapshot list): fetch it to <stateDir>/backups first, sha256 checked')
+    .option(
+      '--from-host <host>',
+      'the snapshot is one kept on this control plane (kcluster etcd snapshot list): fetch it to <stateDir>/backups first, sha256 checked',
+    )
     .option('-y, --yes', 'do not ask for confirmation')
     .option('-C, --check', 'plan only: report every step it would take, change nothing (with --from-host the snapshot is still fetched)')
     .addOption(outputOption())
@@ -96,7 +106,9 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
         if (!inventory) return;
         const fetched = await fetchSnapshotToController(cli, inventory, options.fromHost, file);
         if (!fetched) return;
-        log(`fetched ${fetched.remote} from ${options.fromHost} to ${fetched.file}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`);
+        log(
+          `fetched ${fetched.remote} from ${options.fromHost} to ${fetched.file}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`,
+        );
         localFile = fetched.file;
       }
       const started = Date.now();
@@ -104,9 +116,17 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
         cli,
         async (inventory) => {
           if (!existsSync(localFile) || !statSync(localFile).isFile()) throw new InputError(`${localFile}: no such snapshot file`);
-          const playbook = snapshotRestorePlaybook(inventory, { localFile, sha256: await sha256File(localFile), stamp: new Date().toISOString().replace(/[:.]/g, '-') });
+          const playbook = snapshotRestorePlaybook(inventory, {
+            localFile,
+            sha256: await sha256File(localFile),
+            stamp: new Date().toISOString().replace(/[:.]/g, '-'),
+          });
           if (!options.check) {
-            const refusal = await refusalUnlessConfirmed(cli, `restore replaces the state of cluster ${inventory.cluster.name} (every object written since the snapshot is lost); the API is down meanwhile`, options.yes);
+            const refusal = await refusalUnlessConfirmed(
+              cli,
+              `restore replaces the state of cluster ${inventory.cluster.name} (every object written since the snapshot is lost); the API is down meanwhile`,
+              options.yes,
+            );
             if (refusal) throw new InputError(refusal);
           }
           return { playbook };
@@ -114,7 +134,13 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
         options,
       );
       if (!summary || options.check) return;
-      if (summary.exitCode === 0) log(`restored ${file}; the API answered and the pod network followed after ${((Date.now() - started) / 1000).toFixed(1)} s; each control plane keeps its previous data in /var/lib/etcd.before-restore-*`);
-      else if (!summary.interrupted) log(`the restore did not finish (see above): the run says which step failed; a failure before the swap left the previous data in place and the control plane running again; run the same command once the hosts answer`);
+      if (summary.exitCode === 0)
+        log(
+          `restored ${file}; the API answered and the pod network followed after ${((Date.now() - started) / 1000).toFixed(1)} s; each control plane keeps its previous data in /var/lib/etcd.before-restore-*`,
+        );
+      else if (!summary.interrupted)
+        log(
+          `the restore did not finish (see above): the run says which step failed; a failure before the swap left the previous data in place and the control plane running again; run the same command once the hosts answer`,
+        );
     });
 }

@@ -64,7 +64,10 @@ export function registerFactsCommand(program: Command, cli: CliContext): void {
           }),
         );
         if (options.output === 'json') cli.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        else cli.stdout.write(`${factsTable(rows.map((r) => ({ host: r.host, ...(r.facts ? { facts: r.facts } : {}), ...(r.status !== 'ok' ? { error: r.status.toUpperCase() } : {}) })))}\n`);
+        else
+          cli.stdout.write(
+            `${factsTable(rows.map((r) => ({ host: r.host, ...(r.facts ? { facts: r.facts } : {}), ...(r.status !== 'ok' ? { error: r.status.toUpperCase() } : {}) })))}\n`,
+          );
         for (const row of rows) if (row.error) cli.stderr.write(`${row.error}\n`);
         if (rows.some((r) => r.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
         else if (rows.some((r) => r.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);

@@ -91,7 +91,10 @@ export function registerInitCommand(program: Command, cli: CliContext): void {
         return;
       }
       const text = starterInventory(settings);
-      if (options.bundle === undefined) cli.stderr.write('kcluster: init: no --bundle: cluster.artifacts.bundle is a placeholder marked CHANGE; `kcluster bundle build -i FILE` builds one and prints its folder\n');
+      if (options.bundle === undefined)
+        cli.stderr.write(
+          'kcluster: init: no --bundle: cluster.artifacts.bundle is a placeholder marked CHANGE; `kcluster bundle build -i FILE` builds one and prints its folder\n',
+        );
       if (options.file === undefined) {
         cli.stdout.write(text);
         return;
@@ -101,7 +104,10 @@ export function registerInitCommand(program: Command, cli: CliContext): void {
         writeFileSync(path, text, { flag: 'wx', mode: 0o644 });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        const why = code === 'EEXIST' ? 'exists already: kcluster init never overwrites a file; choose another --file or remove it' : `cannot be written: ${(error as Error).message}`;
+        const why =
+          code === 'EEXIST'
+            ? 'exists already: kcluster init never overwrites a file; choose another --file or remove it'
+            : `cannot be written: ${(error as Error).message}`;
         cli.stderr.write(`kcluster: init: ${path} ${why}\n`);
         cli.setExitCode(ExitCode.InvalidInput);
         return;

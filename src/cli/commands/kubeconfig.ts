@@ -36,12 +36,25 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
       }
       const topology = topologyOf(inventory);
       const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
-      const perControlPlane = topology.localProxy ? topology.controlPlanes.map((h) => ({ name: h.name, server: `https://${nodeAddress(h)}:${topology.apiPort}` })) : [];
+      const perControlPlane = topology.localProxy
+        ? topology.controlPlanes.map((h) => ({ name: h.name, server: `https://${nodeAddress(h)}:${topology.apiPort}` }))
+        : [];
       const apiAnswers = (host: HostSettings, timeoutMs: number) => portAnswers(nodeAddress(host), topology.apiPort, timeoutMs);
       const answering = perControlPlane.length > 0 ? await firstAnswering(topology.controlPlanes, 3_000, apiAnswers) : undefined;
       const server = answering !== undefined ? `https://${nodeAddress(answering)}:${topology.apiPort}` : topology.adminServerUrl;
-      const text = renderKubeconfig({ clusterName: inventory.cluster.name, server, caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key, alternatives: perControlPlane });
-      const contexts = perControlPlane.length > 0 ? `; a context per control plane: ${perControlPlane.map((c) => `kubernetes-admin@${inventory.cluster.name}-${c.name}`).join(', ')} (kubectl --context NAME when ${answering?.name ?? 'the first'} is down)` : '';
+      const text = renderKubeconfig({
+        clusterName: inventory.cluster.name,
+        server,
+        caCert: pki.ca.cert,
+        user: 'kubernetes-admin',
+        cert: pki.admin.cert,
+        key: pki.admin.key,
+        alternatives: perControlPlane,
+      });
+      const contexts =
+        perControlPlane.length > 0
+          ? `; a context per control plane: ${perControlPlane.map((c) => `kubernetes-admin@${inventory.cluster.name}-${c.name}`).join(', ')} (kubectl --context NAME when ${answering?.name ?? 'the first'} is down)`
+          : '';
       if (file === undefined) {
         cli.stdout.write(text);
         if (contexts) cli.stderr.write(`kcluster: server ${server}${contexts}\n`);

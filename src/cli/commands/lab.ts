@@ -40,36 +40,54 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--bundle <path>', 'artifact bundle the written inventory installs from (see kcluster artifacts verify)')
     .option('--vm', 'virtual machines with a stock Debian kernel (QEMU; KVM where it can run one, else software emulation) instead of containers')
     .option('--suite <name>', 'with --vm: the Debian release of the VMs (bookworm or trixie)', 'bookworm')
-    .action(async (options: { name: string; hosts: string; controlPlanes: string; privileged?: boolean; light?: boolean; python?: boolean; subnet: string; bundle?: string; vm?: boolean; suite: string }) => {
-      const started = Date.now();
-      try {
-        const { info, alreadyUp } = await labUp({
-          name: options.name,
-          hosts: Number(options.hosts),
-          controlPlanes: Number(options.controlPlanes),
-          privileged: options.privileged ?? false,
-          light: options.light ?? false,
-          python: options.python ?? false,
-          subnet: options.subnet,
-          ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
-          ...(options.vm ? { vm: options.suite as VmSuite } : {}),
-          log: options.vm ? (line: string) => (line.startsWith('VMs: ') || line.startsWith('vm-up: ') || line.startsWith('vm-base: ') ? cli.stderr.write(`  ${line}\n`) : quietLog(line)) : quietLog,
-        });
-        cli.stdout.write(
-          [
-            alreadyUp ? `lab "${info.name}" is already up` : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-            ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
-            `inventory:   ${info.inventoryFile}`,
-            `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
-            ...(info.accelerator !== undefined ? [`VMs:         ${info.accelerator}`] : []),
-            (info.privileged || info.vm !== undefined) && info.bundle !== undefined ? `next:        kcluster apply -i ${info.inventoryFile}` : `next:        kcluster run demo -i ${info.inventoryFile}`,
-            '',
-          ].join('\n'),
-        );
-      } catch (error) {
-        fail(cli, error);
-      }
-    });
+    .action(
+      async (options: {
+        name: string;
+        hosts: string;
+        controlPlanes: string;
+        privileged?: boolean;
+        light?: boolean;
+        python?: boolean;
+        subnet: string;
+        bundle?: string;
+        vm?: boolean;
+        suite: string;
+      }) => {
+        const started = Date.now();
+        try {
+          const { info, alreadyUp } = await labUp({
+            name: options.name,
+            hosts: Number(options.hosts),
+            controlPlanes: Number(options.controlPlanes),
+            privileged: options.privileged ?? false,
+            light: options.light ?? false,
+            python: options.python ?? false,
+            subnet: options.subnet,
+            ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
+            ...(options.vm ? { vm: options.suite as VmSuite } : {}),
+            log: options.vm
+              ? (line: string) =>
+                  line.startsWith('VMs: ') || line.startsWith('vm-up: ') || line.startsWith('vm-base: ') ? cli.stderr.write(`  ${line}\n`) : quietLog(line)
+              : quietLog,
+          });
+          cli.stdout.write(
+            [
+              alreadyUp ? `lab "${info.name}" is already up` : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+              ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
+              `inventory:   ${info.inventoryFile}`,
+              `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
+              ...(info.accelerator !== undefined ? [`VMs:         ${info.accelerator}`] : []),
+              (info.privileged || info.vm !== undefined) && info.bundle !== undefined
+                ? `next:        kcluster apply -i ${info.inventoryFile}`
+                : `next:        kcluster run demo -i ${info.inventoryFile}`,
+              '',
+            ].join('\n'),
+          );
+        } catch (error) {
+          fail(cli, error);
+        }
+      },
+    );
 
   lab
     .command('down')
@@ -81,7 +99,9 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
       try {
         for (const name of names) {
           const result = await labDown(name, quietLog);
-          cli.stdout.write(`lab "${name}" ${result.found ? 'down' : 'was not recorded; cleaned up whatever was left'} in ${(result.durationMs / 1000).toFixed(1)} s\n`);
+          cli.stdout.write(
+            `lab "${name}" ${result.found ? 'down' : 'was not recorded; cleaned up whatever was left'} in ${(result.durationMs / 1000).toFixed(1)} s\n`,
+          );
         }
       } catch (error) {
         fail(cli, error);
@@ -95,7 +115,10 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((options: { name?: string; output: 'text' | 'json' }) => {
       const names = options.name ? [options.name] : knownLabs();
-      const labs = names.map((n) => readLabInfo(n)).filter((i) => i !== undefined).map(labStatusOf);
+      const labs = names
+        .map((n) => readLabInfo(n))
+        .filter((i) => i !== undefined)
+        .map(labStatusOf);
       if (options.output === 'json') {
         cli.stdout.write(`${JSON.stringify(labs, null, 2)}\n`);
         return;
@@ -103,7 +126,8 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
       if (labs.length === 0) cli.stdout.write('no lab is up\n');
       for (const l of labs) {
         cli.stdout.write(`lab "${l.name}" ${l.subnet}${l.privileged ? ' privileged' : ''}  inventory: ${l.inventory}\n`);
-        for (const h of l.hosts) cli.stdout.write(`  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',').padEnd(14)} ${h.running ? 'running' : 'stopped'}\n`);
+        for (const h of l.hosts)
+          cli.stdout.write(`  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',').padEnd(14)} ${h.running ? 'running' : 'stopped'}\n`);
       }
     });
 

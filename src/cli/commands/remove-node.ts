@@ -35,7 +35,10 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--drain-timeout <seconds>', 'how long draining may take', '300')
     .option('--unreachable', 'the host is gone or cannot be reached: remove its etcd member and its Node through another control plane, without drain or reset')
-    .option('--allow-even', 'remove a healthy control plane even if etcd is left with an even number of members (which survives no more failures than one fewer)')
+    .option(
+      '--allow-even',
+      'remove a healthy control plane even if etcd is left with an even number of members (which survives no more failures than one fewer)',
+    )
     .option('-C, --check', 'plan only: report every step it would take, change nothing')
     .option('-D, --diff', 'show unified diffs of file changes')
     .addOption(new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']))
@@ -47,8 +50,13 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
         cli,
         async (inventory) => {
           const drainSeconds = Number(options.drainTimeout);
-          if (!Number.isInteger(drainSeconds) || drainSeconds < 10) throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
-          const plan = await removeNodePlaybook(inventory, name, { drainTimeoutMs: drainSeconds * 1000, ...(options.unreachable ? { unreachable: true } : {}), ...(options.allowEven ? { allowEven: true } : {}) });
+          if (!Number.isInteger(drainSeconds) || drainSeconds < 10)
+            throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
+          const plan = await removeNodePlaybook(inventory, name, {
+            drainTimeoutMs: drainSeconds * 1000,
+            ...(options.unreachable ? { unreachable: true } : {}),
+            ...(options.allowEven ? { allowEven: true } : {}),
+          });
           controlPlane = plan.controlPlane;
           log(`remove-node works through ${plan.operator.name}`);
           if (!options.check) {
@@ -64,11 +72,15 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
       );
       if (!summary || options.check || summary.exitCode !== 0) {
         if (summary && !options.check && summary.exitCode !== 0 && !summary.interrupted) {
-          log(`${name} was not removed completely (see above); run the same command again: it goes on where it stopped${options.unreachable ? '' : ` (if ${name}'s host is gone for good, add --unreachable)`}`);
+          log(
+            `${name} was not removed completely (see above); run the same command again: it goes on where it stopped${options.unreachable ? '' : ` (if ${name}'s host is gone for good, add --unreachable)`}`,
+          );
         }
         return;
       }
-      log(`${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; now delete it from ${options.inventory} (the next apply would install it again)${controlPlane ? ', then run kcluster apply so the other nodes stop listing it' : ''}`);
+      log(
+        `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; now delete it from ${options.inventory} (the next apply would install it again)${controlPlane ? ', then run kcluster apply so the other nodes stop listing it' : ''}`,
+      );
       if (options.unreachable) log(leftOnTheHost(name));
     });
 }

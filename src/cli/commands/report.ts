@@ -38,7 +38,12 @@ async function readLog(cli: CliContext, log: string): Promise<string> {
     return await readFile(resolve(cli.cwd, log), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder: give one of its *.log files (the newest is the last run)' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder: give one of its *.log files (the newest is the last run)'
+          : (error as Error).message;
     throw new InputError(`${log}: cannot read it: ${why}; ${WHAT_TO_GIVE}`);
   }
 }
@@ -47,7 +52,11 @@ async function timeline(cli: CliContext, log: string, options: TimelineOptions):
   try {
     const minTaskMs = positive('--min-task', options.minTask, false) * 1000;
     const run = options.run === undefined ? undefined : positive('--run', options.run, true);
-    const report = timelineReport(await readLog(cli, log), log === '-' ? '<stdin>' : log, { minTaskMs, svg: options.svg !== undefined, ...(run !== undefined ? { run } : {}) });
+    const report = timelineReport(await readLog(cli, log), log === '-' ? '<stdin>' : log, {
+      minTaskMs,
+      svg: options.svg !== undefined,
+      ...(run !== undefined ? { run } : {}),
+    });
     for (const note of report.notes) cli.stderr.write(`kcluster: ${note}\n`);
     if (options.output === 'json') {
       // Times in ms from the run's start (startedAt: epoch ms), for scripts and benchmarks.
@@ -79,7 +88,11 @@ export function registerReportCommand(program: Command, cli: CliContext): void {
     .argument('<log>', 'the debug log of a run (<stateDir>/logs/*.log) or the output of `-o json` (- reads it from stdin)')
     .option('--svg <file>', 'also write a Gantt chart of the run as SVG')
     .option('--min-task <seconds>', 'show tasks that took at least this long', '0.5')
-    .addOption(new Option('-o, --output <format>', 'text (a table) or json (the timeline, its critical path and phases; times in ms)').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('-o, --output <format>', 'text (a table) or json (the timeline, its critical path and phases; times in ms)')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .option('--run <n>', 'the run to show when the file holds several (1 is the first; default: the last)')
     .action((log: string, options: TimelineOptions) => timeline(cli, log, options));
 }

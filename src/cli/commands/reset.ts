@@ -22,7 +22,10 @@ export function registerResetCommand(program: Command, cli: CliContext): void {
     await runPlaybookCommand(
       cli,
       async (inventory) => {
-        const limit = options.limit?.split(',').map((s) => s.trim()).filter(Boolean);
+        const limit = options.limit
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const hosts = [...limitHosts(inventory, limit)];
         if (!planOnly(options)) {
           const what = `reset removes Kubernetes, its data (etcd included) and every pod from ${hosts.length} host(s): ${hosts.join(', ')}`;

@@ -30,7 +30,8 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
         async (inventory) => {
           requireInstalledPki(inventory, 'secrets rotate-key');
           const running = await refuseUnsupportedChanges(inventory);
-          if (running === undefined) throw new InputError(`${inventory.file}: no cluster answers: secrets rotate-key works on a running cluster (kcluster apply installs one)`);
+          if (running === undefined)
+            throw new InputError(`${inventory.file}: no cluster answers: secrets rotate-key works on a running cluster (kcluster apply installs one)`);
           store = new EncryptionKeyStore(inventory.stateDir);
           const current = await store.read();
           if (!current) throw new InputError(`${store.path}: no encryption key in the state folder: run kcluster apply first (it makes one)`);
@@ -45,7 +46,10 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
       );
       if (!summary || options.check || !store || !rotation) return;
       if (summary.exitCode !== 0) {
-        if (!summary.interrupted) log(`the rotation to ${rotation.to.name} did not finish (see above); every Secret stays readable, and the state folder keeps both keys: run the same command again to go on`);
+        if (!summary.interrupted)
+          log(
+            `the rotation to ${rotation.to.name} did not finish (see above); every Secret stays readable, and the state folder keeps both keys: run the same command again to go on`,
+          );
         return;
       }
       await store.write(rotation.done);

@@ -67,6 +67,7 @@ export function registerTrustCommand(program: Command, cli: CliContext): void {
       } finally {
         await connector.closeAll();
       }
-      if (shown > 0) cli.stdout.write('To be sure, compare with `ssh-keygen -lf /etc/ssh/ssh_host_<type>_key.pub` run on the host itself (console, not SSH).\n');
+      if (shown > 0)
+        cli.stdout.write('To be sure, compare with `ssh-keygen -lf /etc/ssh/ssh_host_<type>_key.pub` run on the host itself (console, not SSH).\n');
     });
 }

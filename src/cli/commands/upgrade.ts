@@ -37,30 +37,42 @@ export async function currentVersions(api: ApiClient, server: string): Promise<C
     const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes');
     return { apiServer: version.gitVersion, kubelets: Object.fromEntries(kubeletVersionsOf(nodes)) };
   } catch (error) {
-    throw new InputError(`cannot read the cluster's versions through ${server}: ${(error as Error).message} (upgrade needs a running cluster: use kcluster apply to install one)`);
+    throw new InputError(
+      `cannot read the cluster's versions through ${server}: ${(error as Error).message} (upgrade needs a running cluster: use kcluster apply to install one)`,
+    );
   }
 }
 
 export function registerUpgradeCommand(program: Command, cli: CliContext): void {
-  const command = program.command('upgrade').description("rolling upgrade to the inventory's kubernetesVersion: control planes one at a time, then nodes in batches");
+  const command = program
+    .command('upgrade')
+    .description("rolling upgrade to the inventory's kubernetesVersion: control planes one at a time, then nodes in batches");
   addPlanOptions(addPlaybookOptions(command))
     .addOption(new Option('--to <version>', 'the target version; must equal cluster.kubernetesVersion in the inventory (the inventory stays the truth)'))
     .addOption(new Option('--max-unavailable <n>', 'nodes upgraded at once after the control planes (count or percentage)').default('1'))
     .addOption(new Option('--drain-timeout <seconds>', 'how long draining one node may take').default('300'))
     .addOption(new Option('--ignore-preflight <checks>', 'preflight checks to skip knowingly'));
   command.action(async (options: UpgradeCommandOptions) => {
-    const ignore = new Set((options.ignorePreflight ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+    const ignore = new Set(
+      (options.ignorePreflight ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     let api: ApiClient | undefined;
     const summary = await runPlaybookCommand(
       cli,
       async (inventory) => {
         const target = inventory.cluster.kubernetesVersion;
         if (options.to !== undefined && options.to !== target) {
-          throw new InputError(`--to ${options.to} but ${inventory.file} says cluster.kubernetesVersion: ${target}: set it to ${options.to} in the inventory first (it stays the truth for the next apply), then run upgrade`);
+          throw new InputError(
+            `--to ${options.to} but ${inventory.file} says cluster.kubernetesVersion: ${target}: set it to ${options.to} in the inventory first (it stays the truth for the next apply), then run upgrade`,
+          );
         }
         const maxUnavailable = parseMaxUnavailable(options.maxUnavailable);
         const drainSeconds = Number(options.drainTimeout);
-        if (!Number.isInteger(drainSeconds) || drainSeconds < 10) throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
+        if (!Number.isInteger(drainSeconds) || drainSeconds < 10)
+          throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
         const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
         api = adminApi(inputs);
         const current = await currentVersions(api, inputs.topology.adminServerUrl);
@@ -69,11 +81,16 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const behind = (name: string): boolean => current.kubelets[name] === undefined || compareVersions(current.kubelets[name]!, target) < 0;
         const lines = [
           `upgrade plan: API servers ${current.apiServer} -> ${target}`,
-          ...inputs.topology.controlPlanes.map((h, i) => `  control plane ${i + 1}/${inputs.topology.controlPlanes.length}: ${h.name} (kubelet ${current.kubelets[h.name] ?? 'not registered'})${behind(h.name) ? '' : ', already at target'}`),
+          ...inputs.topology.controlPlanes.map(
+            (h, i) =>
+              `  control plane ${i + 1}/${inputs.topology.controlPlanes.length}: ${h.name} (kubelet ${current.kubelets[h.name] ?? 'not registered'})${behind(h.name) ? '' : ', already at target'}`,
+          ),
           `  then the other nodes, ${maxUnavailable} at a time, each cordoned and drained first: ${inputs.topology.workers.map((h) => `${h.name} (${current.kubelets[h.name] ?? 'not registered'})`).join(', ') || 'none'}`,
         ];
         cli.stderr.write(`kcluster: ${lines.join('\nkcluster: ')}\n`);
-        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) => cli.stderr.write(`kcluster: ${line}\n`));
+        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) =>
+          cli.stderr.write(`kcluster: ${line}\n`),
+        );
         return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000, operator }) };
       },
       options,
@@ -81,7 +98,9 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
     if (summary && api) {
       const cordoned = await nodesCordonedByKcluster(api).catch(() => []);
       if (cordoned.length > 0) {
-        cli.stderr.write(`kcluster: still cordoned by this upgrade: ${cordoned.join(', ')}: run kcluster upgrade again to finish (it continues where it stopped and uncordons them)\n`);
+        cli.stderr.write(
+          `kcluster: still cordoned by this upgrade: ${cordoned.join(', ')}: run kcluster upgrade again to finish (it continues where it stopped and uncordons them)\n`,
+        );
       }
     }
   });

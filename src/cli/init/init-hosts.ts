@@ -17,7 +17,7 @@ const DNS_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-
 export function addressProblem(address: string): string | undefined {
   if (address === '') return 'is empty';
   if (/^[0-9.]+$/.test(address)) return parseIpv4(address) === undefined ? 'is not an IPv4 address (four numbers 0-255, such as 10.0.0.1)' : undefined;
-  if (address.length > 253 || !DNS_NAME.test(address)) return 'is neither an IPv4 address nor a DNS name (letters, digits, \'-\' and \'.\')';
+  if (address.length > 253 || !DNS_NAME.test(address)) return "is neither an IPv4 address nor a DNS name (letters, digits, '-' and '.')";
   return undefined;
 }
 
@@ -35,7 +35,10 @@ export function initHosts(controlPlanes: readonly string[], workers: readonly st
     const address = eq < 0 ? value : value.slice(eq + 1);
     const bad = addressProblem(address);
     if (bad !== undefined) problems.push(`${flag} ${value}: the address ${JSON.stringify(address)} ${bad}`);
-    if (!NODE_NAME.test(name) || name.length > 253) problems.push(`${flag} ${value}: the name ${JSON.stringify(name)} is not a node name (lowercase letters, digits, '-' and '.'); write NAME=ADDRESS, e.g. cp1=10.0.0.1`);
+    if (!NODE_NAME.test(name) || name.length > 253)
+      problems.push(
+        `${flag} ${value}: the name ${JSON.stringify(name)} is not a node name (lowercase letters, digits, '-' and '.'); write NAME=ADDRESS, e.g. cp1=10.0.0.1`,
+      );
     hosts.push({ name, address, role });
   }
   if (controlPlanes.length === 0) problems.push('no control plane: give at least one --control-plane ADDRESS');

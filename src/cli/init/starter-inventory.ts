@@ -27,20 +27,38 @@ export const BUNDLE_PLACEHOLDER = '/path/printed/by/bundle/build';
 
 function apiEndpointLines(settings: StarterSettings, controlPlanes: number): string[] {
   if (settings.apiEndpoint !== undefined) {
-    return ['  apiEndpoint:', `    host: ${scalar(settings.apiEndpoint)}        # the load balancer in front of port 6443 of every control plane`, '    port: 6443'];
+    return [
+      '  apiEndpoint:',
+      `    host: ${scalar(settings.apiEndpoint)}        # the load balancer in front of port 6443 of every control plane`,
+      '    port: 6443',
+    ];
   }
   if (controlPlanes > 1) {
-    return ['  # No apiEndpoint.host: every node runs kcluster-apiproxy to the API servers (docs/users/ha.md).', '  # With a load balancer: apiEndpoint: { host: ADDRESS, port: 6443 }'];
+    return [
+      '  # No apiEndpoint.host: every node runs kcluster-apiproxy to the API servers (docs/users/ha.md).',
+      '  # With a load balancer: apiEndpoint: { host: ADDRESS, port: 6443 }',
+    ];
   }
-  return ['  # One control plane: its address is the API endpoint. For HA, add two more control-plane', '  # hosts later and run kcluster apply (docs/users/ha.md#adding-control-planes).'];
+  return [
+    '  # One control plane: its address is the API endpoint. For HA, add two more control-plane',
+    '  # hosts later and run kcluster apply (docs/users/ha.md#adding-control-planes).',
+  ];
 }
 
 function loginLines(settings: StarterSettings): string[] {
-  const others = ['  # agent: true                  # the keys of the running ssh-agent', '  # passwordEnv: KCLUSTER_SSH_PASSWORD   # a password, read from this environment variable'];
+  const others = [
+    '  # agent: true                  # the keys of the running ssh-agent',
+    '  # passwordEnv: KCLUSTER_SSH_PASSWORD   # a password, read from this environment variable',
+  ];
   if (settings.login === undefined) {
-    return ['  # No key given: kcluster uses the ssh-agent when SSH_AUTH_SOCK is set, else ~/.ssh/id_ed25519 or', '  # ~/.ssh/id_rsa. To name one: keyFile: ~/.ssh/id_ed25519', ...others];
+    return [
+      '  # No key given: kcluster uses the ssh-agent when SSH_AUTH_SOCK is set, else ~/.ssh/id_ed25519 or',
+      '  # ~/.ssh/id_rsa. To name one: keyFile: ~/.ssh/id_ed25519',
+      ...others,
+    ];
   }
-  if ('agent' in settings.login) return ['  agent: true                    # the keys of the running ssh-agent (SSH_AUTH_SOCK)', '  # keyFile: ~/.ssh/id_ed25519   # a key file instead'];
+  if ('agent' in settings.login)
+    return ['  agent: true                    # the keys of the running ssh-agent (SSH_AUTH_SOCK)', '  # keyFile: ~/.ssh/id_ed25519   # a key file instead'];
   return [`  keyFile: ${scalar(settings.login.keyFile)}`, ...others];
 }
 
@@ -51,7 +69,7 @@ export function starterInventory(settings: StarterSettings): string {
     `# yaml-language-server: $schema=${settings.schemaPath}`,
     '#',
     '# Written by `kcluster init`. Check it with `kcluster validate -i FILE`; every key and its default:',
-    '# docs/users/inventory-reference.md. Values without a comment are kcluster\'s defaults, written out.',
+    "# docs/users/inventory-reference.md. Values without a comment are kcluster's defaults, written out.",
     '',
     'cluster:',
     `  name: ${scalar(settings.name)}                 # its state folder: ~/.kcluster/${settings.name}/ (CAs and keys: back it up)`,
@@ -63,7 +81,9 @@ export function starterInventory(settings: StarterSettings): string {
     ...apiEndpointLines(settings, controlPlanes),
     '  artifacts:                      # every binary and image from a bundle: `kcluster bundle build -i FILE`',
     '    source: bundle',
-    settings.bundle !== undefined ? `    bundle: ${scalar(settings.bundle)}` : `    bundle: ${BUNDLE_PLACEHOLDER}   # CHANGE: the folder \`kcluster bundle build\` printed last`,
+    settings.bundle !== undefined
+      ? `    bundle: ${scalar(settings.bundle)}`
+      : `    bundle: ${BUNDLE_PLACEHOLDER}   # CHANGE: the folder \`kcluster bundle build\` printed last`,
     '',
     'ssh:',
     `  user: ${scalar(settings.user)}${settings.user === 'root' ? '' : '                    # not root: commands run through sudo'}`,

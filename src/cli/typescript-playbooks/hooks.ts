@@ -8,7 +8,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 interface TypeScriptApi {
-  transpileModule(source: string, options: { compilerOptions: Record<string, unknown>; fileName: string; reportDiagnostics: boolean }): { outputText: string; diagnostics?: { messageText: unknown; start?: number }[] };
+  transpileModule(
+    source: string,
+    options: { compilerOptions: Record<string, unknown>; fileName: string; reportDiagnostics: boolean },
+  ): { outputText: string; diagnostics?: { messageText: unknown; start?: number }[] };
   ModuleKind: { ESNext: number };
   ScriptTarget: { ES2022: number };
 }
@@ -28,7 +31,11 @@ export function initialize(data: { typescriptPath: string }): void {
 
 const TYPESCRIPT_FILE = /\.m?ts$/;
 
-export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  next: NextResolve,
+): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
   try {
     return await next(specifier, context);
   } catch (error) {
@@ -38,7 +45,11 @@ export async function resolve(specifier: string, context: ResolveContext, next: 
   }
 }
 
-export async function load(url: string, context: unknown, next: NextLoad): Promise<{ format?: string | null; source?: string | ArrayBuffer | Uint8Array | null; shortCircuit?: boolean }> {
+export async function load(
+  url: string,
+  context: unknown,
+  next: NextLoad,
+): Promise<{ format?: string | null; source?: string | ArrayBuffer | Uint8Array | null; shortCircuit?: boolean }> {
   if (!url.startsWith('file:') || !TYPESCRIPT_FILE.test(url)) return next(url, context);
   const file = fileURLToPath(url);
   const ts = typescript;

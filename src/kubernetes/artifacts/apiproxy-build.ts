@@ -19,7 +19,11 @@ const SOURCE_FILES = ['go.mod', 'main.go'] as const;
 
 export const apiproxySourceDir = (): string => join(packageRoot(), 'src', 'kubernetes', 'apiproxy');
 
-function run(file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal | undefined } = {}): Promise<string> {
+function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal | undefined } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, [...args], { ...options, encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(stderr.trim().split('\n').slice(-3).join(' ') || error.message));
@@ -43,7 +47,10 @@ const refusal = (what: string, why: string): ArtifactError =>
   );
 
 /** The Go toolchain's version ("go1.26.8"), checked to build the proxy; an ArtifactError naming the ways out otherwise. */
-export async function checkGoForApiproxy(what: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ go: string; version: string }> {
+export async function checkGoForApiproxy(
+  what: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<{ go: string; version: string }> {
   const go = findGo(env);
   if (go === undefined) throw refusal(what, 'no go command was found (KCLUSTER_GO, PATH, /usr/local/go/bin)');
   let out: string;
@@ -55,12 +62,18 @@ export async function checkGoForApiproxy(what: string, env: Readonly<Record<stri
   const version = out.trim();
   const match = /^go(\d+)\.(\d+)/.exec(version);
   const [major, minor] = APIPROXY_MIN_GO;
-  if (!match || Number(match[1]) < major || (Number(match[1]) === major && Number(match[2]) < minor)) throw refusal(what, `${go} is ${version || 'of an unknown version'}`);
+  if (!match || Number(match[1]) < major || (Number(match[1]) === major && Number(match[2]) < minor))
+    throw refusal(what, `${go} is ${version || 'of an unknown version'}`);
   return { go, version };
 }
 
 /** Builds kcluster-apiproxy for linux/`arch` into the cache (once per source and Go version) and returns its path. */
-export async function buildApiproxy(cacheDir: string, arch: string, what: string, options: { signal?: AbortSignal | undefined; log?: ((line: string) => void) | undefined; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<string> {
+export async function buildApiproxy(
+  cacheDir: string,
+  arch: string,
+  what: string,
+  options: { signal?: AbortSignal | undefined; log?: ((line: string) => void) | undefined; env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<string> {
   const { go, version } = await checkGoForApiproxy(what, options.env);
   const source = apiproxySourceDir();
   const hash = createHash('sha256').update(`${version} linux/${arch}\n`);

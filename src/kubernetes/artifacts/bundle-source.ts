@@ -23,7 +23,10 @@ const isTarball = (path: string): boolean => /\.(tar|tar\.gz|tgz|tar\.zst|tar\.x
 
 async function unpackTarball(path: string, cacheDir: string): Promise<string> {
   const info = await stat(path);
-  const key = createHash('sha256').update(`${resolve(path)}|${info.size}|${info.mtimeMs}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${resolve(path)}|${info.size}|${info.mtimeMs}`)
+    .digest('hex')
+    .slice(0, 16);
   const dir = join(cacheDir, 'bundles', key);
   if (existsSync(join(dir, LOCK_FILE))) return dir;
   const temp = `${dir}.partial`;
@@ -83,9 +86,11 @@ export async function checkEntry(bundle: OpenBundle, entry: BundleEntry, verifie
   } catch {
     return `${artifactLabel(entry)}: ${entry.path} is missing from the bundle (expected sha256 ${entry.sha256})`;
   }
-  if (size !== entry.size) return `${artifactLabel(entry)}: ${entry.path} has ${size} bytes, the lock says ${entry.size} (expected sha256 ${entry.sha256}): the file is truncated or replaced`;
+  if (size !== entry.size)
+    return `${artifactLabel(entry)}: ${entry.path} has ${size} bytes, the lock says ${entry.size} (expected sha256 ${entry.sha256}): the file is truncated or replaced`;
   const { sha256 } = await verified.sha256(file);
-  if (sha256 !== entry.sha256) return `${artifactLabel(entry)}: ${entry.path} has sha256 ${sha256}, expected ${entry.sha256}: the file is corrupt or was replaced`;
+  if (sha256 !== entry.sha256)
+    return `${artifactLabel(entry)}: ${entry.path} has sha256 ${sha256}, expected ${entry.sha256}: the file is corrupt or was replaced`;
   return undefined;
 }
 

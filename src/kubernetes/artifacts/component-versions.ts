@@ -74,7 +74,9 @@ export function componentVersionsFor(kubernetesVersion: string): ComponentVersio
   const versions = COMPONENT_VERSIONS[minor];
   if (!versions) {
     const known = Object.keys(COMPONENT_VERSIONS).sort().join(', ');
-    throw new UnknownReleaseError(`kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`);
+    throw new UnknownReleaseError(
+      `kcluster knows the component versions for Kubernetes ${known}, not ${minor}: set cluster.kubernetesVersion to one of those minors`,
+    );
   }
   return versions;
 }

@@ -64,7 +64,10 @@ async function sizeOf(path: string): Promise<number> {
 function hashOf(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    createReadStream(path).on('data', (c) => hash.update(c)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
+    createReadStream(path)
+      .on('data', (c) => hash.update(c))
+      .on('end', () => resolve(hash.digest('hex')))
+      .on('error', reject);
   });
 }
 
@@ -99,16 +102,22 @@ export async function downloadVerified(url: string, dest: string, sha256: string
       });
     } catch (error) {
       const got = await sizeOf(part);
-      throw new ArtifactError(`${what}: download of ${url} was interrupted after ${got} bytes (${(error as Error).message}); the part is kept: run again to resume`);
+      throw new ArtifactError(
+        `${what}: download of ${url} was interrupted after ${got} bytes (${(error as Error).message}); the part is kept: run again to resume`,
+      );
     }
   } else {
     response.resume();
-    throw new ArtifactError(`${what}: download failed: ${url} answered HTTP ${status}${status === 404 ? ' (not found: check the version, or the mirror in cluster.artifacts.mirrors)' : ''}`);
+    throw new ArtifactError(
+      `${what}: download failed: ${url} answered HTTP ${status}${status === 404 ? ' (not found: check the version, or the mirror in cluster.artifacts.mirrors)' : ''}`,
+    );
   }
   const actual = await hashOf(part);
   if (actual !== sha256) {
     await rm(part, { force: true });
-    throw new ArtifactError(`${what}: ${url} has sha256 ${actual}, expected ${sha256}: the download is corrupt or was tampered with, and was deleted; retry, or check the mirror`);
+    throw new ArtifactError(
+      `${what}: ${url} has sha256 ${actual}, expected ${sha256}: the download is corrupt or was tampered with, and was deleted; retry, or check the mirror`,
+    );
   }
   const bytes = await sizeOf(part);
   await rename(part, dest);

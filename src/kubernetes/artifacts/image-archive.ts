@@ -24,7 +24,9 @@ function json(bytes: Buffer, what: string): unknown {
 export async function readImageArchive(archive: string, what: string): Promise<ImageArchiveInfo> {
   const members = new Set((await listMembers(archive, what)).map((m) => m.replace(/^\.\//, '')));
   if (members.has('index.json')) {
-    const index = json(await readMember(archive, 'index.json', what), `${what}: index.json`) as { manifests?: { digest?: string; annotations?: Record<string, string> }[] };
+    const index = json(await readMember(archive, 'index.json', what), `${what}: index.json`) as {
+      manifests?: { digest?: string; annotations?: Record<string, string> }[];
+    };
     const first = index.manifests?.[0];
     if (!first?.digest) throw new ArtifactError(`${what}: index.json lists no image manifest`);
     const manifest = json(await readMember(archive, blobPath(first.digest), what), `${what}: manifest`) as { config?: { digest?: string } };

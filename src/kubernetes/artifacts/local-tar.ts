@@ -26,5 +26,8 @@ export async function extract(archive: string, dir: string, what: string, member
 
 /** Names of the archive's members. */
 export async function listMembers(archive: string, what: string): Promise<string[]> {
-  return (await tar(['-tf', archive], what, 64 * 1024 * 1024)).toString('utf8').split('\n').filter((l) => l.length > 0);
+  return (await tar(['-tf', archive], what, 64 * 1024 * 1024))
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
 }

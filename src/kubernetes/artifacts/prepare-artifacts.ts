@@ -49,18 +49,29 @@ function throwAll(results: readonly PromiseSettledResult<unknown>[], source: str
   const problems = results.flatMap((r) => (r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []));
   if (problems.length > 0) {
     const unique = [...new Set(problems)];
-    throw new ArtifactError(`${unique.length} artifact problem${unique.length === 1 ? '' : 's'} (${source}); nothing was installed on any host:\n  - ${unique.join('\n  - ')}`);
+    throw new ArtifactError(
+      `${unique.length} artifact problem${unique.length === 1 ? '' : 's'} (${source}); nothing was installed on any host:\n  - ${unique.join('\n  - ')}`,
+    );
   }
 }
 
-async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles, options: PrepareOptions): Promise<PreparedArtifact[]> {
+async function fromBundle(
+  inventory: Inventory,
+  needs: readonly RequiredArtifact[],
+  verified: VerifiedFiles,
+  options: PrepareOptions,
+): Promise<PreparedArtifact[]> {
   const path = inventory.cluster.artifacts.bundle;
   if (path === undefined) throw new ArtifactError('cluster.artifacts.source is bundle but cluster.artifacts.bundle names no bundle');
   const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
-    if (!entry) throw new ArtifactError(`${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`);
-    if (options.resolveOnly === true) return { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path }, ...(entry.reference !== undefined ? { reference: entry.reference } : {}) };
+    if (!entry)
+      throw new ArtifactError(
+        `${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`,
+      );
+    if (options.resolveOnly === true)
+      return { ...need, origin: { kind: 'bundle', bundle: path, path: entry.path }, ...(entry.reference !== undefined ? { reference: entry.reference } : {}) };
     const problem = await checkEntry(bundle, entry, verified);
     if (problem) throw new ArtifactError(problem);
     const localPath = join(bundle.root, entry.path);
@@ -73,7 +84,12 @@ async function fromBundle(inventory: Inventory, needs: readonly RequiredArtifact
   return results.map((r) => (r as PromiseFulfilledResult<PreparedArtifact>).value);
 }
 
-async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifact[], verified: VerifiedFiles, options: PrepareOptions): Promise<PreparedArtifact[]> {
+async function fromRelease(
+  inventory: Inventory,
+  needs: readonly RequiredArtifact[],
+  verified: VerifiedFiles,
+  options: PrepareOptions,
+): Promise<PreparedArtifact[]> {
   const { mirrors, imageRepository, cacheDir } = inventory.cluster.artifacts;
   const fetcher = new ReleaseFetcher(mirrors, cacheDir, verified, { signal: options.signal, log: options.log });
   const results = await inParallel(needs, options.downloadConcurrency ?? 4, async (need): Promise<PreparedArtifact> => {
@@ -95,7 +111,13 @@ async function fromRelease(inventory: Inventory, needs: readonly RequiredArtifac
     if (options.resolveOnly === true) return { ...need, origin: { kind: 'release', url: '' } };
     const { localPath, location } = await fetcher.binary(need);
     const { sha256, size } = await verified.sha256(localPath);
-    return { ...need, origin: { kind: 'release', url: location.url, ...(location.member !== undefined ? { member: location.member } : {}) }, localPath, sha256, size };
+    return {
+      ...need,
+      origin: { kind: 'release', url: location.url, ...(location.member !== undefined ? { member: location.member } : {}) },
+      localPath,
+      sha256,
+      size,
+    };
   });
   throwAll(results, 'release downloads');
   return results.map((r) => (r as PromiseFulfilledResult<PreparedArtifact>).value);
@@ -105,7 +127,9 @@ export async function prepareArtifacts(inventory: Inventory, options: PrepareOpt
   const needs = requiredArtifacts(inventory);
   const verified = new VerifiedFiles(inventory.cluster.artifacts.cacheDir);
   try {
-    return inventory.cluster.artifacts.kind === 'bundle' ? await fromBundle(inventory, needs, verified, options) : await fromRelease(inventory, needs, verified, options);
+    return inventory.cluster.artifacts.kind === 'bundle'
+      ? await fromBundle(inventory, needs, verified, options)
+      : await fromRelease(inventory, needs, verified, options);
   } finally {
     await verified.save().catch(() => undefined);
   }

@@ -52,7 +52,9 @@ export function releaseLocation(id: ArtifactId, mirrors: Readonly<Record<string,
   if (!location) return undefined;
   const rewrite = (url: string): string => {
     // The longest matching prefix wins, so a specific mirror can override a general one.
-    const prefix = Object.keys(mirrors).filter((p) => url.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+    const prefix = Object.keys(mirrors)
+      .filter((p) => url.startsWith(p))
+      .sort((a, b) => b.length - a.length)[0];
     return prefix === undefined ? url : `${mirrors[prefix]}${url.slice(prefix.length)}`;
   };
   return { ...location, url: rewrite(location.url), checksumUrl: rewrite(location.checksumUrl) };
@@ -64,7 +66,10 @@ export function releaseLocation(id: ArtifactId, mirrors: Readonly<Record<string,
  */
 export function checksumFor(text: string, url: string): string | undefined {
   const fileName = url.slice(url.lastIndexOf('/') + 1);
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const only = lines.length === 1 ? /^([0-9a-fA-F]{64})$/.exec(lines[0]!) : null;
   if (only) return only[1]!.toLowerCase();
   for (const line of lines) {

@@ -41,7 +41,10 @@ export class ReleaseFetcher {
     }
     const location = releaseLocation(id, this.mirrors);
     if (!location) {
-      const hint = id.component === 'kcluster-apiproxy' ? ' (it balances several control planes when no load balancer is given: set cluster.apiEndpoint.host to yours, or use source: bundle)' : ': use source: bundle';
+      const hint =
+        id.component === 'kcluster-apiproxy'
+          ? ' (it balances several control planes when no load balancer is given: set cluster.apiEndpoint.host to yours, or use source: bundle)'
+          : ': use source: bundle';
       throw new ArtifactError(`${what}: kcluster knows no release location for ${id.component}${hint}`);
     }
     let checksums = this.checksumFiles.get(location.checksumUrl);
@@ -77,7 +80,9 @@ export class ReleaseFetcher {
         if (existsSync(dest) && (await this.verified.sha256(dest)).sha256 === sha256) return dest;
         const started = Date.now();
         const result = await downloadVerified(url, dest, sha256, what, this.options.signal);
-        this.options.log?.(`downloaded ${url} (${(result.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s${result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : ''})`);
+        this.options.log?.(
+          `downloaded ${url} (${(result.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s${result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : ''})`,
+        );
         return dest;
       })();
       this.downloads.set(url, pending);

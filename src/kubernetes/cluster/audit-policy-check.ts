@@ -50,8 +50,14 @@ export function auditPolicyProblems(text: string): AuditPolicyProblem[] {
     const key = String((pair.key as { value?: unknown }).value);
     if (!POLICY_KEYS.includes(key)) at(pair.key as Node, key, `unknown field "${key}" in a Policy (allowed: ${POLICY_KEYS.join(', ')})`);
   }
-  if (valueOf(root, 'apiVersion') !== 'audit.k8s.io/v1') at((root.get('apiVersion', true) as Node | undefined) ?? root, 'apiVersion', `must be audit.k8s.io/v1 (got ${JSON.stringify(valueOf(root, 'apiVersion') ?? null)})`);
-  if (valueOf(root, 'kind') !== 'Policy') at((root.get('kind', true) as Node | undefined) ?? root, 'kind', `must be Policy (got ${JSON.stringify(valueOf(root, 'kind') ?? null)})`);
+  if (valueOf(root, 'apiVersion') !== 'audit.k8s.io/v1')
+    at(
+      (root.get('apiVersion', true) as Node | undefined) ?? root,
+      'apiVersion',
+      `must be audit.k8s.io/v1 (got ${JSON.stringify(valueOf(root, 'apiVersion') ?? null)})`,
+    );
+  if (valueOf(root, 'kind') !== 'Policy')
+    at((root.get('kind', true) as Node | undefined) ?? root, 'kind', `must be Policy (got ${JSON.stringify(valueOf(root, 'kind') ?? null)})`);
   if (root.has('omitStages')) stagesAt(root.get('omitStages', true), 'omitStages');
   const rules = root.get('rules', true);
   if (!isSeq(rules) || rules.items.length === 0) {
@@ -66,7 +72,8 @@ export function auditPolicyProblems(text: string): AuditPolicyProblem[] {
       if (!RULE_KEYS.includes(key)) at(pair.key as Node, `${path}.${key}`, `unknown field "${key}" in a rule (allowed: ${RULE_KEYS.join(', ')})`);
     }
     const level = valueOf(rule, 'level');
-    if (!LEVELS.includes(String(level))) at((rule.get('level', true) as Node | undefined) ?? rule, `${path}.level`, `must be one of ${LEVELS.join(', ')} (got ${JSON.stringify(level ?? null)})`);
+    if (!LEVELS.includes(String(level)))
+      at((rule.get('level', true) as Node | undefined) ?? rule, `${path}.level`, `must be one of ${LEVELS.join(', ')} (got ${JSON.stringify(level ?? null)})`);
     for (const key of LIST_OF_STRINGS) {
       const value = rule.get(key, true);
       if (value !== undefined && !isSeq(value)) at(value as Node, `${path}.${key}`, 'must be a list');

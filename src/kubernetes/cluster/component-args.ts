@@ -28,13 +28,20 @@ export function featureGatesValue(gates: Readonly<Record<string, boolean>>): str
 
 /** The gates as a list for the kubelet's and kube-proxy's configuration files (featureGates: maps), sorted by name. */
 export function featureGateList(gates: Readonly<Record<string, boolean>>): { name: string; enabled: boolean }[] {
-  return Object.keys(gates).sort().map((name) => ({ name, enabled: gates[name]! }));
+  return Object.keys(gates)
+    .sort()
+    .map((name) => ({ name, enabled: gates[name]! }));
 }
 
 /** The flags kcluster adds to the component's own: the operator's, sorted, then the feature gates. */
 export function componentExtraArgs(cluster: Pick<ClusterSettings, 'extraArgs' | 'featureGates' | 'apiServerOidc'>, component: ControlPlaneComponent): string[] {
   const own = cluster.extraArgs[COMPONENT_KEY[component]];
-  const flags = [...Object.keys(own).sort().map((flag) => `--${flag}=${own[flag]}`), ...(component === 'kube-apiserver' ? oidcArgs(cluster.apiServerOidc) : [])];
+  const flags = [
+    ...Object.keys(own)
+      .sort()
+      .map((flag) => `--${flag}=${own[flag]}`),
+    ...(component === 'kube-apiserver' ? oidcArgs(cluster.apiServerOidc) : []),
+  ];
   const gates = takesFeatureGates(component) ? featureGatesValue(cluster.featureGates) : undefined;
   return gates === undefined ? flags : [...flags, `--feature-gates=${gates}`];
 }

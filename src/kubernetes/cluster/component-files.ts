@@ -69,8 +69,13 @@ export async function loadComponentFiles(cluster: Pick<ClusterSettings, 'extraFi
     for (const path of cluster.extraFiles[key]) {
       const setting = `cluster.${key}.extraFiles`;
       const name = basename(path);
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) problems.push(`${setting}: ${path}: the file name must be letters, digits, '.', '_' and '-' (it becomes ${extraFilesDir(component)}/NAME)`);
-      else if (out[component].some((f) => f.name === name) || (component === 'kube-apiserver' && name === OIDC_CA_NAME && cluster.apiServerOidc?.caFile !== undefined)) problems.push(`${setting}: ${path}: another file is already named ${name} in ${extraFilesDir(component)}: rename one`);
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
+        problems.push(`${setting}: ${path}: the file name must be letters, digits, '.', '_' and '-' (it becomes ${extraFilesDir(component)}/NAME)`);
+      else if (
+        out[component].some((f) => f.name === name) ||
+        (component === 'kube-apiserver' && name === OIDC_CA_NAME && cluster.apiServerOidc?.caFile !== undefined)
+      )
+        problems.push(`${setting}: ${path}: another file is already named ${name} in ${extraFilesDir(component)}: rename one`);
       const content = await readChecked(path, setting, problems);
       if (content !== undefined) out[component].push({ name, content });
     }

@@ -23,7 +23,10 @@ const SCALARS: Readonly<Partial<Record<ConfigFieldKind, { readonly ok: (v: unkno
   float: { ok: (v) => typeof v === 'number', what: 'a number' },
   bool: { ok: (v) => typeof v === 'boolean', what: 'true or false' },
   duration: { ok: (v) => typeof v === 'string' && DURATION.test(v), what: 'a duration such as 10s or 1m30s' },
-  durationOrInt: { ok: (v) => (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && DURATION.test(v)), what: 'a duration such as 10s, or whole nanoseconds' },
+  durationOrInt: {
+    ok: (v) => (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && DURATION.test(v)),
+    what: 'a duration such as 10s, or whole nanoseconds',
+  },
   quantity: { ok: (v) => typeof v === 'number' || typeof v === 'string', what: 'a quantity such as 500m or 1Gi' },
   intOrString: { ok: (v) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'string', what: 'a whole number or a string' },
 };
@@ -70,7 +73,11 @@ export function configFieldProblems(value: unknown, node: ConfigFieldNode, compo
     const names = Object.keys(node.fields ?? {});
     const guess = closest(key, names);
     const within = path.length === 0 ? '' : ` under ${path.join('.')}`;
-    out.push({ path: [...path, key], atKey: true, message: `"${key}" is not a field${within} in ${component}${guess !== undefined ? `: did you mean "${guess}"?` : ''}` });
+    out.push({
+      path: [...path, key],
+      atKey: true,
+      message: `"${key}" is not a field${within} in ${component}${guess !== undefined ? `: did you mean "${guess}"?` : ''}`,
+    });
   }
   return out;
 }

@@ -33,7 +33,9 @@ export function configFieldRefusals(inventory: Inventory, sourceMap: () => Sourc
   const report = (candidates: Path[], problem: ConfigFieldProblem, fallback: string): void => {
     map ??= sourceMap();
     const found = candidates.map((base) => ({ base, at: writtenAt(map!, base, problem) })).find((c) => c.at !== undefined);
-    const where = found ? `${file}:${found.at!.line}:${found.at!.col}: ${[...found.base, ...problem.path].join('.')}` : `${file}: ${fallback}.${problem.path.join('.')}`;
+    const where = found
+      ? `${file}:${found.at!.line}:${found.at!.col}: ${[...found.base, ...problem.path].join('.')}`
+      : `${file}: ${fallback}.${problem.path.join('.')}`;
     const line = `${where}: ${problem.message}`;
     if (seen.has(line)) return;
     seen.add(line);
@@ -48,7 +50,9 @@ export function configFieldRefusals(inventory: Inventory, sourceMap: () => Sourc
 
   const kubeletComponent = `the kubelet's KubeletConfiguration of Kubernetes ${trees.kubernetesVersion}`;
   inventory.hosts.forEach((host, i) => {
-    const groups = Object.entries(inventory.groups).filter(([, members]) => members.includes(host.name)).map(([g]): Path => ['groups', g, 'vars', 'kubeletConfig']);
+    const groups = Object.entries(inventory.groups)
+      .filter(([, members]) => members.includes(host.name))
+      .map(([g]): Path => ['groups', g, 'vars', 'kubeletConfig']);
     const candidates: Path[] = [['hosts', i, 'vars', 'kubeletConfig'], ...groups, ['vars', 'kubeletConfig']];
     for (const problem of configFieldProblems(host.vars['kubeletConfig'], trees.kubelet, kubeletComponent)) {
       report(candidates, problem, `host ${host.name}: vars.kubeletConfig`);

@@ -11,7 +11,8 @@ import { minorOf } from '../artifacts/component-versions.js';
 export const CONFIG_FIELDS_DIR = 'src/kubernetes/cluster/config-fields';
 
 /** The JSON form of a value: a scalar kind, or an object, map or list with what it holds. */
-export type ConfigFieldKind = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'durationOrInt' | 'quantity' | 'intOrString' | 'any' | 'object' | 'map' | 'list';
+export type ConfigFieldKind =
+  'string' | 'int' | 'float' | 'bool' | 'duration' | 'durationOrInt' | 'quantity' | 'intOrString' | 'any' | 'object' | 'map' | 'list';
 
 export interface ConfigFieldNode {
   readonly kind: ConfigFieldKind;

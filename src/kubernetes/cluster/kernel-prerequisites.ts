@@ -14,7 +14,7 @@ export interface KernelPrerequisite {
 }
 
 export const KERNEL_PREREQUISITES: readonly KernelPrerequisite[] = [
-  { name: 'overlay', purpose: 'the container runtime\'s overlay snapshots', probe: shellRaw('grep -qw overlay /proc/filesystems') },
+  { name: 'overlay', purpose: "the container runtime's overlay snapshots", probe: shellRaw('grep -qw overlay /proc/filesystems') },
   { name: 'br_netfilter', purpose: 'bridged pod traffic through iptables (kube-proxy, the pod network)', probe: shellRaw('[ -d /proc/sys/net/bridge ]') },
 ];
 

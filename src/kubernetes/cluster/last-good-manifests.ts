@@ -17,7 +17,12 @@ export const lastGoodManifests: Fact<{ readonly present: readonly string[]; read
   become: true,
   script: sh`for f in ${CONTROL_PLANE_MANIFESTS}; do [ -f ${MANIFESTS_DIR}/"$f" ] && echo "present $f"; [ -f ${LAST_GOOD_MANIFESTS_DIR}/"$f" ] && echo "kept $f"; done; true`,
   parse: (stdout) => {
-    const listed = (what: string) => stdout.split('\n').filter((line) => line.startsWith(`${what} `)).map((line) => line.slice(what.length + 1)).filter((f) => (CONTROL_PLANE_MANIFESTS as readonly string[]).includes(f));
+    const listed = (what: string) =>
+      stdout
+        .split('\n')
+        .filter((line) => line.startsWith(`${what} `))
+        .map((line) => line.slice(what.length + 1))
+        .filter((f) => (CONTROL_PLANE_MANIFESTS as readonly string[]).includes(f));
     return { present: listed('present'), kept: listed('kept') };
   },
 };

@@ -52,7 +52,8 @@ export function failSwapOnOf(ctx: VarsOf): boolean {
 /** `dockerPackages`: a non-empty list of OS package names. */
 export function dockerPackagesOf(ctx: VarsOf): readonly string[] {
   const value = ctx.vars['dockerPackages'] ?? NODE_VAR_DEFAULTS.dockerPackages;
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && PACKAGE_NAME.test(v))) refuse(ctx, 'dockerPackages', 'a list of package names', value);
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && PACKAGE_NAME.test(v)))
+    refuse(ctx, 'dockerPackages', 'a list of package names', value);
   return value as readonly string[];
 }
 
@@ -80,7 +81,8 @@ export interface WantedTaint {
 /** `nodeLabels`: label key -> value, put on the host's Node (empty when unset). */
 export function nodeLabelsOf(ctx: VarsOf): Readonly<Record<string, string>> {
   const value = ctx.vars['nodeLabels'] ?? {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) refuse(ctx, 'nodeLabels', 'a map of label key to string value', value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string'))
+    refuse(ctx, 'nodeLabels', 'a map of label key to string value', value);
   return value as Readonly<Record<string, string>>;
 }
 
@@ -88,8 +90,13 @@ export function nodeLabelsOf(ctx: VarsOf): Readonly<Record<string, string>> {
 export function nodeTaintsOf(ctx: VarsOf): readonly WantedTaint[] {
   const value = ctx.vars['nodeTaints'] ?? [];
   const valid = (t: unknown): t is WantedTaint =>
-    typeof t === 'object' && t !== null && typeof (t as WantedTaint).key === 'string' && ['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes((t as WantedTaint).effect) && ((t as WantedTaint).value === undefined || typeof (t as WantedTaint).value === 'string');
-  if (!Array.isArray(value) || !value.every(valid)) refuse(ctx, 'nodeTaints', 'a list of { key, value, effect: NoSchedule | PreferNoSchedule | NoExecute }', value);
+    typeof t === 'object' &&
+    t !== null &&
+    typeof (t as WantedTaint).key === 'string' &&
+    ['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes((t as WantedTaint).effect) &&
+    ((t as WantedTaint).value === undefined || typeof (t as WantedTaint).value === 'string');
+  if (!Array.isArray(value) || !value.every(valid))
+    refuse(ctx, 'nodeTaints', 'a list of { key, value, effect: NoSchedule | PreferNoSchedule | NoExecute }', value);
   return value as readonly WantedTaint[];
 }
 

@@ -17,6 +17,9 @@ export async function operatorControlPlane(
   if (candidates.length === 0) return first; // --limit leaves no control plane: those plays select no host
   if (candidates[0]!.name === first && candidates.length === 1) return first;
   const chosen = (await answering(candidates)) ?? candidates[0]!;
-  if (chosen.name !== first) log(`the once-per-cluster steps (etcd snapshot, addons, their check, operator manifests) run on ${chosen.name}: ${allowed.has(first) ? `${first} does not answer on its SSH port` : `--limit leaves out ${first}`}`);
+  if (chosen.name !== first)
+    log(
+      `the once-per-cluster steps (etcd snapshot, addons, their check, operator manifests) run on ${chosen.name}: ${allowed.has(first) ? `${first} does not answer on its SSH port` : `--limit leaves out ${first}`}`,
+    );
   return chosen.name;
 }

@@ -70,9 +70,15 @@ export async function loadOperatorManifests(paths: readonly string[]): Promise<O
           continue;
         }
         const value = doc.toJS() as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; generateName?: unknown } };
-        const missing = [typeof value.apiVersion === 'string' ? '' : 'apiVersion', typeof value.kind === 'string' ? '' : 'kind', typeof value.metadata?.name === 'string' ? '' : 'metadata.name'].filter(Boolean);
+        const missing = [
+          typeof value.apiVersion === 'string' ? '' : 'apiVersion',
+          typeof value.kind === 'string' ? '' : 'kind',
+          typeof value.metadata?.name === 'string' ? '' : 'metadata.name',
+        ].filter(Boolean);
         if (missing.length > 0) {
-          problems.push(`${at}: missing ${missing.join(', ')}: kcluster tracks each object by apiVersion, kind and name${value.metadata?.generateName !== undefined ? ' (generateName is not supported: give a name)' : ''}`);
+          problems.push(
+            `${at}: missing ${missing.join(', ')}: kcluster tracks each object by apiVersion, kind and name${value.metadata?.generateName !== undefined ? ' (generateName is not supported: give a name)' : ''}`,
+          );
           continue;
         }
         if (/List$/.test(value.kind as string)) {
@@ -98,7 +104,10 @@ export async function loadOperatorManifests(paths: readonly string[]): Promise<O
   }
   if (problems.length > 0) throw new ManifestError(problems);
   const text = documents.length === 0 ? '' : `${documents.map((d) => (d.startsWith('---') ? d : `---\n${d}`)).join('\n')}\n`;
-  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES) throw new ManifestError([`cluster.manifests: ${Buffer.byteLength(text)} bytes in all, more than kcluster records (${MAX_MANIFEST_BYTES}): apply the large ones another way`]);
+  if (Buffer.byteLength(text) > MAX_MANIFEST_BYTES)
+    throw new ManifestError([
+      `cluster.manifests: ${Buffer.byteLength(text)} bytes in all, more than kcluster records (${MAX_MANIFEST_BYTES}): apply the large ones another way`,
+    ]);
   return { text, objects };
 }
 

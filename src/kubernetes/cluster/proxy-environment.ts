@@ -30,8 +30,18 @@ export function proxyDropIn(inventory: Pick<Inventory, 'cluster' | 'hosts'>, hea
   if (proxy === undefined) return undefined;
   const noProxy = noProxyList(inventory).join(',');
   const variables: [string, string][] = [
-    ...(proxy.http !== undefined ? ([['HTTP_PROXY', proxy.http], ['http_proxy', proxy.http]] as [string, string][]) : []),
-    ...(proxy.https !== undefined ? ([['HTTPS_PROXY', proxy.https], ['https_proxy', proxy.https]] as [string, string][]) : []),
+    ...(proxy.http !== undefined
+      ? ([
+          ['HTTP_PROXY', proxy.http],
+          ['http_proxy', proxy.http],
+        ] as [string, string][])
+      : []),
+    ...(proxy.https !== undefined
+      ? ([
+          ['HTTPS_PROXY', proxy.https],
+          ['https_proxy', proxy.https],
+        ] as [string, string][])
+      : []),
     ['NO_PROXY', noProxy],
     ['no_proxy', noProxy],
   ];

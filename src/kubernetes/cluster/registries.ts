@@ -63,6 +63,10 @@ export function dockerRegistrySettings(registries: ClusterSettings['registries']
 
 /** The kubelet's credential file (/var/lib/kubelet/config.json, the Docker config format): the registries' own credentials. */
 export function kubeletRegistryCredentials(auth: RegistryAuth): string {
-  const auths = Object.fromEntries(Object.keys(auth).sort().map((name) => [name === 'docker.io' ? 'https://index.docker.io/v1/' : name, { auth: auth[name]!.slice('Basic '.length) }]));
+  const auths = Object.fromEntries(
+    Object.keys(auth)
+      .sort()
+      .map((name) => [name === 'docker.io' ? 'https://index.docker.io/v1/' : name, { auth: auth[name]!.slice('Basic '.length) }]),
+  );
   return `${JSON.stringify({ auths }, null, 2)}\n`;
 }

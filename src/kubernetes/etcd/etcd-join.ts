@@ -31,12 +31,19 @@ export function parseEtcdJoinState(stdout: string): EtcdJoinState {
   const lines = stdout.split('\n');
   const head = lines[0]?.trim();
   if (head === 'manifest') {
-    const flag = (name: string) => lines.find((l) => l.startsWith(`--${name}=`))?.slice(name.length + 3).trim();
+    const flag = (name: string) =>
+      lines
+        .find((l) => l.startsWith(`--${name}=`))
+        ?.slice(name.length + 3)
+        .trim();
     const initialCluster = flag('initial-cluster');
     if (initialCluster === undefined) throw new Error(`${ETCD_MANIFEST} names no --initial-cluster`);
     const state = flag('initial-cluster-state') ?? 'new';
     if (state !== 'new' && state !== 'existing') throw new Error(`${ETCD_MANIFEST}: unexpected --initial-cluster-state=${state}`);
-    const status = lines.find((l) => l.startsWith('status '))?.slice('status '.length).trim();
+    const status = lines
+      .find((l) => l.startsWith('status '))
+      ?.slice('status '.length)
+      .trim();
     return { kind: 'started', initialCluster, initialClusterState: state, learner: status === 'learner' ? true : status === 'voting' ? false : 'unknown' };
   }
   if (head !== 'data' && head !== 'empty') throw new Error(`unexpected etcd join state output "${stdout.slice(0, 200)}"`);
@@ -57,9 +64,10 @@ export function etcdJoinState(others: readonly string[], selfPeerUrl: string): F
   // which answers right after a promotion, when the member's own endpoint may not yet; with
   // no other member (one control plane), from its own `endpoint status` ("isLearner":true
   // while it is one, the field left out when false). Neither answering is "unknown".
-  const status = others.length > 0
-    ? sh`if l=$(${ask} --dial-timeout=2s --command-timeout=5s member list -w simple 2>/dev/null); then case "$(printf '%s\n' "$l" | grep -F -- ${`, ${selfPeerUrl},`})" in *', true') echo 'status learner';; '') echo 'status unknown';; *) echo 'status voting';; esac; else echo 'status unknown'; fi`
-    : sh`if s=$(${ETCDCTL} --dial-timeout=2s --command-timeout=3s endpoint status -w json 2>/dev/null); then case "$s" in *'"isLearner":true'*) echo 'status learner';; *) echo 'status voting';; esac; else echo 'status unknown'; fi`;
+  const status =
+    others.length > 0
+      ? sh`if l=$(${ask} --dial-timeout=2s --command-timeout=5s member list -w simple 2>/dev/null); then case "$(printf '%s\n' "$l" | grep -F -- ${`, ${selfPeerUrl},`})" in *', true') echo 'status learner';; '') echo 'status unknown';; *) echo 'status voting';; esac; else echo 'status unknown'; fi`
+      : sh`if s=$(${ETCDCTL} --dial-timeout=2s --command-timeout=3s endpoint status -w json 2>/dev/null); then case "$s" in *'"isLearner":true'*) echo 'status learner';; *) echo 'status voting';; esac; else echo 'status unknown'; fi`;
   return {
     key: 'etcd-join',
     become: true,
@@ -73,14 +81,23 @@ export function selfMember(members: readonly ListedMember[], self: EtcdSelf): Li
   return members.find((m) => m.peerUrls.includes(self.peerUrl));
 }
 
-export type MemberAddPlan = { readonly kind: 'member'; readonly detail: string } | { readonly kind: 'add'; readonly detail: string } | { readonly kind: 'refuse'; readonly why: string };
+export type MemberAddPlan =
+  { readonly kind: 'member'; readonly detail: string } | { readonly kind: 'add'; readonly detail: string } | { readonly kind: 'refuse'; readonly why: string };
 
 /** Whether this control plane's member must be added (as a learner), is one already, or cannot be. */
 export function memberAddPlan(state: EtcdJoinState, self: EtcdSelf, others: readonly string[]): MemberAddPlan {
-  if (state.kind === 'started') return { kind: 'member', detail: `etcd member ${self.name} (started with --initial-cluster-state=${state.initialClusterState})` };
+  if (state.kind === 'started')
+    return { kind: 'member', detail: `etcd member ${self.name} (started with --initial-cluster-state=${state.initialClusterState})` };
   if (state.kind === 'unreachable') {
-    if (!state.clientReady) return { kind: 'add', detail: `add ${self.name} (${self.peerUrl}) to etcd as a learner, through a running member (etcdctl and its client certificate are installed by this run first)` };
-    return { kind: 'refuse', why: `no etcd member of the running cluster answered at ${others.join(', ') || '(no other control plane in the inventory)'} (${state.detail || 'no detail'}): a member is added through a healthy one; check the other control planes, then apply again` };
+    if (!state.clientReady)
+      return {
+        kind: 'add',
+        detail: `add ${self.name} (${self.peerUrl}) to etcd as a learner, through a running member (etcdctl and its client certificate are installed by this run first)`,
+      };
+    return {
+      kind: 'refuse',
+      why: `no etcd member of the running cluster answered at ${others.join(', ') || '(no other control plane in the inventory)'} (${state.detail || 'no detail'}): a member is added through a healthy one; check the other control planes, then apply again`,
+    };
   }
   const mine = selfMember(state.members, self);
   if (mine !== undefined) return { kind: 'member', detail: `${self.name} is an etcd ${mine.learner ? 'learner' : 'member'} (${mine.id}), started next` };
@@ -100,19 +117,24 @@ export function memberAddPlan(state: EtcdJoinState, self: EtcdSelf, others: read
   return { kind: 'add', detail: `add ${self.name} (${self.peerUrl}) to etcd as a learner through a running member; members now: ${describe(state.members)}` };
 }
 
-const describe = (members: readonly ListedMember[]): string => members.map((m) => `${m.name || '(not started)'}${m.learner ? ' (learner)' : ''}`).join(', ') || 'none';
+const describe = (members: readonly ListedMember[]): string =>
+  members.map((m) => `${m.name || '(not started)'}${m.learner ? ' (learner)' : ''}`).join(', ') || 'none';
 
 /**
  * How this member starts when the cluster already runs: as it did (its manifest's flags), or
  * as a new member of the existing cluster with every member listed (itself included: in
  * --check, before it is added, it is listed as it will be).
  */
-export function runningClusterStart(state: EtcdJoinState, self: EtcdSelf): { initialCluster: string; initialClusterState: 'new' | 'existing' } | { skip: string } {
+export function runningClusterStart(
+  state: EtcdJoinState,
+  self: EtcdSelf,
+): { initialCluster: string; initialClusterState: 'new' | 'existing' } | { skip: string } {
   if (state.kind === 'started') return { initialCluster: state.initialCluster, initialClusterState: state.initialClusterState };
   if (state.kind === 'unreachable') return { skip: `etcd's member list is known once ${self.name} is added to the running cluster` };
   const entries = state.members.map((m) => {
     if (m.peerUrls.includes(self.peerUrl)) return `${self.name}=${self.peerUrl}`;
-    if (m.name === '') throw new Error(`etcd has a member that has not started (${m.peerUrls.join(' ')}, ${m.id}) besides ${self.name}: etcd starts one new member at a time`);
+    if (m.name === '')
+      throw new Error(`etcd has a member that has not started (${m.peerUrls.join(' ')}, ${m.id}) besides ${self.name}: etcd starts one new member at a time`);
     return `${m.name}=${m.peerUrls[0] ?? ''}`;
   });
   if (selfMember(state.members, self) === undefined) entries.push(`${self.name}=${self.peerUrl}`);

@@ -13,6 +13,8 @@ export const etcdMemberList: Fact<EtcdMemberList> = {
   script: sh`if out=$(${ETCDCTL} --dial-timeout=3s --command-timeout=10s member list -w simple 2>&1); then echo listed; printf '%s\n' "$out"; else echo failed; printf '%s\n' "$out" | tail -n 2; fi`,
   parse: (stdout) => {
     const [head = '', ...rest] = stdout.split('\n');
-    return head.trim() === 'listed' ? { listed: true, members: parseMemberList(rest.join('\n')) } : { listed: false, detail: rest.join(' ').trim().slice(0, 300) };
+    return head.trim() === 'listed'
+      ? { listed: true, members: parseMemberList(rest.join('\n')) }
+      : { listed: false, detail: rest.join(' ').trim().slice(0, 300) };
   },
 };

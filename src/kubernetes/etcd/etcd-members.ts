@@ -5,7 +5,6 @@ import { execChecked, type Connection } from '../../orchestrator/ssh/connection.
 import { sh } from '../../orchestrator/ssh/quote.js';
 import { ETCDCTL } from './etcdctl.js';
 
-
 export interface EtcdMember {
   /** Hex, as etcdctl prints and takes it (the JSON form is a uint64 that JavaScript would round). */
   readonly id: string;

@@ -9,7 +9,8 @@ const HEALTH_MARK = '--- kcluster etcd health ---';
 
 export function parseEtcdMembership(stdout: string, exitCode: number): EtcdMember[] {
   const at = stdout.indexOf(HEALTH_MARK);
-  if (exitCode !== 0 || at < 0) throw new Error(`etcdctl member list failed on this control plane: ${stdout.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `exit ${exitCode}`}`);
+  if (exitCode !== 0 || at < 0)
+    throw new Error(`etcdctl member list failed on this control plane: ${stdout.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `exit ${exitCode}`}`);
   const healthy = parseEndpointHealth(stdout.slice(at + HEALTH_MARK.length));
   return parseMemberList(stdout.slice(0, at)).map((m) => ({ ...m, healthy: m.clientUrls.some((u) => healthy.get(u) === true) }));
 }

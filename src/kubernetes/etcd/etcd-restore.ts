@@ -65,17 +65,25 @@ echo "the control-plane containers did not stop within 90 s" >&2; exit 1`,
 
 export async function swapDataDir(connection: Connection, plan: RestorePlan): Promise<void> {
   // The restored data belongs to the user etcd runs as (CIS 1.1.12), when kcluster made one.
-  await execChecked(connection, sh`set -e; [ -d ${RESTORING} ]; ! getent passwd ${ETCD_USER} >/dev/null || chown -R ${`${ETCD_USER}:${ETCD_USER}`} ${RESTORING}; [ -d /var/lib/etcd ] && mv /var/lib/etcd ${plan.keptDataDir}; mv ${RESTORING} /var/lib/etcd`, {
-    become: true,
-    label: 'swap the etcd data dir',
-  });
+  await execChecked(
+    connection,
+    sh`set -e; [ -d ${RESTORING} ]; ! getent passwd ${ETCD_USER} >/dev/null || chown -R ${`${ETCD_USER}:${ETCD_USER}`} ${RESTORING}; [ -d /var/lib/etcd ] && mv /var/lib/etcd ${plan.keptDataDir}; mv ${RESTORING} /var/lib/etcd`,
+    {
+      become: true,
+      label: 'swap the etcd data dir',
+    },
+  );
 }
 
 export async function startControlPlane(connection: Connection): Promise<void> {
-  await execChecked(connection, sh`for f in ${MANIFESTS}; do [ -f ${PARKED_MANIFESTS}/$f ] && mv ${PARKED_MANIFESTS}/$f ${MANIFESTS_DIR}/$f; done; rmdir ${PARKED_MANIFESTS} 2>/dev/null; true`, {
-    become: true,
-    label: 'start the control plane',
-  });
+  await execChecked(
+    connection,
+    sh`for f in ${MANIFESTS}; do [ -f ${PARKED_MANIFESTS}/$f ] && mv ${PARKED_MANIFESTS}/$f ${MANIFESTS_DIR}/$f; done; rmdir ${PARKED_MANIFESTS} 2>/dev/null; true`,
+    {
+      become: true,
+      label: 'start the control plane',
+    },
+  );
 }
 
 export async function discardRestoredDataDir(connection: Connection): Promise<void> {

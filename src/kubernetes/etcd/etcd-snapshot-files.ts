@@ -72,12 +72,15 @@ export class SnapshotNotFoundError extends Error {
  * at all) after etcdutl read it there; its sha256 compared with the host's.
  */
 export async function fetchHostSnapshot(connection: Connection, name: string, localFile: string): Promise<FetchedSnapshot> {
-  if (!SNAPSHOT_NAME.test(name)) throw new SnapshotNotFoundError(`"${name}" is not a snapshot name (a file name ending .db, as kcluster etcd snapshot list prints it)`);
+  if (!SNAPSHOT_NAME.test(name))
+    throw new SnapshotNotFoundError(`"${name}" is not a snapshot name (a file name ending .db, as kcluster etcd snapshot list prints it)`);
   const snapshots = await listHostSnapshots(connection);
   const found = snapshots.find((s) => s.name === name);
   if (!found) {
     const names = snapshots.map((s) => s.name);
-    throw new SnapshotNotFoundError(`${connection.host} has no snapshot ${name} in ${HOST_BACKUP_DIR} or ${SCHEDULED_SNAPSHOT_DIR} (${names.length > 0 ? `it has ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}` : 'it has none'}); see kcluster etcd snapshot list`);
+    throw new SnapshotNotFoundError(
+      `${connection.host} has no snapshot ${name} in ${HOST_BACKUP_DIR} or ${SCHEDULED_SNAPSHOT_DIR} (${names.length > 0 ? `it has ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}` : 'it has none'}); see kcluster etcd snapshot list`,
+    );
   }
   await execChecked(connection, sh`/usr/local/bin/etcdutl snapshot status ${found.path} -w json`, { become: true, label: 'etcd snapshot status' });
   const copied = await copySnapshotToController(connection, found.path, localFile);

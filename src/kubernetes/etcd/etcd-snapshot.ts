@@ -23,9 +23,19 @@ export function snapshotName(date: Date): string {
 
 export async function saveEtcdSnapshot(connection: Connection, stateDir: string, name: string): Promise<SavedSnapshot> {
   const remote = `${HOST_BACKUP_DIR}/${name}`;
-  await execChecked(connection, sh`umask 077; mkdir -p ${HOST_BACKUP_DIR} && ${ETCDCTL} snapshot save ${remote} >/dev/null`, { become: true, label: 'etcd snapshot save', timeoutMs: 120_000 });
+  await execChecked(connection, sh`umask 077; mkdir -p ${HOST_BACKUP_DIR} && ${ETCDCTL} snapshot save ${remote} >/dev/null`, {
+    become: true,
+    label: 'etcd snapshot save',
+    timeoutMs: 120_000,
+  });
   const status = await execChecked(connection, sh`/usr/local/bin/etcdutl snapshot status ${remote} -w json`, { become: true, label: 'etcd snapshot status' });
-  const parsed = JSON.parse(status.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as { revision?: number; totalKey?: number };
+  const parsed = JSON.parse(
+    status.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop() ?? '{}',
+  ) as { revision?: number; totalKey?: number };
   // Streamed to disk over SFTP (a snapshot can be gigabytes), then checked against the host's sum.
   const dir = join(stateDir, 'backups');
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -45,7 +55,9 @@ export async function copySnapshotToController(connection: Connection, remote: s
   const copied = await connection.downloadFile(remote, `${file}.tmp`, { become: true, label: 'etcd snapshot copy' });
   if (copied.sha256 !== expected) {
     await rm(`${file}.tmp`, { force: true });
-    throw new Error(`the etcd snapshot ${remote} copied from ${connection.host} has sha256 ${copied.sha256}, the host's has ${expected}: the copy is corrupt; retry`);
+    throw new Error(
+      `the etcd snapshot ${remote} copied from ${connection.host} has sha256 ${copied.sha256}, the host's has ${expected}: the copy is corrupt; retry`,
+    );
   }
   await chmod(`${file}.tmp`, 0o600);
   await rename(`${file}.tmp`, file);

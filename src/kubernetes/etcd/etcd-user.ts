@@ -31,6 +31,8 @@ getent passwd ${ETCD_USER} >/dev/null || useradd --system --gid ${ETCD_USER} --n
 export const etcdDataOwnership: Fact<{ readonly foreign: number }> = {
   key: 'etcd-data-ownership',
   become: true,
-  script: shellRaw(`if getent passwd ${ETCD_USER} >/dev/null && [ -d ${ETCD_DATA_DIR} ]; then find ${ETCD_DATA_DIR} -mindepth 1 \\( ! -user ${ETCD_USER} -o ! -group ${ETCD_USER} \\) -print | wc -l; else echo 0; fi`),
+  script: shellRaw(
+    `if getent passwd ${ETCD_USER} >/dev/null && [ -d ${ETCD_DATA_DIR} ]; then find ${ETCD_DATA_DIR} -mindepth 1 \\( ! -user ${ETCD_USER} -o ! -group ${ETCD_USER} \\) -print | wc -l; else echo 0; fi`,
+  ),
   parse: (stdout) => ({ foreign: Number(stdout.trim()) || 0 }),
 };

@@ -6,7 +6,8 @@ import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { adminKubectl } from './admin-kubectl.js';
 
-export type ConfigMapData = { readonly reachable: true; readonly data: Readonly<Record<string, string>> } | { readonly reachable: false; readonly detail: string };
+export type ConfigMapData =
+  { readonly reachable: true; readonly data: Readonly<Record<string, string>> } | { readonly reachable: false; readonly detail: string };
 
 export function kubeSystemConfigMapData(key: string, name: string): Fact<ConfigMapData> {
   return {

@@ -24,7 +24,11 @@ export function parseNodeDrainState(stdout: string): NodeDrainState {
   const match = /^node (true|false)$/.exec(head.trim());
   if (!match) throw new Error(`could not read the Node: ${stdout.trim().slice(0, 300)}`);
   const pods = JSON.parse(rest.join('\n')) as { items: PodItem[] };
-  return { exists: true, unschedulable: match[1] === 'true', evictable: pods.items.filter(evictablePod).map((p) => `${p.metadata.namespace}/${p.metadata.name}`) };
+  return {
+    exists: true,
+    unschedulable: match[1] === 'true',
+    evictable: pods.items.filter(evictablePod).map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+  };
 }
 
 export function nodeDrainState(node: string): Fact<NodeDrainState> {

@@ -18,17 +18,31 @@ export interface NodeMetadata {
 
 /** `nodes`: each Node's labels; `metadata`: its annotations and taints. */
 export type NodeLabels =
-  | { readonly reachable: true; readonly nodes: Readonly<Record<string, Readonly<Record<string, string>>>>; readonly metadata: Readonly<Record<string, NodeMetadata>> }
+  | {
+      readonly reachable: true;
+      readonly nodes: Readonly<Record<string, Readonly<Record<string, string>>>>;
+      readonly metadata: Readonly<Record<string, NodeMetadata>>;
+    }
   | { readonly reachable: false; readonly detail: string };
 
 export function parseNodeLabels(stdout: string, exitCode: number): NodeLabels {
   if (exitCode !== 0) return { reachable: false, detail: stdout.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `kubectl exited ${exitCode}` };
-  const list = JSON.parse(stdout) as { items?: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { taints?: NodeTaint[] } }[] };
+  const list = JSON.parse(stdout) as {
+    items?: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { taints?: NodeTaint[] } }[];
+  };
   const items = list.items ?? [];
   return {
     reachable: true,
     nodes: Object.fromEntries(items.map((n) => [n.metadata.name, n.metadata.labels ?? {}])),
-    metadata: Object.fromEntries(items.map((n) => [n.metadata.name, { annotations: n.metadata.annotations ?? {}, taints: (n.spec?.taints ?? []).map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect })) }])),
+    metadata: Object.fromEntries(
+      items.map((n) => [
+        n.metadata.name,
+        {
+          annotations: n.metadata.annotations ?? {},
+          taints: (n.spec?.taints ?? []).map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect })),
+        },
+      ]),
+    ),
   };
 }
 

@@ -17,7 +17,13 @@ export function nodeStatus(node: string): Fact<NodeStatus> {
       const [first = '', ...rest] = stdout.trim().split('\n');
       if (!first.startsWith('node ')) return { known: false, detail: rest.join(' ').slice(0, 200) || first.slice(0, 200) };
       const [ready = '', version = '', unschedulable = '', cordoned = ''] = first.slice(5).split(' ');
-      return { known: true, ready: ready === 'True', kubeletVersion: version, unschedulable: unschedulable === 'true', cordonedByKcluster: cordoned === 'true' };
+      return {
+        known: true,
+        ready: ready === 'True',
+        kubeletVersion: version,
+        unschedulable: unschedulable === 'true',
+        cordonedByKcluster: cordoned === 'true',
+      };
     },
   };
 }

@@ -95,7 +95,8 @@ export function lagging(pods: StaticPods): string[] {
     // The same hash, but the container predates its manifest: a hand edit that kept the
     // annotation, undone by this write; the kubelet has not restarted the pod yet.
     const predates = c.manifestWritten !== undefined && c.containerCreated !== undefined && c.containerCreated < c.manifestWritten;
-    if (predates && pods.now !== undefined && pods.now - c.manifestWritten! < KUBELET_PICKUP_SECONDS) return [`${c.component} (its container predates its manifest: the kubelet has not restarted it yet)`];
+    if (predates && pods.now !== undefined && pods.now - c.manifestWritten! < KUBELET_PICKUP_SECONDS)
+      return [`${c.component} (its container predates its manifest: the kubelet has not restarted it yet)`];
     return c.ready ? [] : [`${c.component} (not Ready)`];
   });
 }

@@ -41,7 +41,9 @@ export function workloadState(workload: Workload, object: K8sObject | undefined)
   const s = object.status ?? {};
   const observed = (s.observedGeneration ?? 0) >= (object.metadata?.generation ?? 1);
   const [want, ready, current] =
-    workload.kind === 'daemonset' ? [s.desiredNumberScheduled ?? 0, s.numberReady ?? 0, s.updatedNumberScheduled ?? 0] : [object.spec?.replicas ?? 1, s.readyReplicas ?? 0, s.updatedReplicas ?? 0];
+    workload.kind === 'daemonset'
+      ? [s.desiredNumberScheduled ?? 0, s.numberReady ?? 0, s.updatedNumberScheduled ?? 0]
+      : [object.spec?.replicas ?? 1, s.readyReplicas ?? 0, s.updatedReplicas ?? 0];
   const ok = observed && want > 0 && ready >= want && current >= want;
   return { workload, ready: ok, detail: `${ready}/${want} Ready, ${current}/${want} current${observed ? '' : ', change not yet seen by its controller'}` };
 }
@@ -56,7 +58,12 @@ export function parseWorkloads(stdout: string, workloads: readonly Workload[]): 
   const items = answer.items ?? (answer.kind !== undefined ? [answer] : []);
   return {
     reachable: true,
-    states: workloads.map((w) => workloadState(w, items.find((i) => i.kind?.toLowerCase() === w.kind && i.metadata?.name === w.name))),
+    states: workloads.map((w) =>
+      workloadState(
+        w,
+        items.find((i) => i.kind?.toLowerCase() === w.kind && i.metadata?.name === w.name),
+      ),
+    ),
   };
 }
 

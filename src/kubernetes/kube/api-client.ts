@@ -103,7 +103,8 @@ export function apiClient(credentials: ApiCredentials, timeoutMs = 15_000, signa
     });
   return {
     get: (path) => send('GET', path),
-    patch: (path, body, type = 'merge') => send('PATCH', path, body, type === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json'),
+    patch: (path, body, type = 'merge') =>
+      send('PATCH', path, body, type === 'merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json'),
     post: (path, body) => send('POST', path, body),
     delete: (path) => send('DELETE', path),
   };

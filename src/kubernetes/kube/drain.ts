@@ -39,7 +39,9 @@ export async function drain(api: ApiClient, node: string, timeoutMs: number, log
     const pods = await podsOn();
     if (pods.length === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(`draining ${node} timed out after ${timeoutMs / 1000} s; still there: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ')} (a PodDisruptionBudget may forbid evicting them)`);
+      throw new Error(
+        `draining ${node} timed out after ${timeoutMs / 1000} s; still there: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ')} (a PodDisruptionBudget may forbid evicting them)`,
+      );
     }
     for (const pod of pods.filter((p) => p.metadata.deletionTimestamp === undefined)) {
       const { namespace, name } = pod.metadata;

@@ -22,10 +22,13 @@ export function compareVersions(a: string, b: string): number {
 export function skewProblem(current: ClusterVersions, target: string): string | undefined {
   const [tMajor, tMinor] = parts(target);
   const [aMajor, aMinor] = parts(current.apiServer);
-  if (compareVersions(target, current.apiServer) < 0) return `the API servers run ${current.apiServer}; ${target} would be a downgrade, which kcluster refuses (restore an etcd snapshot to go back)`;
-  if (tMajor !== aMajor || tMinor - aMinor > 1) return `the API servers run ${current.apiServer}; upgrade one minor at a time (to v${aMajor}.${aMinor + 1}.x first)`;
+  if (compareVersions(target, current.apiServer) < 0)
+    return `the API servers run ${current.apiServer}; ${target} would be a downgrade, which kcluster refuses (restore an etcd snapshot to go back)`;
+  if (tMajor !== aMajor || tMinor - aMinor > 1)
+    return `the API servers run ${current.apiServer}; upgrade one minor at a time (to v${aMajor}.${aMinor + 1}.x first)`;
   for (const [node, kubelet] of Object.entries(current.kubelets)) {
-    if (compareVersions(kubelet, target) > 0) return `node ${node} runs kubelet ${kubelet}, newer than ${target}: the kubelet may never be newer than the API server`;
+    if (compareVersions(kubelet, target) > 0)
+      return `node ${node} runs kubelet ${kubelet}, newer than ${target}: the kubelet may never be newer than the API server`;
     const [, kMinor] = parts(kubelet);
     if (tMinor - kMinor > 3) return `node ${node} runs kubelet ${kubelet}, more than 3 minors behind ${target}: upgrade it first`;
   }

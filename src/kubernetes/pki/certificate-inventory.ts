@@ -66,7 +66,12 @@ export function describeCertificate(location: string, path: string, pem: string 
  * Rows for every certificate in `text` (a file's content): "path" for one, "path#2"... when a
  * file holds several. A block that does not parse becomes a problem naming the file.
  */
-export function describeCertificates(location: string, path: string, text: string | Buffer, now: number): { rows: CertificateRow[]; problems: CertificateProblem[] } {
+export function describeCertificates(
+  location: string,
+  path: string,
+  text: string | Buffer,
+  now: number,
+): { rows: CertificateRow[]; problems: CertificateProblem[] } {
   const source = typeof text === 'string' ? text : text.toString('latin1');
   const blocks: (string | Buffer)[] = pemBlocks(source);
   // Not PEM: maybe one DER certificate.
@@ -86,7 +91,14 @@ export function describeCertificates(location: string, path: string, text: strin
 }
 
 const CONTROL_PLANE_FILES = new Set([
-  'ca', 'front-proxy-ca', 'etcd/ca', 'apiserver', 'apiserver-kubelet-client', 'apiserver-etcd-client', 'front-proxy-client', 'etcd/healthcheck-client',
+  'ca',
+  'front-proxy-ca',
+  'etcd/ca',
+  'apiserver',
+  'apiserver-kubelet-client',
+  'apiserver-etcd-client',
+  'front-proxy-client',
+  'etcd/healthcheck-client',
 ]);
 const KUBECONFIG_USERS: Readonly<Record<string, string>> = {
   'admin.conf': 'admin',
@@ -147,7 +159,23 @@ export function daysLeftText(row: Pick<CertificateRow, 'daysLeft'>): string {
 /** The `certs check` table, one row per certificate, in the order given. */
 export function certificateTable(rows: readonly CertificateRow[]): string {
   const header = ['host', 'path', 'subject CN', 'issuer CN', 'not after', 'days left', 'CA', 'matches state'];
-  const cells = rows.map((r) => [r.location, r.path, r.subjectCn, r.issuerCn, r.notAfter.replace(/\.\d{3}Z$/, 'Z'), daysLeftText(r), r.ca ? 'yes' : 'no', r.matchesState]);
+  const cells = rows.map((r) => [
+    r.location,
+    r.path,
+    r.subjectCn,
+    r.issuerCn,
+    r.notAfter.replace(/\.\d{3}Z$/, 'Z'),
+    daysLeftText(r),
+    r.ca ? 'yes' : 'no',
+    r.matchesState,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return [header, ...cells]
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -76,11 +76,25 @@ function firstServiceIp(serviceCIDR: string): string {
 
 /** Every leaf certificate the spec needs, by file stem. */
 export function leafRequests(spec: PkiSpec): CertificateRequest[] {
-  const leaf = (file: string, signer: string, commonName: string, use: CertificateRequest['use'], more: Partial<CertificateRequest> = {}): CertificateRequest => ({ file, signer, commonName, use, days: LEAF_DAYS, ...more });
+  const leaf = (
+    file: string,
+    signer: string,
+    commonName: string,
+    use: CertificateRequest['use'],
+    more: Partial<CertificateRequest> = {},
+  ): CertificateRequest => ({ file, signer, commonName, use, days: LEAF_DAYS, ...more });
   const domain = spec.clusterDomain;
   const apiNames = split([
-    'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${domain}`, 'localhost',
-    ...spec.controlPlanes.flatMap((n) => [n.name, n.address]), spec.apiEndpoint.host, firstServiceIp(spec.serviceCIDR), '127.0.0.1', ...(spec.extraApiServerSans ?? []),
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    `kubernetes.default.svc.${domain}`,
+    'localhost',
+    ...spec.controlPlanes.flatMap((n) => [n.name, n.address]),
+    spec.apiEndpoint.host,
+    firstServiceIp(spec.serviceCIDR),
+    '127.0.0.1',
+    ...(spec.extraApiServerSans ?? []),
   ]);
   return [
     leaf('apiserver', 'ca', 'kube-apiserver', 'server', apiNames),
@@ -115,7 +129,12 @@ export interface EnsurePkiOptions {
 }
 
 /** Keep or (re)create one certificate and its key; returns the pair and what happened. */
-async function ensureCertificate(files: PkiFiles, request: CertificateRequest, signer: CertAndKey | undefined, renew = false): Promise<{ pair: CertAndKey; change?: string }> {
+async function ensureCertificate(
+  files: PkiFiles,
+  request: CertificateRequest,
+  signer: CertAndKey | undefined,
+  renew = false,
+): Promise<{ pair: CertAndKey; change?: string }> {
   const cert = await files.read(`${request.file}.crt`);
   const key = await files.read(`${request.file}.key`);
   let reason: string | undefined = cert === undefined || key === undefined ? 'created' : renew ? 'renewed on request' : undefined;
@@ -145,7 +164,9 @@ async function ensureServiceAccountKeys(files: PkiFiles): Promise<{ keys: { publ
     } catch {
       // unreadable: replaced below
     }
-    throw new Error(`${files.path('sa.key')} and sa.pub do not form a key pair: delete both to create new ones (every service-account token then becomes invalid)`);
+    throw new Error(
+      `${files.path('sa.key')} and sa.pub do not form a key pair: delete both to create new ones (every service-account token then becomes invalid)`,
+    );
   }
   const pair = await newRsaKeyPair();
   await files.write('sa.key', pair.privateKey, 0o600);
@@ -203,18 +224,32 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options:
  * cluster entry `<clusterName>-<name>` and context `<user>@<clusterName>-<name>` (the current
  * context stays the main server's).
  */
-export function renderKubeconfig(o: { clusterName: string; server: string; caCert: string; user: string; cert: string; key: string; alternatives?: readonly { name: string; server: string }[] }): string {
+export function renderKubeconfig(o: {
+  clusterName: string;
+  server: string;
+  caCert: string;
+  user: string;
+  cert: string;
+  key: string;
+  alternatives?: readonly { name: string; server: string }[];
+}): string {
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   const context = `${o.user}@${o.clusterName}`;
-  const entries = [{ cluster: o.clusterName, server: o.server }, ...(o.alternatives ?? []).map((a) => ({ cluster: `${o.clusterName}-${a.name}`, server: a.server }))];
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: entries.map((e) => ({ name: e.cluster, cluster: { server: e.server, 'certificate-authority-data': b64(o.caCert) } })),
-    users: [{ name: o.user, user: { 'client-certificate-data': b64(o.cert), 'client-key-data': b64(o.key) } }],
-    contexts: entries.map((e) => ({ name: `${o.user}@${e.cluster}`, context: { cluster: e.cluster, user: o.user } })),
-    'current-context': context,
-  }, { lineWidth: 0 });
+  const entries = [
+    { cluster: o.clusterName, server: o.server },
+    ...(o.alternatives ?? []).map((a) => ({ cluster: `${o.clusterName}-${a.name}`, server: a.server })),
+  ];
+  return stringify(
+    {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: entries.map((e) => ({ name: e.cluster, cluster: { server: e.server, 'certificate-authority-data': b64(o.caCert) } })),
+      users: [{ name: o.user, user: { 'client-certificate-data': b64(o.cert), 'client-key-data': b64(o.key) } }],
+      contexts: entries.map((e) => ({ name: `${o.user}@${e.cluster}`, context: { cluster: e.cluster, user: o.user } })),
+      'current-context': context,
+    },
+    { lineWidth: 0 },
+  );
 }
 
 /** The CN of a certificate's subject (RBAC names users by it). */

@@ -18,11 +18,17 @@ const unusedAdvice = (inventoryFile: string, path: string): string => `no host i
  * What to do about one certificate that expires soon (or did). With `state`, a leaf of the
  * state folder that no inventory host uses is told apart (renew does not renew it).
  */
-export function adviceFor(row: CertificateRow, inventoryFile: string, state?: { readonly pkiDir: string; readonly managedLeaves: ReadonlySet<string> }): string {
+export function adviceFor(
+  row: CertificateRow,
+  inventoryFile: string,
+  state?: { readonly pkiDir: string; readonly managedLeaves: ReadonlySet<string> },
+): string {
   if (row.ca) return CA_ROTATION_HINT;
   if (state && row.location === CONTROLLER && !state.managedLeaves.has(stateStem(state.pkiDir, row.path))) return unusedAdvice(inventoryFile, row.path);
-  if (row.location !== CONTROLLER && row.matchesState === '-') return 'the state folder has no copy of it (kcluster does not manage this file): renew it where it comes from';
-  if (row.matchesState === 'no') return `the state folder holds another certificate for it: run kcluster apply -i ${inventoryFile} (or kcluster certs renew -i ${inventoryFile}) to install the current one`;
+  if (row.location !== CONTROLLER && row.matchesState === '-')
+    return 'the state folder has no copy of it (kcluster does not manage this file): renew it where it comes from';
+  if (row.matchesState === 'no')
+    return `the state folder holds another certificate for it: run kcluster apply -i ${inventoryFile} (or kcluster certs renew -i ${inventoryFile}) to install the current one`;
   return `run kcluster certs renew -i ${inventoryFile} (kcluster apply also renews leaves within 30 days of expiry)`;
 }
 

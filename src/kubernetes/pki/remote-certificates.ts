@@ -20,7 +20,12 @@ export interface CertificateDirs {
   readonly kubeconfigs: string;
 }
 
-export const HOST_CERTIFICATE_DIRS: CertificateDirs = { pki: '/etc/kubernetes/pki', kubeletPki: '/var/lib/kubelet/pki', etcdPki: ETCD_OWN_PKI_DIR, kubeconfigs: '/etc/kubernetes' };
+export const HOST_CERTIFICATE_DIRS: CertificateDirs = {
+  pki: '/etc/kubernetes/pki',
+  kubeletPki: '/var/lib/kubelet/pki',
+  etcdPki: ETCD_OWN_PKI_DIR,
+  kubeconfigs: '/etc/kubernetes',
+};
 const READ_TIMEOUT_MS = 60_000;
 
 /**
@@ -80,7 +85,8 @@ export function parseRemoteCertificates(host: string, stdout: string, now: numbe
     if (kind === 'file' || kind === 'ref') {
       const [conf = '', file = ''] = kind === 'ref' ? rest.split('\t') : ['', rest];
       const path = kind === 'ref' ? `${conf} -> ${file}` : file;
-      if (unreadable) problems.push({ location: host, path, problem: kind === 'ref' ? `cannot read ${file} (client-certificate of ${conf})` : 'cannot read it' });
+      if (unreadable)
+        problems.push({ location: host, path, problem: kind === 'ref' ? `cannot read ${file} (client-certificate of ${conf})` : 'cannot read it' });
       else add(describeCertificates(host, path, text, now));
     } else if (kind === 'kubeconfig') {
       const data = body.map((l) => l.trim()).filter((l) => l !== '');
@@ -93,12 +99,18 @@ export function parseRemoteCertificates(host: string, stdout: string, now: numbe
       throw new Error(`unexpected section "${header.slice(0, 80)}" in the certificate listing`);
     }
   }
-  if (!ended) problems.push({ location: host, path: '-', problem: 'the listing ended early (the remote command was cut short): some certificates may be missing' });
+  if (!ended)
+    problems.push({ location: host, path: '-', problem: 'the listing ended early (the remote command was cut short): some certificates may be missing' });
   return { rows, problems };
 }
 
 /** One round trip: every certificate on the host (as root, like the roles that install them). */
 export async function readHostCertificates(connection: Connection, now: number, signal?: AbortSignal): Promise<HostCertificates> {
-  const result = await execChecked(connection, remoteCertificatesScript(), { become: true, timeoutMs: READ_TIMEOUT_MS, label: 'certs check', ...(signal ? { signal } : {}) });
+  const result = await execChecked(connection, remoteCertificatesScript(), {
+    become: true,
+    timeoutMs: READ_TIMEOUT_MS,
+    label: 'certs check',
+    ...(signal ? { signal } : {}),
+  });
   return parseRemoteCertificates(connection.host, result.stdout, now);
 }

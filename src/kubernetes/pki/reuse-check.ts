@@ -18,7 +18,13 @@ function subjectOf(request: CertificateRequest): string {
   return [...(request.organizations ?? []).map((o) => `O=${o}`), `CN=${request.commonName}`].join('\n');
 }
 
-export function whyReplace(request: CertificateRequest, certPem: string, keyPem: string, ca: X509Certificate | undefined, now = Date.now()): string | undefined {
+export function whyReplace(
+  request: CertificateRequest,
+  certPem: string,
+  keyPem: string,
+  ca: X509Certificate | undefined,
+  now = Date.now(),
+): string | undefined {
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(certPem);

@@ -26,20 +26,32 @@ export interface EncryptionKeys {
 export const ENCRYPTION_CONFIG_PATH = '/etc/kubernetes/encryption/config.yaml';
 const FILE = 'keys.json';
 
-export const newEncryptionKey = (date: Date): EncryptionKey => ({ name: `key-${date.toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`, secret: randomBytes(32).toString('base64') });
+export const newEncryptionKey = (date: Date): EncryptionKey => ({
+  name: `key-${date.toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}`,
+  secret: randomBytes(32).toString('base64'),
+});
 
 function parseKeys(text: string, where: string): EncryptionKeys {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${where}: not valid JSON (${(error as Error).message}): restore it from your backup of the state folder; without it the Secrets in etcd cannot be read`, { cause: error });
+    throw new Error(
+      `${where}: not valid JSON (${(error as Error).message}): restore it from your backup of the state folder; without it the Secrets in etcd cannot be read`,
+      { cause: error },
+    );
   }
   const keys = (parsed as { keys?: unknown }).keys;
-  const valid = Array.isArray(keys) && keys.length > 0 && keys.every((k) => typeof k?.name === 'string' && /^[a-zA-Z0-9-]+$/.test(k.name) && typeof k?.secret === 'string' && Buffer.from(k.secret, 'base64').length === 32);
+  const valid =
+    Array.isArray(keys) &&
+    keys.length > 0 &&
+    keys.every(
+      (k) => typeof k?.name === 'string' && /^[a-zA-Z0-9-]+$/.test(k.name) && typeof k?.secret === 'string' && Buffer.from(k.secret, 'base64').length === 32,
+    );
   if (!valid) throw new Error(`${where}: expected { "keys": [{ "name", "secret": 32 bytes base64 }, ...] }: restore it from your backup of the state folder`);
   const rotatingTo = (parsed as { rotatingTo?: unknown }).rotatingTo;
-  if (rotatingTo !== undefined && !(keys as EncryptionKey[]).some((k) => k.name === rotatingTo)) throw new Error(`${where}: rotatingTo names no key of the file: restore it from your backup of the state folder`);
+  if (rotatingTo !== undefined && !(keys as EncryptionKey[]).some((k) => k.name === rotatingTo))
+    throw new Error(`${where}: rotatingTo names no key of the file: restore it from your backup of the state folder`);
   return { keys: (keys as EncryptionKey[]).map((k) => ({ name: k.name, secret: k.secret })), ...(typeof rotatingTo === 'string' ? { rotatingTo } : {}) };
 }
 

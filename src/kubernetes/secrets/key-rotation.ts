@@ -25,10 +25,14 @@ export function rotationPlan(current: EncryptionKeys, now: Date): RotationPlan {
   if (current.rotatingTo !== undefined) {
     to = current.keys.find((k) => k.name === current.rotatingTo)!;
     const others = current.keys.filter((k) => k.name !== current.rotatingTo);
-    if (others.length !== 1) throw new Error(`the state folder's encryption keys are in no state a rotation leaves (${current.keys.length} keys, rotating to ${current.rotatingTo}): restore keys.json from your backup`);
+    if (others.length !== 1)
+      throw new Error(
+        `the state folder's encryption keys are in no state a rotation leaves (${current.keys.length} keys, rotating to ${current.rotatingTo}): restore keys.json from your backup`,
+      );
     from = others[0]!;
   } else {
-    if (current.keys.length !== 1) throw new Error(`the state folder holds ${current.keys.length} encryption keys and no rotation under way: restore keys.json from your backup`);
+    if (current.keys.length !== 1)
+      throw new Error(`the state folder holds ${current.keys.length} encryption keys and no rotation under way: restore keys.json from your backup`);
     from = current.keys[0]!;
     to = newEncryptionKey(now);
     if (to.name === from.name) throw new Error('the new key would have the same name as the current one (two rotations within one second): run it again');

@@ -21,7 +21,14 @@ export type RunEvent = Stamped &
     | { readonly type: 'play-start'; readonly play: string; readonly hosts: readonly string[] }
     | { readonly type: 'host-start'; readonly play: string; readonly host: string }
     | { readonly type: 'role-start'; readonly play: string; readonly host: string; readonly role: string }
-    | { readonly type: 'facts-gathered'; readonly host: string; readonly role: string; readonly keys: readonly string[]; readonly roundTrips: number; readonly durationMs: number }
+    | {
+        readonly type: 'facts-gathered';
+        readonly host: string;
+        readonly role: string;
+        readonly keys: readonly string[];
+        readonly roundTrips: number;
+        readonly durationMs: number;
+      }
     | { readonly type: 'task-start'; readonly play: string; readonly host: string; readonly role: string; readonly task: string }
     | {
         readonly type: 'task-result';
@@ -41,15 +48,42 @@ export type RunEvent = Stamped &
         readonly check: boolean;
       }
     /** A failed role's undo ran on the host (see Undo in types.ts). */
-    | { readonly type: 'undo-result'; readonly play: string; readonly host: string; readonly role: string; readonly undo: string; readonly status: 'changed' | 'failed'; readonly summary?: string; readonly error?: string }
+    | {
+        readonly type: 'undo-result';
+        readonly play: string;
+        readonly host: string;
+        readonly role: string;
+        readonly undo: string;
+        readonly status: 'changed' | 'failed';
+        readonly summary?: string;
+        readonly error?: string;
+      }
     /** In check mode, status "changed" means "would run". */
-    | { readonly type: 'handler-result'; readonly play: string; readonly host: string; readonly role: string; readonly handler: string; readonly status: 'changed' | 'failed'; readonly error?: string; readonly check: boolean }
+    | {
+        readonly type: 'handler-result';
+        readonly play: string;
+        readonly host: string;
+        readonly role: string;
+        readonly handler: string;
+        readonly status: 'changed' | 'failed';
+        readonly error?: string;
+        readonly check: boolean;
+      }
     | { readonly type: 'host-unreachable'; readonly play: string; readonly host: string; readonly error: string }
     | { readonly type: 'host-failed'; readonly play: string; readonly host: string; readonly error: string }
     /** Told to stop (Ctrl-C, anyErrorsFatal, maxFailPercentage) after the task it was on; not a failure. */
     | { readonly type: 'host-stopped'; readonly play: string; readonly host: string; readonly reason: string }
     /** The host's part of the play is over; counts are for the whole run so far. */
-    | { readonly type: 'host-end'; readonly play: string; readonly host: string; readonly ok: number; readonly changed: number; readonly skipped: number; readonly failed: number; readonly unreachable: boolean }
+    | {
+        readonly type: 'host-end';
+        readonly play: string;
+        readonly host: string;
+        readonly ok: number;
+        readonly changed: number;
+        readonly skipped: number;
+        readonly failed: number;
+        readonly unreachable: boolean;
+      }
     /** `aborted`: why the rest of the play, and of the run, was not run. */
     | { readonly type: 'play-end'; readonly play: string; readonly aborted?: string }
     | { readonly type: 'run-end'; readonly summary: RunSummary }

@@ -68,7 +68,10 @@ export async function gatherFacts(run: GatherContext, role: string, facts: reado
     sections = parseFactBatch(result.stdout, parts.length, run.nonce);
   } catch (error) {
     // The batch itself broke (sudo refused, shell missing, output cut): name its exit code.
-    throw new Error(`gathering facts (${missing.map((f) => f.key).join(', ')}) failed with exit ${result.code}: ${(error as Error).message}${stderrTail(result.stderr, 5)}`, { cause: error });
+    throw new Error(
+      `gathering facts (${missing.map((f) => f.key).join(', ')}) failed with exit ${result.code}: ${(error as Error).message}${stderrTail(result.stderr, 5)}`,
+      { cause: error },
+    );
   }
   parts.forEach((part, i) => {
     const section = sections[i];
@@ -77,14 +80,19 @@ export async function gatherFacts(run: GatherContext, role: string, facts: reado
     try {
       perFact = part.sections(section);
     } catch (error) {
-      throw new Error(`facts ${part.facts.map((f) => f.key).join(', ')}: cannot read them (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`, { cause: error });
+      throw new Error(
+        `facts ${part.facts.map((f) => f.key).join(', ')}: cannot read them (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`,
+        { cause: error },
+      );
     }
     part.facts.forEach((fact, j) => {
       const own = perFact[j]!;
       try {
         run.cache.set(fact.key, fact.parse(own.stdout, own.exitCode));
       } catch (error) {
-        throw new Error(`fact ${fact.key}: cannot read it (exit ${own.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`, { cause: error });
+        throw new Error(`fact ${fact.key}: cannot read it (exit ${own.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`, {
+          cause: error,
+        });
       }
     });
   });

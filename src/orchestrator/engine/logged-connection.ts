@@ -16,7 +16,9 @@ export function loggedConnection(inner: Connection, log: (line: string) => void,
     },
     async exec(command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
       const label = options.label ?? 'command';
-      log(`${inner.host}: exec [${label}]${options.become ? ' (become)' : ''}${options.stdin !== undefined ? ` (stdin: ${Buffer.byteLength(options.stdin)} bytes, not logged)` : ''}\n${command.text}`);
+      log(
+        `${inner.host}: exec [${label}]${options.become ? ' (become)' : ''}${options.stdin !== undefined ? ` (stdin: ${Buffer.byteLength(options.stdin)} bytes, not logged)` : ''}\n${command.text}`,
+      );
       try {
         const result = await inner.exec(command, options);
         const tail = result.stderr.trim().split('\n').slice(-10).join('\n');

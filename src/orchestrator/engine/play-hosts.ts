@@ -26,7 +26,9 @@ export function limitHosts(inventory: Inventory, limit: readonly string[] | unde
 export function playHosts(inventory: Inventory, play: Play): string[] {
   const selection = selectHosts(inventory, play.hosts);
   if (selection.unknown.length > 0) {
-    throw new InputError(`play "${play.name}" selects ${quoted(selection.unknown)}, which the inventory does not define${hint(inventory, selection.unknown)}: add it to the inventory or fix the playbook`);
+    throw new InputError(
+      `play "${play.name}" selects ${quoted(selection.unknown)}, which the inventory does not define${hint(inventory, selection.unknown)}: add it to the inventory or fix the playbook`,
+    );
   }
   return selection.hosts;
 }

@@ -34,5 +34,7 @@ export function checkTags(playbook: Playbook, tags?: readonly string[], skipTags
   const unknown = [...unknownIn('--tags', tags, known), ...unknownIn('--skip-tags', skipTags, known)];
   if (unknown.length === 0) return;
   const [what, them] = unknown.length === 1 ? ['tag', 'it'] : ['tags', 'them'];
-  throw new InputError(`unknown ${what} ${unknown.join(', ')}: no role or task of playbook ${playbook.name} has ${them}; its tags are ${known.join(', ')} (a role's name is one of its tags; --list-tags prints them)`);
+  throw new InputError(
+    `unknown ${what} ${unknown.join(', ')}: no role or task of playbook ${playbook.name} has ${them}; its tags are ${known.join(', ')} (a role's name is one of its tags; --list-tags prints them)`,
+  );
 }

@@ -17,8 +17,7 @@ export interface PollOptions<T> {
 }
 
 export type PollOutcome<T> =
-  | { readonly reached: true; readonly value: T }
-  | { readonly reached: false; readonly last?: T; readonly slowProbes: number; readonly interrupted: boolean };
+  { readonly reached: true; readonly value: T } | { readonly reached: false; readonly last?: T; readonly slowProbes: number; readonly interrupted: boolean };
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

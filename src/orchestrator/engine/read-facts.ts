@@ -6,7 +6,11 @@ import { buildFactBatch, newNonce, parseFactBatch } from './fact-batch.js';
 
 type Values<T extends readonly Fact<unknown>[]> = { [K in keyof T]: T[K] extends Fact<infer V> ? V : never };
 
-export async function readFacts<T extends readonly Fact<unknown>[]>(connection: Connection, facts: T, options: { readonly label: string; readonly timeoutMs?: number }): Promise<Values<T>> {
+export async function readFacts<T extends readonly Fact<unknown>[]>(
+  connection: Connection,
+  facts: T,
+  options: { readonly label: string; readonly timeoutMs?: number },
+): Promise<Values<T>> {
   const nonce = newNonce();
   const result = await connection.exec(buildFactBatch(facts, nonce), {
     become: facts.some((f) => f.become === true),

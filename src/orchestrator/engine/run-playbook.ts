@@ -150,7 +150,16 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
       recap.bytesSent = connection.stats.bytesSent;
       recap.bytesReceived = connection.stats.bytesReceived;
     }
-    run.emit({ type: 'host-end', play: play.name, host: name, ok: recap.ok, changed: recap.changed, skipped: recap.skipped, failed: recap.failed, unreachable: recap.unreachable });
+    run.emit({
+      type: 'host-end',
+      play: play.name,
+      host: name,
+      ok: recap.ok,
+      changed: recap.changed,
+      skipped: recap.skipped,
+      failed: recap.failed,
+      unreachable: recap.unreachable,
+    });
   }
   return outcome;
 }
@@ -160,7 +169,10 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
  * other hosts' work; the run's end closes every connection again and so waits for this one.
  */
 function closeEarly(run: RunState, name: string): void {
-  void run.connections.get(name)?.then((c) => c.close()).catch(() => undefined);
+  void run.connections
+    .get(name)
+    ?.then((c) => c.close())
+    .catch(() => undefined);
 }
 
 /** One play: its hosts in batches; returns why the run must not go on, if it must not. */

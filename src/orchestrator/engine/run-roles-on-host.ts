@@ -54,7 +54,6 @@ export class HostStopped extends Error {
 
 type Outcome = { status: 'ok' | 'skipped'; reason: string; warning?: string } | { status: 'changed'; summary: string; diff?: string };
 
-
 /** Turns any error of a task or handler into the host's stop, with the host name first. */
 function stopFor(run: HostRunContext, where: string, error: unknown): HostStopped {
   if (error instanceof HostStopped) return error;
@@ -76,12 +75,26 @@ function stableValue(fact: Fact<unknown>, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([name]) => !fact.volatile!.includes(name)));
 }
 
-async function planApplyVerify(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext): Promise<Outcome> {
+async function planApplyVerify(
+  run: HostRunContext,
+  gatherCtx: GatherContext,
+  role: Role,
+  task: AnyTask,
+  ctx: HostContext,
+  applyCtx: ApplyContext,
+): Promise<Outcome> {
   const factMap = task.facts(ctx) as FactMap;
   const facts = Object.values(factMap);
   await gatherFacts(gatherCtx, role.name, facts);
   const change: Change = task.plan(factValues(run.facts, factMap), ctx);
-  run.onPlanned?.({ play: run.play.name, host: run.host.name, role: role.name, task: task.name, change, facts: facts.map((f) => ({ key: f.key, value: stableValue(f, run.facts.get(f.key)) })) });
+  run.onPlanned?.({
+    play: run.play.name,
+    host: run.host.name,
+    role: role.name,
+    task: task.name,
+    change,
+    facts: facts.map((f) => ({ key: f.key, value: stableValue(f, run.facts.get(f.key)) })),
+  });
   if (change.kind === 'none') return { status: 'ok', reason: change.reason, ...(change.warning !== undefined ? { warning: change.warning } : {}) };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';
@@ -145,12 +158,26 @@ async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFi
   }
 }
 
-async function runTask(run: HostRunContext, gatherCtx: GatherContext, role: Role, task: AnyTask, ctx: HostContext, applyCtx: ApplyContext, notified: Set<string>): Promise<void> {
+async function runTask(
+  run: HostRunContext,
+  gatherCtx: GatherContext,
+  role: Role,
+  task: AnyTask,
+  ctx: HostContext,
+  applyCtx: ApplyContext,
+  notified: Set<string>,
+): Promise<void> {
   const base = { play: run.play.name, host: run.host.name, role: role.name, task: task.name, check: run.check };
   run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
   const started = Date.now();
-  const done = (extra: { status: 'ok' | 'changed' | 'skipped' | 'failed'; summary?: string; reason?: string; warning?: string; diff?: string; error?: string }): void =>
-    run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+  const done = (extra: {
+    status: 'ok' | 'changed' | 'skipped' | 'failed';
+    summary?: string;
+    reason?: string;
+    warning?: string;
+    diff?: string;
+    error?: string;
+  }): void => run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
   let outcome: Outcome;
   try {
     outcome = await planApplyVerify(run, gatherCtx, role, task, ctx, applyCtx);
@@ -225,7 +252,13 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
     checkStop(run, `role ${role.name}`);
     run.emit({ type: 'role-start', play: run.play.name, host: run.host.name, role: role.name });
     const vars: Vars = deepMerge(role.defaults ?? {}, run.host.vars);
-    const ctx: HostContext = { host: run.host, inventory: run.inventory, vars, shared: run.shared, factOf: <T>(host: string, fact: Fact<T>) => run.factOf(host, fact.key) as T | undefined };
+    const ctx: HostContext = {
+      host: run.host,
+      inventory: run.inventory,
+      vars,
+      shared: run.shared,
+      factOf: <T>(host: string, fact: Fact<T>) => run.factOf(host, fact.key) as T | undefined,
+    };
     const applyCtx: ApplyContext = {
       ...ctx,
       connection: run.connection,
@@ -236,7 +269,11 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
     };
     // Every fact of the role in one round trip, before the first task plans.
     try {
-      await gatherFacts(gatherCtx, role.name, tasks.flatMap((t) => factsKnownNow(t, ctx)));
+      await gatherFacts(
+        gatherCtx,
+        role.name,
+        tasks.flatMap((t) => factsKnownNow(t, ctx)),
+      );
     } catch (error) {
       throw stopFor(run, role.name, error);
     }
@@ -250,7 +287,8 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
       // Told to stop (Ctrl-C, a fatal play): changes already made still get their handlers,
       // since a later run would find them converged and never notify again.
       if (error instanceof HostStopped && error.kind === 'stopped') await runHandlers(run, role, applyCtx, notified);
-      if (error instanceof HostStopped && error.kind === 'failed' && role.undo !== undefined && !run.check) throw await undoRole(run, role, role.undo, applyCtx, error);
+      if (error instanceof HostStopped && error.kind === 'failed' && role.undo !== undefined && !run.check)
+        throw await undoRole(run, role, role.undo, applyCtx, error);
       throw error;
     }
     await runHandlers(run, role, applyCtx, notified);

@@ -10,12 +10,16 @@ export function validatePlaybook(playbook: Playbook): void {
       const handlers = new Set((role.handlers ?? []).map((h) => h.name));
       for (const task of role.tasks) {
         for (const name of task.notify ?? []) {
-          if (!handlers.has(name)) problems.push(`play "${play.name}", role ${role.name}, task "${task.name}" notifies handler "${name}", which the role does not define`);
+          if (!handlers.has(name))
+            problems.push(`play "${play.name}", role ${role.name}, task "${task.name}" notifies handler "${name}", which the role does not define`);
         }
       }
     }
     const serial = play.serial;
-    if (serial !== undefined && !(typeof serial === 'number' ? Number.isInteger(serial) && serial > 0 : /^\d+(\.\d+)?%$/.test(serial) && Number(serial.slice(0, -1)) > 0)) {
+    if (
+      serial !== undefined &&
+      !(typeof serial === 'number' ? Number.isInteger(serial) && serial > 0 : /^\d+(\.\d+)?%$/.test(serial) && Number(serial.slice(0, -1)) > 0)
+    ) {
       problems.push(`play "${play.name}": serial must be a positive integer or a percentage such as "30%" (got ${JSON.stringify(serial)})`);
     }
     const maxFail = play.maxFailPercentage;

@@ -35,9 +35,19 @@ export function factsTable(rows: readonly FactsRow[]): string {
       f.cgroup,
       f.init,
       runtimes(f),
-      f.addresses.filter((a) => a.family === 'inet' && a.iface !== 'lo').map((a) => a.address).join(','),
+      f.addresses
+        .filter((a) => a.family === 'inet' && a.iface !== 'lo')
+        .map((a) => a.address)
+        .join(','),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return [header, ...cells]
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -90,7 +90,8 @@ export function splitFileStates(stdout: string, exitCode: number, paths: readonl
     contents.set(path, content.subarray(offset, offset + size));
     offset += size;
   }
-  if (offset !== content.length) throw new Error(`file contents: ${content.length} bytes read, ${offset} expected from the stat sizes (a file changed during the read: run again)`);
+  if (offset !== content.length)
+    throw new Error(`file contents: ${content.length} bytes read, ${offset} expected from the stat sizes (a file changed during the read: run again)`);
   const sums = new Map<string, string>();
   for (const line of lines(s.get('sums'))) {
     // sha256sum starts the line with a backslash when it escaped the name (\\ \n \r).

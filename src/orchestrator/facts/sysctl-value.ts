@@ -23,7 +23,13 @@ grep -H '' -- ${paths} 2>/dev/null; true`;
 export function splitSysctlValues(stdout: string, _exitCode: number, paths: readonly string[]): { stdout: string; exitCode: number }[] {
   const marker = stdout.indexOf('@@values\n');
   if (marker < 0) throw new Error('the sysctl read printed no values marker');
-  const states = new Map(stdout.slice(0, marker).split('\n').filter(Boolean).map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))]));
+  const states = new Map(
+    stdout
+      .slice(0, marker)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))]),
+  );
   const lines = new Map<string, string[]>();
   for (const line of stdout.slice(marker + '@@values\n'.length).split('\n')) {
     const path = paths.find((p) => line.startsWith(`${p}:`));

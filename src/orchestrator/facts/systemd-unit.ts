@@ -33,7 +33,12 @@ export function systemdUnit(name: string): Fact<UnitState> {
     group: unitGroup(name),
     parse(stdout, code) {
       if (code !== 0) throw new Error(`systemctl show exited ${code}`);
-      const props = new Map(stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const props = new Map(
+        stdout
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
       return {
         loadState: props.get('LoadState') ?? 'unknown',
         activeState: props.get('ActiveState') ?? 'unknown',

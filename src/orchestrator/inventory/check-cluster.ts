@@ -29,7 +29,12 @@ function checkArtifacts(cluster: Record<string, unknown>, report: Report): void 
   }
   if (source === 'bundle') {
     for (const key of ['mirrors', 'imageRepository'] as const) {
-      if (artifacts[key] !== undefined) report(['cluster', 'artifacts', key], 'is ignored while source is bundle (the bundle carries every binary and image): remove it, or set source: release', 'warning');
+      if (artifacts[key] !== undefined)
+        report(
+          ['cluster', 'artifacts', key],
+          'is ignored while source is bundle (the bundle carries every binary and image): remove it, or set source: release',
+          'warning',
+        );
     }
   }
 }
@@ -42,7 +47,10 @@ function checkStubDomains(cluster: Record<string, unknown>, report: Report): voi
   const clusterDomain = stringAt(cluster, 'clusterDomain') ?? CLUSTER_DEFAULTS.clusterDomain;
   for (const domain of Object.keys(stubs)) {
     if (domain === clusterDomain || domain.endsWith(`.${clusterDomain}`) || clusterDomain.endsWith(`.${domain}`)) {
-      report(['cluster', 'dns', 'stubDomains', domain], `overlaps the cluster domain ${clusterDomain}: Service and Pod names would no longer resolve; use a domain outside it`);
+      report(
+        ['cluster', 'dns', 'stubDomains', domain],
+        `overlaps the cluster domain ${clusterDomain}: Service and Pod names would no longer resolve; use a domain outside it`,
+      );
     }
   }
 }
@@ -57,22 +65,44 @@ function checkRegistries(cluster: Record<string, unknown>, report: Report): void
     const registry = value as Record<string, unknown>;
     const at = ['cluster', 'registries', name];
     if ((registry['usernameEnv'] === undefined) !== (registry['passwordEnv'] === undefined)) {
-      report(at, `${registry['usernameEnv'] === undefined ? 'passwordEnv without usernameEnv' : 'usernameEnv without passwordEnv'}: set both (the names of the controller's environment variables with the user name and the password), or neither`);
+      report(
+        at,
+        `${registry['usernameEnv'] === undefined ? 'passwordEnv without usernameEnv' : 'usernameEnv without passwordEnv'}: set both (the names of the controller's environment variables with the user name and the password), or neither`,
+      );
     }
     const server = registry['server'];
-    if (typeof server === 'string' && server.startsWith('http://')) report([...at, 'server'], `${server} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the registry offers it`, 'warning');
+    if (typeof server === 'string' && server.startsWith('http://'))
+      report(
+        [...at, 'server'],
+        `${server} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the registry offers it`,
+        'warning',
+      );
     const mirrors = Array.isArray(registry['mirrors']) ? (registry['mirrors'] as unknown[]) : [];
     mirrors.forEach((mirror, i) => {
-      if (typeof mirror === 'string' && mirror.startsWith('http://')) report([...at, 'mirrors', i], `${mirror} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the mirror offers it`, 'warning');
+      if (typeof mirror === 'string' && mirror.startsWith('http://'))
+        report(
+          [...at, 'mirrors', i],
+          `${mirror} is plain HTTP: images${registry['passwordEnv'] ? ' and the credentials' : ''} travel unencrypted; use https:// where the mirror offers it`,
+          'warning',
+        );
     });
-    if (docker && mirrors.length > 0 && name !== 'docker.io') report([...at, 'mirrors'], 'Docker Engine takes mirrors only for docker.io: use containerRuntime containerd for mirrors of other registries, or remove them');
-    if (docker && typeof server === 'string' && URL.canParse(server) && new URL(server).host !== name && name !== 'docker.io') report([...at, 'server'], `Docker Engine reaches a registry only at its own name (${name}): remove server, or name the registry by the host it answers on`);
+    if (docker && mirrors.length > 0 && name !== 'docker.io')
+      report(
+        [...at, 'mirrors'],
+        'Docker Engine takes mirrors only for docker.io: use containerRuntime containerd for mirrors of other registries, or remove them',
+      );
+    if (docker && typeof server === 'string' && URL.canParse(server) && new URL(server).host !== name && name !== 'docker.io')
+      report(
+        [...at, 'server'],
+        `Docker Engine reaches a registry only at its own name (${name}): remove server, or name the registry by the host it answers on`,
+      );
   }
 }
 
 function checkProxy(cluster: Record<string, unknown>, report: Report): void {
   const proxy = recordAt(cluster, 'proxy');
-  if (proxy && proxy['http'] === undefined && proxy['https'] === undefined) report(['cluster', 'proxy'], 'neither http nor https is set, so no proxy is used and noProxy is ignored: set one, or remove cluster.proxy', 'warning');
+  if (proxy && proxy['http'] === undefined && proxy['https'] === undefined)
+    report(['cluster', 'proxy'], 'neither http nor https is set, so no proxy is used and noProxy is ignored: set one, or remove cluster.proxy', 'warning');
 }
 
 export function checkCluster(raw: RawInventory, report: Report): void {
@@ -87,9 +117,16 @@ export function checkCluster(raw: RawInventory, report: Report): void {
     const written = stringAt(host, 'address');
     const address = written === undefined ? undefined : parseIpv4(written);
     if (address === undefined) return;
-    for (const [name, cidr] of [['pod', pod], ['service', service]] as const) {
+    for (const [name, cidr] of [
+      ['pod', pod],
+      ['service', service],
+    ] as const) {
       if (cidr && cidrContains(cidr, address)) {
-        report(['hosts', i, 'address'], `${written} lies inside the ${name} CIDR ${cidr.text}: traffic to this host would be routed into the cluster`, 'warning');
+        report(
+          ['hosts', i, 'address'],
+          `${written} lies inside the ${name} CIDR ${cidr.text}: traffic to this host would be routed into the cluster`,
+          'warning',
+        );
       }
     }
   });

@@ -44,7 +44,12 @@ export function checkVarNames(raw: RawInventory, report: Report, shipped: readon
       if (exact.has(name)) continue;
       const guess = closest(name, shipped, VAR_NAME_DISTANCE);
       if (guess === undefined) continue;
-      report(path, `"${name}" is not a var kcluster reads (its roles ignore it and use their default): did you mean "${guess}"? Rename it, or keep it if your own roles read it`, 'warning', name);
+      report(
+        path,
+        `"${name}" is not a var kcluster reads (its roles ignore it and use their default): did you mean "${guess}"? Rename it, or keep it if your own roles read it`,
+        'warning',
+        name,
+      );
     }
   }
 }

@@ -17,11 +17,25 @@ const REFUSED_KEYS = new Set(['__proto__']);
 
 export function sizeDiagnostic(bytes: number, file: string): Diagnostic | undefined {
   if (bytes <= MAX_INVENTORY_BYTES) return undefined;
-  return { file, line: 1, col: 1, path: '', message: `the inventory is ${(bytes / 1024 / 1024).toFixed(1)} MiB; kcluster reads inventories of at most ${MAX_INVENTORY_BYTES / 1024 / 1024} MiB: split it, or move large values out of it`, severity: 'error' };
+  return {
+    file,
+    line: 1,
+    col: 1,
+    path: '',
+    message: `the inventory is ${(bytes / 1024 / 1024).toFixed(1)} MiB; kcluster reads inventories of at most ${MAX_INVENTORY_BYTES / 1024 / 1024} MiB: split it, or move large values out of it`,
+    severity: 'error',
+  };
 }
 
 export function depthDiagnostic(file: string, line = 1, col = 1): Diagnostic {
-  return { file, line, col, path: '', message: `the inventory nests maps and lists more than ${MAX_NESTING} levels deep: kcluster reads at most ${MAX_NESTING}`, severity: 'error' };
+  return {
+    file,
+    line,
+    col,
+    path: '',
+    message: `the inventory nests maps and lists more than ${MAX_NESTING} levels deep: kcluster reads at most ${MAX_NESTING}`,
+    severity: 'error',
+  };
 }
 
 export function documentDiagnostics(doc: Document, lines: LineCounter, file: string): Diagnostic[] {
@@ -39,7 +53,8 @@ export function documentDiagnostics(doc: Document, lines: LineCounter, file: str
     if (isAlias(node)) {
       aliases += 1;
       if (aliases === MAX_ALIASES + 1) at(node.range?.[0], `more than ${MAX_ALIASES} aliases (*name): kcluster refuses files that could expand without bound`);
-      if (open.includes(node.source)) at(node.range?.[0], `the alias *${node.source} refers to the node that contains it (&${node.source}): a value cannot include itself`);
+      if (open.includes(node.source))
+        at(node.range?.[0], `the alias *${node.source} refers to the node that contains it (&${node.source}): a value cannot include itself`);
       continue;
     }
     if (!isCollection(node)) continue;

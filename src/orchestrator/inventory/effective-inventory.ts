@@ -65,7 +65,8 @@ export function effectiveInventoryDocument(text: string, inventory: Inventory, s
   }
   fill(doc, ['stateDir'], inventory.stateDir, COMPUTED_MARK);
   fill(doc, ['cluster', 'artifacts', 'cacheDir'], inventory.cluster.artifacts.cacheDir, COMPUTED_MARK);
-  for (const [name, registry] of Object.entries(inventory.cluster.registries)) fill(doc, ['cluster', 'registries', name, 'server'], registry.server, COMPUTED_MARK);
+  for (const [name, registry] of Object.entries(inventory.cluster.registries))
+    fill(doc, ['cluster', 'registries', name, 'server'], registry.server, COMPUTED_MARK);
   const hosts = doc.get('hosts', true);
   if (isSeq(hosts)) {
     inventory.hosts.forEach((host, i) => {

@@ -68,7 +68,10 @@ export function parseInventory(text: string, file: string, options: LoadInventor
     const errors = schemaDiagnostics(invalid, map, file);
     // Still report duplicates, CIDRs and the like in the same pass, where the shapes allow it.
     const semantic = semanticDiagnostics(data as RawInventory, undefined, map, file, { tolerant: true });
-    return failure([...errors, ...semantic.filter((d) => d.severity === 'error')], semantic.filter((d) => d.severity === 'warning'));
+    return failure(
+      [...errors, ...semantic.filter((d) => d.severity === 'error')],
+      semantic.filter((d) => d.severity === 'warning'),
+    );
   }
 
   const raw = data as RawInventory;

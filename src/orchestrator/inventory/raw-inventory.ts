@@ -53,18 +53,33 @@ export interface RawInventory {
     readonly containerRuntime?: 'containerd' | 'docker';
     readonly cni?: 'flannel' | 'none';
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };
-    readonly podSecurity?: { readonly enforce?: PodSecurityLevel; readonly warn?: PodSecurityLevel; readonly audit?: PodSecurityLevel; readonly exemptNamespaces?: readonly string[] };
+    readonly podSecurity?: {
+      readonly enforce?: PodSecurityLevel;
+      readonly warn?: PodSecurityLevel;
+      readonly audit?: PodSecurityLevel;
+      readonly exemptNamespaces?: readonly string[];
+    };
     readonly featureGates?: Readonly<Record<string, boolean>>;
     readonly apiServer?: RawComponentSettings & {
       readonly certSANs?: readonly string[];
-      readonly oidc?: { readonly issuerUrl: string; readonly clientId: string; readonly usernameClaim?: string; readonly usernamePrefix?: string; readonly groupsClaim?: string; readonly groupsPrefix?: string; readonly caFile?: string };
+      readonly oidc?: {
+        readonly issuerUrl: string;
+        readonly clientId: string;
+        readonly usernameClaim?: string;
+        readonly usernamePrefix?: string;
+        readonly groupsClaim?: string;
+        readonly groupsPrefix?: string;
+        readonly caFile?: string;
+      };
     };
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
     readonly etcd?: RawComponentSettings & { readonly snapshots?: { readonly enabled?: boolean; readonly schedule?: string; readonly keep?: number } };
     readonly manifests?: readonly string[];
     readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: readonly string[] };
-    readonly registries?: Readonly<Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>>;
+    readonly registries?: Readonly<
+      Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>
+    >;
     readonly kubeProxy?: { readonly mode?: 'iptables' | 'nftables'; readonly config?: Readonly<Record<string, unknown>> };
     readonly metricsServer?: { readonly enabled?: boolean };
     readonly dns?: { readonly upstreams?: readonly string[]; readonly stubDomains?: Readonly<Record<string, readonly string[]>> };

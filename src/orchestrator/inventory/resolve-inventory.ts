@@ -160,7 +160,10 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       },
       featureGates: { ...(cluster.featureGates ?? {}) },
       extraArgs: Object.fromEntries(
-        CONTROL_PLANE_COMPONENT_KEYS.map((key) => [key, Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)]))]),
+        CONTROL_PLANE_COMPONENT_KEYS.map((key) => [
+          key,
+          Object.fromEntries(Object.entries(cluster[key]?.extraArgs ?? {}).map(([flag, value]) => [flag, String(value)])),
+        ]),
       ) as ClusterSettings['extraArgs'],
       etcdSnapshots: {
         enabled: cluster.etcd?.snapshots?.enabled ?? CLUSTER_DEFAULTS.etcdSnapshotsEnabled,
@@ -174,11 +177,22 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         scheduler: (cluster.scheduler?.extraFiles ?? []).map((f) => expandPath(f, ctx)),
       },
       ...(cluster.apiServer?.oidc !== undefined
-        ? { apiServerOidc: { ...cluster.apiServer.oidc, ...(cluster.apiServer.oidc.caFile !== undefined ? { caFile: expandPath(cluster.apiServer.oidc.caFile, ctx) } : {}) } }
+        ? {
+            apiServerOidc: {
+              ...cluster.apiServer.oidc,
+              ...(cluster.apiServer.oidc.caFile !== undefined ? { caFile: expandPath(cluster.apiServer.oidc.caFile, ctx) } : {}),
+            },
+          }
         : {}),
       manifests: (cluster.manifests ?? []).map((path) => expandPath(path, ctx)),
       ...(cluster.proxy !== undefined && (cluster.proxy.http !== undefined || cluster.proxy.https !== undefined)
-        ? { proxy: { ...(cluster.proxy.http !== undefined ? { http: cluster.proxy.http } : {}), ...(cluster.proxy.https !== undefined ? { https: cluster.proxy.https } : {}), noProxy: [...(cluster.proxy.noProxy ?? [])] } }
+        ? {
+            proxy: {
+              ...(cluster.proxy.http !== undefined ? { http: cluster.proxy.http } : {}),
+              ...(cluster.proxy.https !== undefined ? { https: cluster.proxy.https } : {}),
+              noProxy: [...(cluster.proxy.noProxy ?? [])],
+            },
+          }
         : {}),
       registries: Object.fromEntries(
         Object.entries(cluster.registries ?? {}).map(([name, r]) => [

@@ -25,7 +25,8 @@ const HOSTS_PER_VALIDATION = 500;
 
 /** Every schema error of the document, in document order, in time linear in its hosts. */
 export function schemaErrors(validate: ValidateFunction, data: unknown): ErrorObject[] {
-  const hosts = typeof data === 'object' && data !== null && Array.isArray((data as { hosts?: unknown }).hosts) ? ((data as { hosts: unknown[] }).hosts) : undefined;
+  const hosts =
+    typeof data === 'object' && data !== null && Array.isArray((data as { hosts?: unknown }).hosts) ? (data as { hosts: unknown[] }).hosts : undefined;
   if (hosts === undefined || hosts.length <= HOSTS_PER_VALIDATION) return validate(data) ? [] : [...(validate.errors ?? [])];
   const errors: ErrorObject[] = [];
   for (let start = 0; start < hosts.length; start += HOSTS_PER_VALIDATION) {
@@ -81,8 +82,7 @@ function resolveUnions(errors: readonly ErrorObject[]): { drop: Set<ErrorObject>
     const members = errors.slice(0, index).filter((e) => within(e, union.instancePath) && !drop.has(e));
     const picked = branches.flatMap((b, i) => (branchAccepts(b, jsonType(union.data)) ? [i] : []));
     const chosen = picked.length === 1 ? picked[0] : undefined;
-    const inChosen = (e: ErrorObject): boolean =>
-      e.schemaPath.startsWith(`${union.schemaPath}/${String(chosen)}/`) || e.instancePath !== union.instancePath;
+    const inChosen = (e: ErrorObject): boolean => e.schemaPath.startsWith(`${union.schemaPath}/${String(chosen)}/`) || e.instancePath !== union.instancePath;
     if (chosen === undefined || !members.some(inChosen)) {
       for (const e of members) drop.add(e);
       return;
@@ -132,7 +132,7 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], map: SourceMap
     const path = formatPath(segments);
     const message = messageFor(error, wording.get(error));
     // One message per place: "must be an integer 1-65535" covers type, minimum and maximum.
-    const dedupeKey = `${path}\u0000${error.keyword === 'required' ? message : allowedText(error) ?? wording.get(error) ?? error.keyword}`;
+    const dedupeKey = `${path}\u0000${error.keyword === 'required' ? message : (allowedText(error) ?? wording.get(error) ?? error.keyword)}`;
     if (seen.has(dedupeKey)) continue;
     seen.add(dedupeKey);
     out.push({ file, ...map.value(segments), path, message, severity: 'error' });

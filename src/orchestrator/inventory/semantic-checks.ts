@@ -68,7 +68,10 @@ function checkDurations(raw: RawInventory, report: Report): void {
     const ms = parseDuration(value, Number.NaN);
     if (Number.isNaN(ms)) continue; // the schema reported its shape
     if (ms < bounds.min || ms > bounds.max) {
-      report(['ssh', key], `${key} must be between ${bounds.min} ms and ${bounds.max / 60_000} minutes (got ${value}${typeof value === 'number' ? ' ms' : ''})`);
+      report(
+        ['ssh', key],
+        `${key} must be between ${bounds.min} ms and ${bounds.max / 60_000} minutes (got ${value}${typeof value === 'number' ? ' ms' : ''})`,
+      );
     }
   }
 }

@@ -33,7 +33,10 @@ export function osFamilyScript(files: readonly string[] = OS_RELEASE_FILES): She
  * `perFamily` builds for the host's family (nothing when the family is unknown).
  */
 export function perFamilyScript(perFamily: (adapter: OsAdapter) => ShellCommand, files: readonly string[] = OS_RELEASE_FILES): ShellCommand {
-  const branches = shellJoin(OS_ADAPTERS.map((a) => sh`  ${shellRaw(a.family)}) ${perFamily(a)} ;;`), '\n');
+  const branches = shellJoin(
+    OS_ADAPTERS.map((a) => sh`  ${shellRaw(a.family)}) ${perFamily(a)} ;;`),
+    '\n',
+  );
   return sh`${osFamilyScript(files)}
 printf 'family=%s\\nid=%s\\nlike=%s\\n' "$kc_family" "$kc_id" "$kc_like"
 case $kc_family in

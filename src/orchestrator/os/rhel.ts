@@ -10,7 +10,11 @@ export const rhelAdapter: OsAdapter = {
   // rpm prints "package X is not installed" on stdout and exits 1 for a missing package.
   packageQuery: (name) => sh`rpm -q --qf 'installed %{VERSION}-%{RELEASE}\\n' -- ${name} 2>/dev/null || echo not-installed`,
   parsePackageQuery(stdout) {
-    const line = stdout.trim().split('\n').find((l) => l.startsWith('installed ')) ?? '';
+    const line =
+      stdout
+        .trim()
+        .split('\n')
+        .find((l) => l.startsWith('installed ')) ?? '';
     const version = line.slice('installed '.length).trim();
     return version ? { installed: true, version } : { installed: false };
   },

@@ -21,7 +21,11 @@ export function recapTable(summary: RunSummary, debugLogPath?: string): string {
     seconds(h.durationMs),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const changed = summary.hosts.reduce((n, h) => n + h.changed, 0);
   const failed = summary.hosts.filter((h) => h.failed > 0).length;
   const unreachable = summary.hosts.filter((h) => h.unreachable).length;

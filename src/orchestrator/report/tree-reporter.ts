@@ -65,7 +65,8 @@ export class TreeReporter {
         break;
       }
       case 'handler-result':
-        if (event.status === 'changed') this.views.get(event.host)?.changes.push(`${event.check ? 'would run' : 'ran'} handler: ${event.role} › ${event.handler}`);
+        if (event.status === 'changed')
+          this.views.get(event.host)?.changes.push(`${event.check ? 'would run' : 'ran'} handler: ${event.role} › ${event.handler}`);
         break;
       case 'host-end': {
         const view = this.views.get(event.host);
@@ -84,7 +85,9 @@ export class TreeReporter {
       }
       case 'host-failed':
       case 'host-unreachable':
-        this.views.get(event.host)?.finish(new Error(`${event.type === 'host-unreachable' ? 'UNREACHABLE ' : ''}${event.error} (debug log: ${this.debugLogPath})`));
+        this.views
+          .get(event.host)
+          ?.finish(new Error(`${event.type === 'host-unreachable' ? 'UNREACHABLE ' : ''}${event.error} (debug log: ${this.debugLogPath})`));
         break;
       case 'play-end':
         // Hosts that never started (a stopped play, an interruption) end with the play.

@@ -33,7 +33,9 @@ async function passphraseFor(keyFile: string, key: Buffer, endpoint: SshEndpoint
   const parsed = ssh2.utils.parseKey(key);
   if (!(parsed instanceof Error && /passphrase/i.test(parsed.message))) return undefined;
   if (!sources.promptPassphrase) {
-    throw new FinalConnectError(`the key ${keyFile} is encrypted: set ssh.keyPassphraseEnv in the inventory to the NAME of a variable holding its passphrase, or run kcluster on a terminal to be asked`);
+    throw new FinalConnectError(
+      `the key ${keyFile} is encrypted: set ssh.keyPassphraseEnv in the inventory to the NAME of a variable holding its passphrase, or run kcluster on a terminal to be asked`,
+    );
   }
   let pending = sources.passphrases.get(keyFile);
   if (!pending) {

@@ -3,10 +3,7 @@
 // in the command text, so it cannot show up in argv, logs or error messages.
 import { sh, shellRaw, type ShellCommand } from './quote.js';
 
-export type BecomeMode =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'sudo-nopasswd' }
-  | { readonly kind: 'sudo-password'; readonly password: string };
+export type BecomeMode = { readonly kind: 'none' } | { readonly kind: 'sudo-nopasswd' } | { readonly kind: 'sudo-password'; readonly password: string };
 
 export interface WrappedCommand {
   readonly command: ShellCommand;

@@ -10,7 +10,11 @@ type Ssh2Error = Error & { code?: string; level?: string };
 
 /** The authentication methods configured for an endpoint, as a person would list them. */
 export function authMethods(endpoint: SshEndpoint): string {
-  const methods = [endpoint.keyFile ? `key ${endpoint.keyFile}` : '', endpoint.agent ? 'ssh-agent' : '', endpoint.passwordEnv ? `password from $${endpoint.passwordEnv}` : ''];
+  const methods = [
+    endpoint.keyFile ? `key ${endpoint.keyFile}` : '',
+    endpoint.agent ? 'ssh-agent' : '',
+    endpoint.passwordEnv ? `password from $${endpoint.passwordEnv}` : '',
+  ];
   return methods.filter(Boolean).join(', ') || 'none (set keyFile, agent or passwordEnv)';
 }
 
@@ -21,7 +25,8 @@ export function isAuthFailure(error: Ssh2Error): boolean {
 export function describeConnectError(error: Ssh2Error, endpoint: SshEndpoint): string {
   const where = `${endpoint.address}:${endpoint.port}`;
   if (isAuthFailure(error)) return `authentication failed for user ${endpoint.user} at ${where} (tried: ${authMethods(endpoint)})`;
-  if (error.level === 'client-timeout' || /timed out/i.test(error.message)) return `timed out connecting to ${where} (no SSH greeting in time; is the address right and port ${endpoint.port} open?)`;
+  if (error.level === 'client-timeout' || /timed out/i.test(error.message))
+    return `timed out connecting to ${where} (no SSH greeting in time; is the address right and port ${endpoint.port} open?)`;
   switch (error.code) {
     case 'ECONNREFUSED':
       return `connection refused by ${where} (is sshd running and listening on port ${endpoint.port}?)`;

@@ -116,11 +116,7 @@ export function abbreviate(command: string, max = 200): string {
 }
 
 /** Throw RemoteCommandError unless the command exited 0. */
-export async function execChecked(
-  connection: Connection,
-  command: ShellCommand,
-  options: ExecOptions = {},
-): Promise<ExecResult> {
+export async function execChecked(connection: Connection, command: ShellCommand, options: ExecOptions = {}): Promise<ExecResult> {
   const result = await connection.exec(command, options);
   if (result.code !== 0) throw new RemoteCommandError(connection.host, command.text, result, options.label);
   return result;

@@ -129,13 +129,22 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
   }
 
   async function login(endpoint: SshEndpoint, target: HostKeyTarget, sock: Duplex | undefined, signal?: AbortSignal): Promise<ssh2.Client> {
-    const auth = await authConfig(endpoint, { env: options.env, passphrases, ...(options.promptPassphrase ? { promptPassphrase: options.promptPassphrase } : {}) });
-    return handshake({ ...baseConfig(endpoint, target, sock), ...auth }, endpoint, (key) => {
-      const verdict = options.hostKeys.check(target, key);
-      if (!verdict.ok) return verdict.error;
-      if (verdict.source === 'pinned-now') log(`${target.name}: trusted on first use, pinned ${verdict.fingerprint} in ${options.hostKeys.options.pinFile}`);
-      return undefined;
-    }, signal);
+    const auth = await authConfig(endpoint, {
+      env: options.env,
+      passphrases,
+      ...(options.promptPassphrase ? { promptPassphrase: options.promptPassphrase } : {}),
+    });
+    return handshake(
+      { ...baseConfig(endpoint, target, sock), ...auth },
+      endpoint,
+      (key) => {
+        const verdict = options.hostKeys.check(target, key);
+        if (!verdict.ok) return verdict.error;
+        if (verdict.source === 'pinned-now') log(`${target.name}: trusted on first use, pinned ${verdict.fingerprint} in ${options.hostKeys.options.pinFile}`);
+        return undefined;
+      },
+      signal,
+    );
   }
 
   async function withRetries<T>(name: string, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -226,10 +235,15 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
           // Refusing every key ends the handshake before any credential is sent.
           const stop = new FinalConnectError('host key fetched');
           try {
-            const client = await handshake(baseConfig(host.ssh, target, sock), host.ssh, (key) => {
-              presented = key;
-              return stop;
-            }, signal);
+            const client = await handshake(
+              baseConfig(host.ssh, target, sock),
+              host.ssh,
+              (key) => {
+                presented = key;
+                return stop;
+              },
+              signal,
+            );
             client.end();
           } catch (error) {
             if (error !== stop || presented === undefined) throw error;

@@ -19,7 +19,10 @@ export async function detectBecome(connection: BecomeProbeTarget, host: HostSett
   }
   const variable = host.become.passwordEnv;
   if (!variable) {
-    throw new UnreachableError(host.name, `sudo asks ${host.ssh.user} for a password: set become.passwordEnv to the NAME of a variable holding it, or allow passwordless sudo for ${host.ssh.user}`);
+    throw new UnreachableError(
+      host.name,
+      `sudo asks ${host.ssh.user} for a password: set become.passwordEnv to the NAME of a variable holding it, or allow passwordless sudo for ${host.ssh.user}`,
+    );
   }
   const password = env[variable];
   if (password === undefined) throw new UnreachableError(host.name, `sudo needs a password, but the variable $${variable} (become.passwordEnv) is not set`);

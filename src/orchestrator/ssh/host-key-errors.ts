@@ -26,7 +26,14 @@ export class HostKeyMismatchError extends UnreachableError {
   }
 }
 
-export function mismatchError(target: HostKeyTarget, expected: KnownHostEntry, presented: string, presentedType: string, pinFile: string, inventoryFile: string): HostKeyMismatchError {
+export function mismatchError(
+  target: HostKeyTarget,
+  expected: KnownHostEntry,
+  presented: string,
+  presentedType: string,
+  pinFile: string,
+  inventoryFile: string,
+): HostKeyMismatchError {
   const expectedFingerprint = fingerprintSha256(Buffer.from(expected.keyBase64, 'base64'));
   const source = `${expected.file}:${expected.line}`;
   const rekey = `kcluster trust --refresh ${target.name} -i ${inventoryFile}`;
@@ -49,7 +56,11 @@ export function mismatchError(target: HostKeyTarget, expected: KnownHostEntry, p
 /** The name ssh-keygen -R needs: the entry's own first name, or the address for hashed entries. */
 function knownName(entry: KnownHostEntry, target: HostKeyTarget): string {
   const first = entry.patterns.split(',')[0] ?? '';
-  return entry.patterns.startsWith('|') || /[*?!]/.test(first) || first === '' ? (target.port === 22 ? target.address : `[${target.address}]:${target.port}`) : first;
+  return entry.patterns.startsWith('|') || /[*?!]/.test(first) || first === ''
+    ? target.port === 22
+      ? target.address
+      : `[${target.address}]:${target.port}`
+    : first;
 }
 
 export function revokedError(target: HostKeyTarget, entry: KnownHostEntry, presented: string): HostKeyMismatchError {

@@ -66,7 +66,12 @@ export class HostKeyPolicy {
       // Known, but not with this key: a key of the same type is the clearest one to show.
       const expected = live.find((e) => e.keyType === type) ?? live[0];
       if (expected) {
-        return { kind: 'mismatch', source, entry: expected, error: mismatchError(target, expected, fingerprint, type, this.options.pinFile, this.options.inventoryFile) };
+        return {
+          kind: 'mismatch',
+          source,
+          entry: expected,
+          error: mismatchError(target, expected, fingerprint, type, this.options.pinFile, this.options.inventoryFile),
+        };
       }
     }
     return { kind: 'unknown' };
@@ -91,7 +96,11 @@ export class HostKeyPolicy {
 
   /** Key types known for a host, so the handshake can ask for one of those first (as OpenSSH does). */
   knownKeyTypes(target: HostKeyTarget): string[] {
-    const types = this.sources().flatMap(([files]) => this.entries(files, target).filter((e) => !e.revoked).map((e) => e.keyType));
+    const types = this.sources().flatMap(([files]) =>
+      this.entries(files, target)
+        .filter((e) => !e.revoked)
+        .map((e) => e.keyType),
+    );
     return [...new Set(types)];
   }
 
@@ -107,9 +116,15 @@ export class HostKeyPolicy {
   unpin(target: HostKeyTarget): number {
     if (!existsSync(this.options.pinFile)) return 0;
     const tokens = tokensFor(target);
-    const drop = new Set(readKnownHostsFile(this.options.pinFile).filter((e) => entryMatches(e, tokens)).map((e) => e.line));
+    const drop = new Set(
+      readKnownHostsFile(this.options.pinFile)
+        .filter((e) => entryMatches(e, tokens))
+        .map((e) => e.line),
+    );
     if (drop.size === 0) return 0;
-    const kept = this.readPins().split('\n').filter((_, i) => !drop.has(i + 1));
+    const kept = this.readPins()
+      .split('\n')
+      .filter((_, i) => !drop.has(i + 1));
     this.writePins(kept.join('\n'));
     return drop.size;
   }

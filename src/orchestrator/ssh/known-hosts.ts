@@ -68,7 +68,13 @@ function wildcardMatch(pattern: string, value: string): boolean {
       const lower = pattern.toLowerCase();
       matcher = (v) => v.toLowerCase() === lower;
     } else {
-      const re = new RegExp(`^${pattern.replace(/[.+^${}()|\\[\]]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
+      const re = new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|\\[\]]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+        'i',
+      );
       matcher = (v) => re.test(v);
     }
     matchers.set(pattern, matcher);

@@ -179,7 +179,10 @@ export class SshConnection implements Connection {
           release();
           reject(
             this.closed || this.dropReason !== undefined
-              ? new UnreachableError(this.host, `the connection dropped before ${doing} started${this.dropReason ? ` (${this.dropReason})` : ` (${error.message})`}`)
+              ? new UnreachableError(
+                  this.host,
+                  `the connection dropped before ${doing} started${this.dropReason ? ` (${this.dropReason})` : ` (${error.message})`}`,
+                )
               : new UnreachableError(this.host, `the server refused a new channel for ${doing}: ${error.message}`),
           );
           return;
@@ -202,13 +205,28 @@ export class SshConnection implements Connection {
           // A process that ignores both must not hold a slot forever: give it back after a grace.
           setTimeout(release, STOPPED_CHANNEL_GRACE_MS).unref();
           const stderr = Buffer.concat(err).toString('utf8');
-          reject(new CommandStoppedError(this.host, callerText, reason, options.label, { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started }, timedOut));
+          reject(
+            new CommandStoppedError(
+              this.host,
+              callerText,
+              reason,
+              options.label,
+              { code: 124, stdout: Buffer.concat(out).toString('utf8'), stderr, durationMs: Date.now() - started },
+              timedOut,
+            ),
+          );
         };
-        const timer = options.timeoutMs !== undefined ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`, true), options.timeoutMs) : undefined;
+        const timer =
+          options.timeoutMs !== undefined
+            ? setTimeout(() => stop(`timed out after ${options.timeoutMs} ms and was stopped`, true), options.timeoutMs)
+            : undefined;
         // Idle: nothing printed and nothing sent for that long. A hang on a live link, which the
         // keepalive cannot see; every chunk in either direction starts the wait again.
         const idleMs = this.options.commandIdleTimeoutMs;
-        const idle = idleMs !== undefined ? setTimeout(() => stop(`printed nothing and read nothing for ${formatSeconds(idleMs)} and was stopped (ssh.commandIdleTimeout)`, true), idleMs) : undefined;
+        const idle =
+          idleMs !== undefined
+            ? setTimeout(() => stop(`printed nothing and read nothing for ${formatSeconds(idleMs)} and was stopped (ssh.commandIdleTimeout)`, true), idleMs)
+            : undefined;
         const active = (): void => void idle?.refresh();
         const onAbort = (): void => stop('was cancelled');
         options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -233,7 +251,8 @@ export class SshConnection implements Connection {
           if (stopped !== undefined) return; // already rejected by stop()
           if (code === null || code === undefined) {
             // A keepalive timeout is reported ('error') before the channels are torn down.
-            if (this.closed || this.dropReason !== undefined) reject(new UnreachableError(this.host, `the connection dropped while running ${doing}${this.dropReason ? ` (${this.dropReason})` : ''}`));
+            if (this.closed || this.dropReason !== undefined)
+              reject(new UnreachableError(this.host, `the connection dropped while running ${doing}${this.dropReason ? ` (${this.dropReason})` : ''}`));
             else resolve({ code: 255, ...result, stderr: `${result.stderr}killed by signal ${signal ?? 'unknown'}` });
           } else {
             resolve({ code, ...result });
@@ -269,7 +288,12 @@ export class SshConnection implements Connection {
   async uploadFile(localPath: string, path: string, options: UploadOptions): Promise<void> {
     const command = atomicWriteCommand(path, options, { size: localUploadSize(localPath), sha256: options.sha256 });
     const label = options.label ?? `upload ${path}`;
-    const result = await this.exec(command, { stdinFile: localPath, become: options.become ?? false, label, ...(options.signal ? { signal: options.signal } : {}) });
+    const result = await this.exec(command, {
+      stdinFile: localPath,
+      become: options.become ?? false,
+      label,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     if (result.code !== 0) throw new RemoteCommandError(this.host, command.text, result, label);
   }
 
@@ -280,7 +304,10 @@ export class SshConnection implements Connection {
     const staging = options.become === true && this.becomeMode.kind !== 'none';
     let source = path;
     if (staging) {
-      const staged = await this.exec(sh`umask 077; t=$(mktemp /var/tmp/kcluster-download.XXXXXX) && cat -- ${path} > "$t" && chown -- "$SUDO_USER" "$t" && echo "$t"`, { become: true, label: `${label}: stage for SFTP` });
+      const staged = await this.exec(
+        sh`umask 077; t=$(mktemp /var/tmp/kcluster-download.XXXXXX) && cat -- ${path} > "$t" && chown -- "$SUDO_USER" "$t" && echo "$t"`,
+        { become: true, label: `${label}: stage for SFTP` },
+      );
       if (staged.code !== 0) throw new RemoteCommandError(this.host, `stage ${path}`, staged, label);
       source = staged.stdout.trim();
     }

@@ -7,7 +7,14 @@ import type { HostKeyMismatchError, HostKeyPolicy, HostKeyTarget } from './host-
 export type TrustOutcome =
   | { readonly kind: 'already-trusted'; readonly fingerprint: string; readonly keyType: string; readonly where: string }
   | { readonly kind: 'pinned'; readonly fingerprint: string; readonly keyType: string; readonly where: string }
-  | { readonly kind: 're-keyed'; readonly fingerprint: string; readonly keyType: string; readonly where: string; readonly previous: string; readonly forgotten: number }
+  | {
+      readonly kind: 're-keyed';
+      readonly fingerprint: string;
+      readonly keyType: string;
+      readonly where: string;
+      readonly previous: string;
+      readonly forgotten: number;
+    }
   | { readonly kind: 'refused'; readonly fingerprint: string; readonly keyType: string; readonly error: HostKeyMismatchError; readonly hint?: string };
 
 export function trustHostKey(policy: HostKeyPolicy, target: HostKeyTarget, key: Buffer, refresh: boolean): TrustOutcome {
@@ -26,7 +33,13 @@ export function trustHostKey(policy: HostKeyPolicy, target: HostKeyTarget, key: 
     case 'mismatch':
       if (found.source !== 'pinned') {
         // The user's own known_hosts is theirs to edit: we never rewrite it.
-        return { kind: 'refused', fingerprint, keyType: type, error: found.error, hint: `${found.entry.file} is not kcluster's pin file, so --refresh does not change it` };
+        return {
+          kind: 'refused',
+          fingerprint,
+          keyType: type,
+          error: found.error,
+          hint: `${found.entry.file} is not kcluster's pin file, so --refresh does not change it`,
+        };
       }
       if (!refresh) return { kind: 'refused', fingerprint, keyType: type, error: found.error };
       return {

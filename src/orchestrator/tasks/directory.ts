@@ -24,11 +24,14 @@ export function planDirectory(options: DirectoryOptions, current: FileState): Ch
   const owner = options.owner ?? 'root';
   const group = options.group ?? 'root';
   if (!current.exists) return { kind: 'create', summary: `create directory ${options.path} (mode ${mode}, ${owner}:${group})`, payload: null };
-  if (current.type !== 'directory') throw new Error(`${options.path} is a ${current.type ?? 'thing'}, not a directory: move it away (kcluster does not remove what may hold data)`);
+  if (current.type !== 'directory')
+    throw new Error(`${options.path} is a ${current.type ?? 'thing'}, not a directory: move it away (kcluster does not remove what may hold data)`);
   const fixes: string[] = [];
   if (current.mode !== mode) fixes.push(`mode ${current.mode ?? '?'} -> ${mode}`);
   if (current.owner !== owner || current.group !== group) fixes.push(`owner ${current.owner ?? '?'}:${current.group ?? '?'} -> ${owner}:${group}`);
-  return fixes.length === 0 ? noChange(`${options.path} is a directory, mode ${mode}, ${owner}:${group}`) : { kind: 'update', summary: `fix ${options.path}: ${fixes.join(', ')}`, payload: null };
+  return fixes.length === 0
+    ? noChange(`${options.path} is a directory, mode ${mode}, ${owner}:${group}`)
+    : { kind: 'update', summary: `fix ${options.path}: ${fixes.join(', ')}`, payload: null };
 }
 
 export function directory(options: DirectoryOptions): Task<{ dir: ReturnType<typeof fileState> }, null> {
@@ -41,7 +44,11 @@ export function directory(options: DirectoryOptions): Task<{ dir: ReturnType<typ
     facts: () => ({ dir: fileState(options.path) }),
     plan: (facts) => planDirectory(options, facts.dir),
     apply: async (_change, ctx) => {
-      await execChecked(ctx.connection, sh`mkdir -p -- ${options.path} && chmod ${octalMode(options.mode)} ${options.path} && chown -- ${owner} ${options.path}`, { become: true, label: `directory ${options.path}` });
+      await execChecked(
+        ctx.connection,
+        sh`mkdir -p -- ${options.path} && chmod ${octalMode(options.mode)} ${options.path} && chown -- ${owner} ${options.path}`,
+        { become: true, label: `directory ${options.path}` },
+      );
     },
   };
 }

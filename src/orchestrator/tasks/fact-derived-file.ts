@@ -33,7 +33,14 @@ export function factDerivedFile<M extends FactMap>(options: FactDerivedFileOptio
       return planManagedFile({ path: options.path, mode: options.mode }, all.__file, Buffer.from(content, 'utf8'));
     },
     apply: async (change, ctx) => {
-      await ctx.connection.writeFile(options.path, change.payload.content, { mode: options.mode, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `write ${options.path}` });
+      await ctx.connection.writeFile(options.path, change.payload.content, {
+        mode: options.mode,
+        owner: 'root',
+        group: 'root',
+        become: true,
+        mkdirParents: true,
+        label: `write ${options.path}`,
+      });
     },
   };
 }

@@ -27,7 +27,8 @@ export interface KernelModulePayload {
   readonly persist?: Buffer;
 }
 
-export const persistFileOf = (options: Pick<KernelModuleOptions, 'name' | 'persistFile'>): string => options.persistFile ?? `/etc/modules-load.d/kcluster-${options.name}.conf`;
+export const persistFileOf = (options: Pick<KernelModuleOptions, 'name' | 'persistFile'>): string =>
+  options.persistFile ?? `/etc/modules-load.d/kcluster-${options.name}.conf`;
 
 export function persistedModule(options: Pick<KernelModuleOptions, 'name' | 'purpose'>): string {
   return `# Managed by kcluster: ${options.purpose}\n${options.name}\n`;
@@ -56,7 +57,9 @@ export function planKernelModule(options: KernelModuleOptions, state: KernelModu
   };
 }
 
-export function kernelModule(options: KernelModuleOptions): Task<{ state: ReturnType<typeof kernelModuleState>; file: ReturnType<typeof fileState> }, KernelModulePayload> {
+export function kernelModule(
+  options: KernelModuleOptions,
+): Task<{ state: ReturnType<typeof kernelModuleState>; file: ReturnType<typeof fileState> }, KernelModulePayload> {
   const path = persistFileOf(options);
   return {
     name: `kernel module ${options.name}`,
@@ -67,7 +70,14 @@ export function kernelModule(options: KernelModuleOptions): Task<{ state: Return
     plan: (facts) => planKernelModule(options, facts.state, facts.file),
     apply: async (change, ctx) => {
       if (change.payload.persist) {
-        await ctx.connection.writeFile(path, change.payload.persist, { mode: 0o644, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `write ${path}` });
+        await ctx.connection.writeFile(path, change.payload.persist, {
+          mode: 0o644,
+          owner: 'root',
+          group: 'root',
+          become: true,
+          mkdirParents: true,
+          label: `write ${path}`,
+        });
       }
       if (change.payload.load) await execChecked(ctx.connection, sh`modprobe -- ${options.name}`, { become: true, label: `modprobe ${options.name}` });
     },

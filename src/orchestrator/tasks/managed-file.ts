@@ -76,7 +76,13 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   const label = options.path.replace(/^\/+/, '');
   const payload = { content: desired };
   if (!current.exists) {
-    if (hidesContent(options, current, desired)) return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group}; ${desired.length} bytes, secret: content not shown)`, secret: true, payload };
+    if (hidesContent(options, current, desired))
+      return {
+        kind: 'create',
+        summary: `create ${options.path} (mode ${mode}, ${owner}:${group}; ${desired.length} bytes, secret: content not shown)`,
+        secret: true,
+        payload,
+      };
     const desiredText = textForDiff(desired);
     const diff = desiredText !== undefined ? createTwoFilesPatch('/dev/null', `b/${label}`, '', desiredText) : undefined;
     return { kind: 'create', summary: `create ${options.path} (mode ${mode}, ${owner}:${group})`, ...(diff ? { diff } : {}), payload };
@@ -93,13 +99,12 @@ export function planManagedFile(options: FilePlanOptions, current: FileState, de
   if (!contentDiffers) {
     return { kind: 'update', summary: `update ${options.path} (${attributes.join(', ')}; content unchanged)`, payload };
   }
-  if (hidesContent(options, current, desired)) return { kind: 'update', summary: `update ${options.path} (${['content (secret: not shown)', ...attributes].join(', ')})`, secret: true, payload };
+  if (hidesContent(options, current, desired))
+    return { kind: 'update', summary: `update ${options.path} (${['content (secret: not shown)', ...attributes].join(', ')})`, secret: true, payload };
   // Decoded for the diff only: a converged file costs one comparison, not a UTF-8 round trip.
   const desiredText = current.content !== undefined ? textForDiff(desired) : undefined;
   const diff =
-    current.content !== undefined && desiredText !== undefined
-      ? createTwoFilesPatch(`a/${label}`, `b/${label}`, current.content, desiredText)
-      : undefined;
+    current.content !== undefined && desiredText !== undefined ? createTwoFilesPatch(`a/${label}`, `b/${label}`, current.content, desiredText) : undefined;
   const what = diff ? 'content' : 'content (binary or too large to diff)';
   return { kind: 'update', summary: `update ${options.path} (${[what, ...attributes].join(', ')})`, ...(diff ? { diff } : {}), payload };
 }

@@ -50,7 +50,10 @@ export function packagePresent(options: PackagePresentOptions): Task<FactMap, Pa
       const { missing, family } = change.payload;
       const command = adapterForFamily(family).installPackages(missing);
       const list = missing.join(', ');
-      if (!options.install) throw new Error(`${list} ${missing.length > 1 ? 'are' : 'is'} not installed: install ${missing.length > 1 ? 'them' : 'it'} with \`${command.text}\` (as root)`);
+      if (!options.install)
+        throw new Error(
+          `${list} ${missing.length > 1 ? 'are' : 'is'} not installed: install ${missing.length > 1 ? 'them' : 'it'} with \`${command.text}\` (as root)`,
+        );
       await execChecked(ctx.connection, command, { become: true, label: `install ${missing.join(' ')}`, timeoutMs: 600_000 });
     },
   };

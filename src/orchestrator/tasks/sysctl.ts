@@ -75,7 +75,14 @@ export function sysctl(options: SysctlOptions): Task<{ live: ReturnType<typeof s
     plan: (facts) => planSysctl(options, facts.live, facts.file),
     apply: async (change, ctx) => {
       if (change.payload.persist) {
-        await ctx.connection.writeFile(options.persistFile, change.payload.persist, { mode: 0o644, owner: 'root', group: 'root', become: true, mkdirParents: true, label: `write ${options.persistFile}` });
+        await ctx.connection.writeFile(options.persistFile, change.payload.persist, {
+          mode: 0o644,
+          owner: 'root',
+          group: 'root',
+          become: true,
+          mkdirParents: true,
+          label: `write ${options.persistFile}`,
+        });
       }
       if (change.payload.runtime) {
         // Writing /proc/sys directly needs no sysctl binary (absent from minimal images).

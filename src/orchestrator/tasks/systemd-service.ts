@@ -63,7 +63,10 @@ export function systemdService(options: ServiceOptions): Task<{ unit: ReturnType
     facts: () => ({ unit: systemdUnit(name) }),
     plan: (facts) => planService(options, facts.unit),
     apply: async (change, ctx) => {
-      const command = shellJoin(change.payload.steps.map((s) => stepCommand(s, name)), '&&');
+      const command = shellJoin(
+        change.payload.steps.map((s) => stepCommand(s, name)),
+        '&&',
+      );
       await execChecked(ctx.connection, command, { become: true, label: `systemctl ${name}` });
     },
   };

@@ -23,8 +23,7 @@ export type TemplateFileOptions = Source &
 
 export function templateFile(options: TemplateFileOptions): Task<{ file: ReturnType<typeof fileState> }, ManagedFilePayload> {
   const renderer = options.renderer ?? createTemplateRenderer();
-  const compiled =
-    options.template !== undefined ? renderer.compile(options.template) : renderer.compileInline(`for ${options.path}`, options.content);
+  const compiled = options.template !== undefined ? renderer.compile(options.template) : renderer.compileInline(`for ${options.path}`, options.content);
   const data = options.data ?? {};
   const { template: _template, content: _content, data: _data, renderer: _renderer, ...file } = options;
   return managedFile({

@@ -9,7 +9,15 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
 
-export interface ConformanceResult { passed: number; failed: number; skipped: number; seconds: number; line: string; failures: string[]; logTail: string }
+export interface ConformanceResult {
+  passed: number;
+  failed: number;
+  skipped: number;
+  seconds: number;
+  line: string;
+  failures: string[];
+  logTail: string;
+}
 
 /** Parses run.sh's summary line: "conformance VERSION (CLUSTER): P passed, F failed, S skipped, T s (...)". */
 export function parseConformanceSummary(line: string): Pick<ConformanceResult, 'passed' | 'failed' | 'skipped' | 'seconds'> {
@@ -25,9 +33,16 @@ export async function conformanceSelection(inventory: string, out: string, nodes
     (r) => ({ stdout: r.stdout, stderr: r.stderr }),
     (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
   );
-  const line = outcome.stdout.trim().split('\n').filter((l) => l.startsWith('conformance ')).at(-1);
+  const line = outcome.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('conformance '))
+    .at(-1);
   if (line === undefined) throw new Error(`run.sh printed no summary line:\n${outcome.stderr.slice(-4000)}`);
-  const failures = outcome.stderr.split('\n').filter((l) => l.startsWith('  FAILED ')).map((l) => l.slice('  FAILED '.length));
+  const failures = outcome.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('  FAILED '))
+    .map((l) => l.slice('  FAILED '.length));
   let logTail = '';
   if (failures.length > 0) logTail = readFileSync(join(out, 'e2e.log'), 'utf8').split('\n').slice(-80).join('\n');
   return { ...parseConformanceSummary(line), line, failures, logTail };

@@ -8,13 +8,21 @@ import { join } from 'node:path';
 import { parseEvents } from '../../integration/support/test-lab.js';
 import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 
-export interface BundleEntry { name: string; component: string; version: string; path: string; reference?: string }
+export interface BundleEntry {
+  name: string;
+  component: string;
+  version: string;
+  path: string;
+  reference?: string;
+}
 
 /** The bundle directory from KCLUSTER_TEST_BUNDLE; a clear error when it is not set. */
 export function bundleDir(): string {
   const dir = process.env['KCLUSTER_TEST_BUNDLE'];
   if (!dir || !existsSync(join(dir, 'kcluster-bundle.json'))) {
-    throw new Error('the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the folder `kcluster bundle build --all-releases --test-tools` prints');
+    throw new Error(
+      'the end-to-end tests need the bundle: run them through `npm test`, or set KCLUSTER_TEST_BUNDLE to the folder `kcluster bundle build --all-releases --test-tools` prints',
+    );
   }
   return dir;
 }
@@ -25,7 +33,9 @@ export const bundleEntries = (): BundleEntry[] =>
 /** The newest Kubernetes version in the bundle (the one kcluster defaults to). */
 /** The Kubernetes releases the bundle holds, oldest first. */
 export function bundleKubernetesVersions(): string[] {
-  const versions = bundleEntries().filter((a) => a.name === 'kubelet').map((a) => a.version);
+  const versions = bundleEntries()
+    .filter((a) => a.name === 'kubelet')
+    .map((a) => a.version);
   return versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 }
 
@@ -80,11 +90,19 @@ export function writeKubeconfigAs(adminFile: string, file: string, user: { clien
   const ca = /certificate-authority-data: (\S+)/.exec(admin)?.[1];
   if (server === undefined || ca === undefined) throw new Error(`${adminFile}: no server or certificate-authority-data`);
   const credentials = 'token' in user ? `token: ${user.token}` : `client-certificate: ${user.clientCertificate}, client-key: ${user.clientKey}`;
-  writeFileSync(file, `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: u, user: { ${credentials} } }]\ncontexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x\n`);
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: ${server}, certificate-authority-data: ${ca} } }]\nusers: [{ name: u, user: { ${credentials} } }]\ncontexts: [{ name: x, context: { cluster: c, user: u } }]\ncurrent-context: x\n`,
+  );
   return file;
 }
 
-export interface HostRecap { host: string; changed: number; failed: number; roundTrips: number }
+export interface HostRecap {
+  host: string;
+  changed: number;
+  failed: number;
+  roundTrips: number;
+}
 export const recapOf = (stdout: string): HostRecap[] =>
   (parseEvents(stdout).find((e) => e['type'] === 'run-end') as { summary: { hosts: HostRecap[] } } | undefined)?.summary.hosts ?? [];
 
@@ -195,7 +213,11 @@ export function apiServersPoller(labDir: string, addresses: readonly string[]) {
   let polling = true;
   const loop = (async () => {
     const pki = join(labDir, 'state', 'pki');
-    const credentials = { caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'), clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'), clientKey: readFileSync(join(pki, 'admin.key'), 'utf8') };
+    const credentials = {
+      caCert: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+      clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+      clientKey: readFileSync(join(pki, 'admin.key'), 'utf8'),
+    };
     const apis = addresses.map((address) => apiClient({ server: `https://${address}:6443`, ...credentials }, 2_000));
     while (polling) {
       const results = await Promise.allSettled(apis.map((api) => api.get('/version')));

@@ -11,11 +11,25 @@ const VERSION = 'v0.15.1';
 const BENCHMARK = 'cis-1.12';
 const root = join(import.meta.dirname, '..', '..', '..');
 
-export interface BenchResult { where: string; targets: string; pass: number; fail: number; warn: number; info: number; failed: string[] }
-interface KubeBenchJson { Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number }; Controls: { tests: { results: { test_number: string; status: string }[] }[] }[] }
+export interface BenchResult {
+  where: string;
+  targets: string;
+  pass: number;
+  fail: number;
+  warn: number;
+  info: number;
+  failed: string[];
+}
+interface KubeBenchJson {
+  Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number };
+  Controls: { tests: { results: { test_number: string; status: string }[] }[] }[];
+}
 
 async function kubeBenchCache(): Promise<string> {
-  const { stdout } = await run('bash', [join(root, 'test', 'cis', 'build-kube-bench.sh')], { env: { ...process.env, KUBE_BENCH_VERSION: VERSION }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('bash', [join(root, 'test', 'cis', 'build-kube-bench.sh')], {
+    env: { ...process.env, KUBE_BENCH_VERSION: VERSION },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout.trim().split('\n').at(-1)!;
 }
 
@@ -30,9 +44,15 @@ function resultOf(where: string, targets: string, json: string): BenchResult {
 export async function kubeBenchOnHost(labDir: string, host: string, targets: string): Promise<BenchResult> {
   const cache = await kubeBenchCache();
   const ssh = sshTo(labDir);
-  const { stdout: archive } = await run('tar', ['-C', cache, '-cf', '-', `bin/kube-bench-${VERSION}`, `cfg-${VERSION}`], { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 });
+  const { stdout: archive } = await run('tar', ['-C', cache, '-cf', '-', `bin/kube-bench-${VERSION}`, `cfg-${VERSION}`], {
+    encoding: 'buffer',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   await ssh(host, 'rm -rf /opt/kube-bench && mkdir -p /opt/kube-bench && tar -C /opt/kube-bench -xf -', archive);
-  const json = await ssh(host, `PATH=/usr/local/bin:$PATH /opt/kube-bench/bin/kube-bench-${VERSION} run --config-dir /opt/kube-bench/cfg-${VERSION} --benchmark ${BENCHMARK} --targets ${targets} --json`);
+  const json = await ssh(
+    host,
+    `PATH=/usr/local/bin:$PATH /opt/kube-bench/bin/kube-bench-${VERSION} run --config-dir /opt/kube-bench/cfg-${VERSION} --benchmark ${BENCHMARK} --targets ${targets} --json`,
+  );
   await ssh(host, 'rm -rf /opt/kube-bench');
   return resultOf(host, targets, json);
 }
@@ -40,14 +60,19 @@ export async function kubeBenchOnHost(labDir: string, host: string, targets: str
 /** The `policies` target (RBAC, Pod Security, network policies) through the API, from this machine. */
 export async function kubeBenchPolicies(kubeconfig: string, kubectl: string): Promise<BenchResult> {
   const cache = await kubeBenchCache();
-  const { stdout } = await run(join(cache, 'bin', `kube-bench-${VERSION}`), ['run', '--config-dir', join(cache, `cfg-${VERSION}`), '--benchmark', BENCHMARK, '--targets', 'policies', '--json'], {
-    env: { ...process.env, KUBECONFIG: kubeconfig, PATH: `${dirname(kubectl)}:${process.env['PATH'] ?? ''}` },
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await run(
+    join(cache, 'bin', `kube-bench-${VERSION}`),
+    ['run', '--config-dir', join(cache, `cfg-${VERSION}`), '--benchmark', BENCHMARK, '--targets', 'policies', '--json'],
+    {
+      env: { ...process.env, KUBECONFIG: kubeconfig, PATH: `${dirname(kubectl)}:${process.env['PATH'] ?? ''}` },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return resultOf('controller', 'policies', stdout);
 }
 
-export const summaryLine = (r: BenchResult): string => `${r.where} (${r.targets}): ${r.pass} PASS, ${r.fail} FAIL [${r.failed.join(', ')}], ${r.warn} WARN, ${r.info} INFO`;
+export const summaryLine = (r: BenchResult): string =>
+  `${r.where} (${r.targets}): ${r.pass} PASS, ${r.fail} FAIL [${r.failed.join(', ')}], ${r.warn} WARN, ${r.info} INFO`;
 
 /**
  * kube-bench on a control plane (master, controlplane, etcd, node), a worker (node) and the

@@ -20,7 +20,12 @@ function question(msg: Buffer): { name: string; type: number; end: number } | un
     const length = msg[at]!;
     if (length === 0) break;
     if (length > 63 || at + 1 + length > msg.length) return undefined;
-    labels.push(msg.subarray(at + 1, at + 1 + length).toString('latin1').toLowerCase());
+    labels.push(
+      msg
+        .subarray(at + 1, at + 1 + length)
+        .toString('latin1')
+        .toLowerCase(),
+    );
     at += 1 + length;
   }
   if (at + 5 > msg.length) return undefined;

@@ -32,10 +32,19 @@ export async function startTestHttpProxy(address: string): Promise<TestHttpProxy
       return;
     }
     destinations.push(target.host);
-    const upstream = request({ host: target.hostname, port: target.port === '' ? 80 : Number(target.port), method: req.method, path: `${target.pathname}${target.search}`, headers: forwardedHeaders(req.headers) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port === '' ? 80 : Number(target.port),
+        method: req.method,
+        path: `${target.pathname}${target.search}`,
+        headers: forwardedHeaders(req.headers),
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', (error) => {
       if (!res.headersSent) res.writeHead(502);
       res.end(`${error.message}\n`);

@@ -25,7 +25,23 @@ const base64url = (data: Buffer | string): string => Buffer.from(data).toString(
 /** A CA and a serving certificate for `ip`, both made by openssl in `dir`. */
 function servingCertificate(dir: string, ip: string): { ca: string; cert: string; key: string } {
   const o = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  o('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=kcluster-e2e-oidc-ca');
+  o(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=kcluster-e2e-oidc-ca',
+  );
   o('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${ip}`);
   writeFileSync(join(dir, 'san.ext'), `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
   o('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'san.ext');
@@ -51,7 +67,13 @@ export async function startTestOidcIssuer(host: string): Promise<TestOidcIssuer>
     if (path === '/.well-known/openid-configuration') {
       requests.discovery++;
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ issuer: issuerUrl, jwks_uri: `${issuerUrl}/keys`, id_token_signing_alg_values_supported: ['RS256'], response_types_supported: ['id_token'], subject_types_supported: ['public'] }),
+        JSON.stringify({
+          issuer: issuerUrl,
+          jwks_uri: `${issuerUrl}/keys`,
+          id_token_signing_alg_values_supported: ['RS256'],
+          response_types_supported: ['id_token'],
+          subject_types_supported: ['public'],
+        }),
       );
       return;
     }

@@ -3,7 +3,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Connection, ConnectionStats, DownloadedFile, ExecOptions, ExecResult, UploadOptions, WriteFileOptions } from '../../../src/orchestrator/ssh/connection.js';
+import type {
+  Connection,
+  ConnectionStats,
+  DownloadedFile,
+  ExecOptions,
+  ExecResult,
+  UploadOptions,
+  WriteFileOptions,
+} from '../../../src/orchestrator/ssh/connection.js';
 import type { ShellCommand } from '../../../src/orchestrator/ssh/quote.js';
 import { atomicWriteCommand } from '../../../src/orchestrator/ssh/atomic-write.js';
 import { UnreachableError } from '../../../src/orchestrator/ssh/connection.js';
@@ -48,7 +56,10 @@ export class LocalShellConnection implements Connection {
     // Owner changes need root on the controller: tests write as whoever runs them.
     const { mode, mkdirParents } = options;
     const expected = { size: bytes.length, sha256 };
-    const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }, expected), { stdin: bytes, label: `write ${path}` });
+    const result = await this.exec(atomicWriteCommand(path, { mode, ...(mkdirParents ? { mkdirParents } : {}) }, expected), {
+      stdin: bytes,
+      label: `write ${path}`,
+    });
     if (result.code !== 0) throw new Error(`write ${path} failed: ${result.stderr}`);
   }
 

@@ -31,7 +31,8 @@ function leftovers(): string[] {
     const dir = join('/sys/fs/cgroup', c, 'kcluster-lab');
     if (existsSync(dir)) for (const h of readdirSync(dir)) if (h.startsWith(NAME)) found.push(`cgroup ${dir}/${h}`);
   }
-  if (existsSync('/run/systemd/nspawn/propagate')) for (const p of readdirSync('/run/systemd/nspawn/propagate')) if (p.startsWith(NAME)) found.push(`propagate dir ${p}`);
+  if (existsSync('/run/systemd/nspawn/propagate'))
+    for (const p of readdirSync('/run/systemd/nspawn/propagate')) if (p.startsWith(NAME)) found.push(`propagate dir ${p}`);
   if (existsSync(runDir)) found.push(`runtime dir ${runDir}`);
   if (existsSync(join(home, 'inventory.yaml'))) found.push('inventory file');
   if (existsSync(join(home, 'state'))) found.push('cluster state folder');

@@ -21,7 +21,9 @@ describe('kcluster lab --privileged', () => {
     ssh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends containerd busybox-static >/dev/null');
     expect(ssh('systemctl is-active containerd').trim()).toBe('active');
     ssh('rm -rf /tmp/rootfs && mkdir -p /tmp/rootfs/bin /tmp/rootfs/proc /tmp/rootfs/dev /tmp/rootfs/sys && cp /bin/busybox /tmp/rootfs/bin/');
-    const out = ssh("ctr run --rm --runc-binary /usr/local/sbin/runc-lab --rootfs /tmp/rootfs kc-probe /bin/busybox sh -c 'echo hello-from-container; echo pid=$$'");
+    const out = ssh(
+      "ctr run --rm --runc-binary /usr/local/sbin/runc-lab --rootfs /tmp/rootfs kc-probe /bin/busybox sh -c 'echo hello-from-container; echo pid=$$'",
+    );
     expect(out).toBe('hello-from-container\npid=1\n');
   });
 });

@@ -67,7 +67,7 @@ describe('become through sudo over a real sshd (fake sudo)', () => {
     expect((await connection.exec(sh`echo plain`)).stdout).toBe('plain\n');
     const argv = readFileSync(join(bin, 'argv.log'), 'utf8');
     expect(argv.split('\n')[0]).toBe('-n true');
-    expect(argv).toContain("-S -k -H -p  -- sh -c cat");
+    expect(argv).toContain('-S -k -H -p  -- sh -c cat');
     expect(argv).not.toContain('pwned');
     expect(argv.split('\n').filter(Boolean)).toHaveLength(4);
   });

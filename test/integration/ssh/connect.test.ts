@@ -94,7 +94,10 @@ describe('SSH connector over a real sshd', () => {
   it('refuses a host whose known_hosts entry does not match, naming the file and line, and pins nothing', async () => {
     const node = host('node2', endpoint(sshd));
     const { inventory, policy, userKnownHosts } = setup([node]);
-    const other = newKey(join(dirname(userKnownHosts), 'other_host_key')).split(' ').slice(0, 2).join(' ');
+    const other = newKey(join(dirname(userKnownHosts), 'other_host_key'))
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
     writeFileSync(userKnownHosts, `# someone else's key\n[127.0.0.1]:${sshd.port} ${other}\n`);
     const connector = createSshConnector({ inventory, env: {}, hostKeys: policy });
     const error = await connector.connect(node).catch((e: unknown) => e);
@@ -115,7 +118,9 @@ describe('SSH connector over a real sshd', () => {
     const error = await connector.connect(node).catch((e: unknown) => e);
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(UnreachableError);
-    expect((error as Error).message).toBe(`down1: unreachable: connection refused by 127.0.0.1:${port} (is sshd running and listening on port ${port}?) (gave up after 3 attempts)`);
+    expect((error as Error).message).toBe(
+      `down1: unreachable: connection refused by 127.0.0.1:${port} (is sshd running and listening on port ${port}?) (gave up after 3 attempts)`,
+    );
     expect(retries).toHaveLength(2);
     // Backoff 500 ms then 1000 ms.
     expect(elapsed).toBeGreaterThanOrEqual(1_400);

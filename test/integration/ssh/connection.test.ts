@@ -151,7 +151,19 @@ describe('SSH connection over a real sshd', () => {
     expect(outcome).toMatchObject({ reached: true });
     expect(probes).toBe(2);
     // A probe that fails otherwise (the host says no) is not retried as "slow".
-    await expect(pollUntil({ timeoutMs: 5_000, intervalMs: 100, signal: new AbortController().signal, probe: () => connection.exec(sh`exit 3`).then((r) => { if (r.code !== 0) throw new Error(`probe exited ${r.code}`); return r; }), done: () => true })).rejects.toThrow('probe exited 3');
+    await expect(
+      pollUntil({
+        timeoutMs: 5_000,
+        intervalMs: 100,
+        signal: new AbortController().signal,
+        probe: () =>
+          connection.exec(sh`exit 3`).then((r) => {
+            if (r.code !== 0) throw new Error(`probe exited ${r.code}`);
+            return r;
+          }),
+        done: () => true,
+      }),
+    ).rejects.toThrow('probe exited 3');
   });
 
   it('cancels a running command when its AbortSignal fires', async () => {

@@ -42,7 +42,10 @@ export function decodeFactBatch(text: string): DecodedBatch | undefined {
 
 function frame(nonce: string, i: number): [string, string] {
   const marker = '\u0000SCRIPT\u0000';
-  const one = buildFactBatch(Array.from({ length: i + 1 }, () => ({ script: shellRaw(marker) })), nonce).text;
+  const one = buildFactBatch(
+    Array.from({ length: i + 1 }, () => ({ script: shellRaw(marker) })),
+    nonce,
+  ).text;
   const section = one.slice(one.lastIndexOf(`printf '%s' '\n@@kcluster:${nonce}:begin:${i}`));
   const at = section.indexOf(marker);
   // "( " or "{ " precede the script, "\n)" or "\n}" follow it: keep them out of the frame.

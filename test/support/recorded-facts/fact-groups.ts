@@ -51,7 +51,12 @@ const packageQuery: ReplayGroup = {
   join(sections, items) {
     const headers = new Set(sections.map((s) => lines(s.stdout).slice(0, 3).join('\n')));
     if (headers.size !== 1) throw new Error('cannot replay package-query: the recorded sections disagree on the OS family');
-    const rest = sections.flatMap((s, i) => lines(s.stdout).slice(3).filter((l) => l !== 'not-installed').map((l) => `${items[i]}\t${l}\n`));
+    const rest = sections.flatMap((s, i) =>
+      lines(s.stdout)
+        .slice(3)
+        .filter((l) => l !== 'not-installed')
+        .map((l) => `${items[i]}\t${l}\n`),
+    );
     return `${[...headers][0]}\n${rest.join('')}`;
   },
 };

@@ -18,7 +18,11 @@ export function recordedInventory(scenario: string): Record<string, unknown> {
 }
 
 /** `recordingOf` is for tests of the replay itself (a recording with a section taken out). */
-export function planOverRecording(scenario: string, variant: PlanVariant = {}, recordingOf: (host: string) => HostRecording = (host) => readRecording(scenario, host)): Promise<Scenario> {
+export function planOverRecording(
+  scenario: string,
+  variant: PlanVariant = {},
+  recordingOf: (host: string) => HostRecording = (host) => readRecording(scenario, host),
+): Promise<Scenario> {
   // What each host's tasks ask for, so that a section the recording lacks is named by its fact's key.
   const asked: FactCatalogue = new Map();
   return planScenario({

@@ -41,13 +41,38 @@ export function settingsVariant(): PlanVariant {
   const own = join(dir, 'manifests');
   mkdirSync(own);
   writeFileSync(join(own, 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-a }\n');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'oidc.key'), '-out', join(dir, 'oidc-ca.pem'), '-subj', '/CN=issuer', '-days', '2'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'oidc.key'),
+      '-out',
+      join(dir, 'oidc-ca.pem'),
+      '-subj',
+      '/CN=issuer',
+      '-days',
+      '2',
+    ],
+    { stdio: 'ignore' },
+  );
   writeFileSync(join(dir, 'admission.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n');
   return {
     edit(doc) {
       cluster(doc, {
-        apiServer: { extraFiles: [join(dir, 'admission.yaml')], oidc: { issuerUrl: 'https://login.example', clientId: 'kubernetes', caFile: join(dir, 'oidc-ca.pem') } },
-        registries: { 'registry.corp.example': { mirrors: ['http://10.231.7.1:5000'], usernameEnv: 'KC_PLAN_REGISTRY_USER', passwordEnv: 'KC_PLAN_REGISTRY_PASSWORD' } },
+        apiServer: {
+          extraFiles: [join(dir, 'admission.yaml')],
+          oidc: { issuerUrl: 'https://login.example', clientId: 'kubernetes', caFile: join(dir, 'oidc-ca.pem') },
+        },
+        registries: {
+          'registry.corp.example': { mirrors: ['http://10.231.7.1:5000'], usernameEnv: 'KC_PLAN_REGISTRY_USER', passwordEnv: 'KC_PLAN_REGISTRY_PASSWORD' },
+        },
         proxy: { http: 'http://proxy.corp.example:3128', noProxy: ['.corp.example'] },
         manifests: [own],
       });
@@ -81,4 +106,5 @@ export function emptyHostVariants(): PlanVariant[] {
 }
 
 /** Files an earlier inventory's extraFiles left on the first control plane (scenario old-extra-files). */
-export const OLD_EXTRA_FILES = 'mkdir -p /etc/kubernetes/extra/kube-apiserver && echo old > /etc/kubernetes/extra/kube-apiserver/old-webhook.conf && echo old > /etc/kubernetes/extra/kube-apiserver/admission.yaml';
+export const OLD_EXTRA_FILES =
+  'mkdir -p /etc/kubernetes/extra/kube-apiserver && echo old > /etc/kubernetes/extra/kube-apiserver/old-webhook.conf && echo old > /etc/kubernetes/extra/kube-apiserver/admission.yaml';

@@ -46,10 +46,24 @@ async function record(scenario: string, about: string, facts: FactCatalogue): Pr
     const connection = await connect(host, new AbortController().signal);
     try {
       const nonce = newNonce();
-      const result = await connection.exec(buildFactBatch(own.map((f) => ({ script: f.script })), nonce), { become: true, label: 'record facts' });
+      const result = await connection.exec(
+        buildFactBatch(
+          own.map((f) => ({ script: f.script })),
+          nonce,
+        ),
+        { become: true, label: 'record facts' },
+      );
       const sections = parseFactBatch(result.stdout, own.length, nonce);
       const recorded = new Map<string, RecordedSection>(
-        own.map((f, i) => [f.key, { script: f.script.text, ...(f.group ? { group: { id: f.group.id, item: f.group.item } } : {}), stdout: sections[i]!.stdout, exitCode: sections[i]!.exitCode }]),
+        own.map((f, i) => [
+          f.key,
+          {
+            script: f.script.text,
+            ...(f.group ? { group: { id: f.group.id, item: f.group.item } } : {}),
+            stdout: sections[i]!.stdout,
+            exitCode: sections[i]!.exitCode,
+          },
+        ]),
       );
       console.log(`${scenario}/${host.name}: ${recorded.size} fact sections -> ${writeRecording(scenario, host.name, about, recorded)}`);
     } finally {
@@ -62,7 +76,10 @@ async function record(scenario: string, about: string, facts: FactCatalogue): Pr
 function baseInventory(scenario: string): Record<string, unknown> {
   const doc = parse(readFileSync(labInventory, 'utf8')) as Record<string, unknown>;
   const hosts = doc['hosts'] as Record<string, unknown>[];
-  writeFileSync(join(FACTS_FIXTURES, scenario, 'inventory.yaml'), `# The lab inventory the recordings of this folder were made with (npm run record:facts).\n${stringify({ cluster: doc['cluster'], hosts })}`);
+  writeFileSync(
+    join(FACTS_FIXTURES, scenario, 'inventory.yaml'),
+    `# The lab inventory the recordings of this folder were made with (npm run record:facts).\n${stringify({ cluster: doc['cluster'], hosts })}`,
+  );
   return doc;
 }
 
@@ -80,7 +97,11 @@ it('records the same hosts with files an earlier inventory listed in extraFiles 
   ssh(first, OLD_EXTRA_FILES);
   try {
     const facts = await catalogue(base, [settingsVariant()]);
-    await record('old-extra-files', `Fresh lab hosts; on ${first}, /etc/kubernetes/extra/kube-apiserver holds old-webhook.conf and admission.yaml from an earlier inventory.`, facts);
+    await record(
+      'old-extra-files',
+      `Fresh lab hosts; on ${first}, /etc/kubernetes/extra/kube-apiserver holds old-webhook.conf and admission.yaml from an earlier inventory.`,
+      facts,
+    );
     baseInventory('old-extra-files');
   } finally {
     ssh(first, 'rm -rf /etc/kubernetes/extra');

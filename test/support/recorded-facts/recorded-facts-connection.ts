@@ -21,7 +21,9 @@ export type AskedFacts = () => Iterable<Fact<unknown>>;
 function unrecorded(recording: HostRecording, role: string, keys: readonly string[], script: string): UnrecordedFactError {
   const named = keys.map((k) => (recording.facts[k] ? `${k} (recorded with another script)` : k));
   const what = named.length === 0 ? 'a fact section' : `fact${named.length > 1 ? 's' : ''} ${named.join(', ')}`;
-  return new UnrecordedFactError(`role ${role} asks for ${what} that ${recording.file} does not hold: ${abbreviate(script, 160)} (a new or changed fact: refresh the recordings with npm run record:facts)`);
+  return new UnrecordedFactError(
+    `role ${role} asks for ${what} that ${recording.file} does not hold: ${abbreviate(script, 160)} (a new or changed fact: refresh the recordings with npm run record:facts)`,
+  );
 }
 
 /** Where `item`, as the shell word the group script quotes it into, stands alone in `script`. */
@@ -51,11 +53,23 @@ function answer(recording: HostRecording, role: string, section: BatchSection, a
       .sort((a, b) => a.at - b.at);
     if (listed.length === 0) continue;
     const items = listed.map((m) => m.r.group!.item);
-    if (group.real.script(items).text === section.script) return { stdout: group.join(listed.map((m) => m.r), items), exitCode: 0 };
+    if (group.real.script(items).text === section.script)
+      return {
+        stdout: group.join(
+          listed.map((m) => m.r),
+          items,
+        ),
+        exitCode: 0,
+      };
   }
   // Name the facts of the group read that the recording lacks (or holds under another script).
   const lacking = [...asked()].filter((f) => f.group && wordAt(section.script, f.group.item) >= 0 && recording.facts[f.key]?.script !== f.script.text);
-  throw unrecorded(recording, role, lacking.map((f) => f.key), section.script);
+  throw unrecorded(
+    recording,
+    role,
+    lacking.map((f) => f.key),
+    section.script,
+  );
 }
 
 /** A Connection (fake: nothing runs) for `recording.host`, answering fact batches from the recording; `asked` names what it lacks. */

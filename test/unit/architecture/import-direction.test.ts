@@ -77,7 +77,11 @@ describe('import direction', () => {
     const upward = all.filter((e) => STOREY[e.to]! >= STOREY[e.from]! && !KNOWN_EXCEPTIONS.has(`${e.from} -> ${e.to}`));
     expect(upward.map((e) => `${e.file} imports ${e.spec} (${e.from} -> ${e.to})`)).toEqual([]);
     // An exception that no import needs any more is removed from the list.
-    for (const exception of KNOWN_EXCEPTIONS) expect(all.some((e) => `${e.from} -> ${e.to}` === exception), exception).toBe(true);
+    for (const exception of KNOWN_EXCEPTIONS)
+      expect(
+        all.some((e) => `${e.from} -> ${e.to}` === exception),
+        exception,
+      ).toBe(true);
   });
 
   it('the engine defines the exit codes (the CLI only re-exports them)', () => {

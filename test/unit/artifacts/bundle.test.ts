@@ -68,7 +68,9 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     writeFileSync(join(bad, pause.path), pauseBytes);
     const result = await kcluster(['artifacts', 'verify', '--bundle', bad]);
     expect(result.code).toBe(4);
-    expect(result.err).toContain(`kubernetes/kubelet v1.37.2 (amd64, binary): kubernetes/v1.37.2/kubelet is missing from the bundle (expected sha256 ${kubelet.sha256})`);
+    expect(result.err).toContain(
+      `kubernetes/kubelet v1.37.2 (amd64, binary): kubernetes/v1.37.2/kubelet is missing from the bundle (expected sha256 ${kubelet.sha256})`,
+    );
     expect(result.err).toContain(`containerd/ctr v2.2.9 (amd64, binary): containerd/v2.2.9/ctr has ${ctr.size + 1} bytes, the lock says ${ctr.size}`);
     expect(result.err).toMatch(new RegExp(`pause/pause 3.10.2 \\(amd64, image\\): images/pause-3.10.2.tar has sha256 [0-9a-f]{64}, expected ${pause.sha256}`));
     expect(result.err).toContain('3 of');
@@ -78,13 +80,26 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
   it('rejects a lock file it does not understand, and a bundle without the needed version', async () => {
     const odd = join(dir, 'odd');
     cpSync(good, odd, { recursive: true });
-    writeFileSync(join(odd, 'kcluster-bundle.json'), JSON.stringify({ kind: 'kcluster-bundle', formatVersion: 1, arch: 'amd64', artifacts: [{ name: 'x', component: 'x', version: '1', arch: 'amd64', type: 'binary', path: '../etc/passwd', size: 1, sha256: 'a'.repeat(64) }] }));
+    writeFileSync(
+      join(odd, 'kcluster-bundle.json'),
+      JSON.stringify({
+        kind: 'kcluster-bundle',
+        formatVersion: 1,
+        arch: 'amd64',
+        artifacts: [{ name: 'x', component: 'x', version: '1', arch: 'amd64', type: 'binary', path: '../etc/passwd', size: 1, sha256: 'a'.repeat(64) }],
+      }),
+    );
     const result = await kcluster(['artifacts', 'verify', '--bundle', odd]);
     expect(result.code).toBe(2);
     expect(result.err).toContain(`${join(odd, 'kcluster-bundle.json')}: not a kcluster bundle lock file: /artifacts/0/path must match pattern`);
-    const older = parseInventory(inventoryText(good).replace('cluster:\n', 'cluster:\n  kubernetesVersion: v1.36.5\n'), join(dir, 'i2.yaml'), { env: {}, homeDir: dir });
+    const older = parseInventory(inventoryText(good).replace('cluster:\n', 'cluster:\n  kubernetesVersion: v1.36.5\n'), join(dir, 'i2.yaml'), {
+      env: {},
+      homeDir: dir,
+    });
     if (!older.ok) throw new Error('bad inventory');
-    await expect(prepareArtifacts(older.inventory)).rejects.toThrow(`kubernetes/kubelet v1.36.5 (amd64, binary): not in bundle ${good}: rebuild the bundle with this version`);
+    await expect(prepareArtifacts(older.inventory)).rejects.toThrow(
+      `kubernetes/kubelet v1.36.5 (amd64, binary): not in bundle ${good}: rebuild the bundle with this version`,
+    );
   });
 
   it('`artifacts list` shows what the inventory needs, on which hosts, from where', async () => {

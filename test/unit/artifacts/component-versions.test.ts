@@ -18,6 +18,8 @@ describe('the version table', () => {
   });
 
   it('an unknown minor is an error that lists the known ones', () => {
-    expect(() => componentVersionsFor('v1.29.3')).toThrow(`kcluster knows the component versions for Kubernetes ${Object.keys(COMPONENT_VERSIONS).sort().join(', ')}, not 1.29`);
+    expect(() => componentVersionsFor('v1.29.3')).toThrow(
+      `kcluster knows the component versions for Kubernetes ${Object.keys(COMPONENT_VERSIONS).sort().join(', ')}, not 1.29`,
+    );
   });
 });

@@ -7,8 +7,31 @@ import { planInstallBinary } from '../../../src/kubernetes/artifacts/tasks/insta
 import { planImportImage } from '../../../src/kubernetes/artifacts/tasks/import-image.js';
 
 const sha = 'a'.repeat(64);
-const kubelet: PreparedArtifact = { component: 'kubernetes', name: 'kubelet', version: 'v1.35.8', arch: 'amd64', type: 'binary', hosts: ['n1'], installPath: '/usr/local/bin/kubelet', origin: { kind: 'bundle', bundle: '/b', path: 'k/kubelet' }, localPath: '/b/k/kubelet', sha256: sha };
-const pause: PreparedArtifact = { component: 'pause', name: 'pause', version: '3.10.1', arch: 'amd64', type: 'image', hosts: ['n1'], origin: { kind: 'bundle', bundle: '/b', path: 'images/pause.tar' }, localPath: '/b/images/pause.tar', sha256: sha, reference: 'kcluster.local/pause:3.10.1', imageId: `sha256:${'c'.repeat(64)}` };
+const kubelet: PreparedArtifact = {
+  component: 'kubernetes',
+  name: 'kubelet',
+  version: 'v1.35.8',
+  arch: 'amd64',
+  type: 'binary',
+  hosts: ['n1'],
+  installPath: '/usr/local/bin/kubelet',
+  origin: { kind: 'bundle', bundle: '/b', path: 'k/kubelet' },
+  localPath: '/b/k/kubelet',
+  sha256: sha,
+};
+const pause: PreparedArtifact = {
+  component: 'pause',
+  name: 'pause',
+  version: '3.10.1',
+  arch: 'amd64',
+  type: 'image',
+  hosts: ['n1'],
+  origin: { kind: 'bundle', bundle: '/b', path: 'images/pause.tar' },
+  localPath: '/b/images/pause.tar',
+  sha256: sha,
+  reference: 'kcluster.local/pause:3.10.1',
+  imageId: `sha256:${'c'.repeat(64)}`,
+};
 
 describe('installing binaries', () => {
   it('installs when absent, replaces on another sha256, fixes only attributes, else nothing', () => {
@@ -16,13 +39,25 @@ describe('installing binaries', () => {
     const same = { exists: true, regular: true, size: 1, mode: '0755', owner: 'root', group: 'root', sha256: sha };
     expect(planInstallBinary(kubelet, same)).toEqual({ kind: 'none', reason: '/usr/local/bin/kubelet is kubelet v1.35.8' });
     expect(planInstallBinary(kubelet, { ...same, sha256: 'b'.repeat(64) })).toMatchObject({ kind: 'update', payload: { attributesOnly: false } });
-    expect(planInstallBinary(kubelet, { ...same, mode: '0777' })).toMatchObject({ kind: 'update', summary: 'fix /usr/local/bin/kubelet: mode 0777 -> 0755, owner root:root -> root:root', payload: { attributesOnly: true } });
+    expect(planInstallBinary(kubelet, { ...same, mode: '0777' })).toMatchObject({
+      kind: 'update',
+      summary: 'fix /usr/local/bin/kubelet: mode 0777 -> 0755, owner root:root -> root:root',
+      payload: { attributesOnly: true },
+    });
     expect(planInstallBinary(kubelet, { exists: true, regular: false })).toMatchObject({ kind: 'update' });
   });
 
   it('parses the binary fact and names its record file after the path', () => {
     expect(parseInstalledBinary('absent\n')).toEqual({ exists: false });
-    expect(parseInstalledBinary(`123|755|root|root|${sha}\n`)).toEqual({ exists: true, regular: true, size: 123, mode: '0755', owner: 'root', group: 'root', sha256: sha });
+    expect(parseInstalledBinary(`123|755|root|root|${sha}\n`)).toEqual({
+      exists: true,
+      regular: true,
+      size: 123,
+      mode: '0755',
+      owner: 'root',
+      group: 'root',
+      sha256: sha,
+    });
     expect(() => parseInstalledBinary('garbage')).toThrow(/unexpected binary state/);
     expect(recordPathFor('/usr/local/bin/kubelet')).toBe('/var/lib/kcluster/artifacts/_usr_local_bin_kubelet.sha256');
   });
@@ -30,10 +65,19 @@ describe('installing binaries', () => {
 
 describe('importing images', () => {
   it('imports when missing, replaces another image under the name, pins an unpinned one, else nothing', () => {
-    expect(planImportImage(pause, 'containerd', { state: 'absent' })).toMatchObject({ kind: 'create', summary: 'import kcluster.local/pause:3.10.1 into containerd' });
+    expect(planImportImage(pause, 'containerd', { state: 'absent' })).toMatchObject({
+      kind: 'create',
+      summary: 'import kcluster.local/pause:3.10.1 into containerd',
+    });
     expect(planImportImage(pause, 'containerd', { state: 'runtime-down', detail: '' })).toMatchObject({ kind: 'create' });
-    expect(planImportImage(pause, 'containerd', { state: 'present', imageId: `sha256:${'d'.repeat(64)}`, pinned: true })).toMatchObject({ kind: 'update', payload: { pinOnly: false } });
-    expect(planImportImage(pause, 'containerd', { state: 'present', imageId: pause.imageId!, pinned: false })).toMatchObject({ kind: 'update', payload: { pinOnly: true } });
+    expect(planImportImage(pause, 'containerd', { state: 'present', imageId: `sha256:${'d'.repeat(64)}`, pinned: true })).toMatchObject({
+      kind: 'update',
+      payload: { pinOnly: false },
+    });
+    expect(planImportImage(pause, 'containerd', { state: 'present', imageId: pause.imageId!, pinned: false })).toMatchObject({
+      kind: 'update',
+      payload: { pinOnly: true },
+    });
     expect(planImportImage(pause, 'containerd', { state: 'present', imageId: pause.imageId!, pinned: true }).kind).toBe('none');
   });
 

@@ -40,7 +40,12 @@ let published: Map<string, Buffer>;
 beforeAll(async () => {
   server = await startReleaseServer(www);
   const inv = inventory();
-  published = publishStandInReleases(www, join(dir, 'staging'), requiredArtifacts(inv).filter((a) => a.type === 'binary'), inv.cluster.artifacts.mirrors);
+  published = publishStandInReleases(
+    www,
+    join(dir, 'staging'),
+    requiredArtifacts(inv).filter((a) => a.type === 'binary'),
+    inv.cluster.artifacts.mirrors,
+  );
 });
 afterAll(async () => {
   await server.close();
@@ -76,7 +81,10 @@ describe('release source (loopback release server with stand-in files)', () => {
   it('resumes an interrupted download where it stopped', async () => {
     const cache = join(dir, 'cache-resume');
     const inv = inventory('', cache);
-    const kubelet = releaseLocation({ component: 'kubernetes', name: 'kubelet', version: inv.cluster.kubernetesVersion, arch: 'amd64', type: 'binary' }, inv.cluster.artifacts.mirrors)!;
+    const kubelet = releaseLocation(
+      { component: 'kubernetes', name: 'kubelet', version: inv.cluster.kubernetesVersion, arch: 'amd64', type: 'binary' },
+      inv.cluster.artifacts.mirrors,
+    )!;
     const path = new URL(kubelet.url).pathname;
     server.cutOnce.set(path, 5_000);
     await expect(prepareArtifacts(inv)).rejects.toThrow(/kubelet/);
@@ -98,9 +106,14 @@ describe('release source (loopback release server with stand-in files)', () => {
     try {
       writeFileSync(kubectlFile, Buffer.concat([original.subarray(0, 100), Buffer.from('tampered')]));
       rmSync(runcFile);
-      const error = await prepareArtifacts(inv).then(() => undefined, (e: unknown) => e as Error);
+      const error = await prepareArtifacts(inv).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(error?.message).toContain('2 artifact problems (release downloads); nothing was installed on any host');
-      expect(error?.message).toContain(`kubernetes/kubectl ${k8s} (amd64, binary): ${kubectl.url} has sha256 ${sha(readFileSync(kubectlFile))}, expected ${sha(original)}`);
+      expect(error?.message).toContain(
+        `kubernetes/kubectl ${k8s} (amd64, binary): ${kubectl.url} has sha256 ${sha(readFileSync(kubectlFile))}, expected ${sha(original)}`,
+      );
       expect(error?.message).toContain(`runc/runc v1.4.3 (amd64, binary): download failed: ${runc.url} answered HTTP 404`);
       expect(existsSync(join(cache, 'downloads', sha(original)))).toBe(false);
       expect(existsSync(join(cache, 'downloads', `${sha(original)}.part`))).toBe(false);
@@ -111,10 +124,19 @@ describe('release source (loopback release server with stand-in files)', () => {
   });
 
   it('says what to do when a component publishes no checksums; images need no repository (upstream names)', async () => {
-    const noRepo = parseInventory(`cluster:\n  containerRuntime: docker\n  artifacts:\n    cacheDir: ${join(dir, 'c2')}\n    mirrors: { "https://dl.k8s.io": "${server.url}/k8s", "https://github.com": "${server.url}/gh" }\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`, join(dir, "i.yaml"), { env: {}, homeDir: dir });
+    const noRepo = parseInventory(
+      `cluster:\n  containerRuntime: docker\n  artifacts:\n    cacheDir: ${join(dir, 'c2')}\n    mirrors: { "https://dl.k8s.io": "${server.url}/k8s", "https://github.com": "${server.url}/gh" }\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`,
+      join(dir, 'i.yaml'),
+      { env: {}, homeDir: dir },
+    );
     if (!noRepo.ok) throw new Error('bad inventory');
-    const error = await prepareArtifacts(noRepo.inventory).then(() => undefined, (e: unknown) => e as Error);
-    expect(error?.message).toContain('cri-dockerd/cri-dockerd v0.4.6 (amd64, binary): its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it');
+    const error = await prepareArtifacts(noRepo.inventory).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toContain(
+      'cri-dockerd/cri-dockerd v0.4.6 (amd64, binary): its releases publish no checksums, so kcluster cannot verify a download: use source: bundle for it',
+    );
     expect(error?.message).toContain('1 artifact problem (release downloads)');
   });
 });

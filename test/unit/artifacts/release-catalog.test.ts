@@ -11,13 +11,17 @@ describe('release locations and checksum files', () => {
       checksumUrl: 'https://github.com/containerd/containerd/releases/download/v2.2.9/containerd-2.2.9-linux-amd64.tar.gz.sha256sum',
       member: 'bin/ctr',
     });
-    expect(releaseLocation({ ...id, component: 'kubernetes', name: 'kubelet', version: 'v1.35.8' }, {})?.url).toBe('https://dl.k8s.io/release/v1.35.8/bin/linux/amd64/kubelet');
+    expect(releaseLocation({ ...id, component: 'kubernetes', name: 'kubelet', version: 'v1.35.8' }, {})?.url).toBe(
+      'https://dl.k8s.io/release/v1.35.8/bin/linux/amd64/kubelet',
+    );
   });
 
   it('rewrites URL prefixes through mirrors, the longest matching prefix first', () => {
     const mirrors = { 'https://github.com': 'http://m.lan/gh', 'https://github.com/containerd': 'http://m.lan/ctrd' };
     expect(releaseLocation(id, mirrors)?.url).toBe('http://m.lan/ctrd/containerd/releases/download/v2.2.9/containerd-2.2.9-linux-amd64.tar.gz');
-    expect(releaseLocation({ ...id, component: 'runc', name: 'runc', version: 'v1.4.3' }, mirrors)?.checksumUrl).toBe('http://m.lan/gh/opencontainers/runc/releases/download/v1.4.3/runc.sha256sum');
+    expect(releaseLocation({ ...id, component: 'runc', name: 'runc', version: 'v1.4.3' }, mirrors)?.checksumUrl).toBe(
+      'http://m.lan/gh/opencontainers/runc/releases/download/v1.4.3/runc.sha256sum',
+    );
   });
 
   it('knows no location for a component without published checksums', () => {

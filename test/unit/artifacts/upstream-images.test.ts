@@ -17,8 +17,16 @@ import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-upstream-images-'));
 
-function inventory(cluster: string, hosts = '  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2, roles: [worker] }\n', artifacts = ''): Inventory {
-  const result = parseInventory(`cluster:\n  artifacts: { cacheDir: ${join(dir, 'cache')}${artifacts} }\n${cluster}ssh: { agent: true }\nhosts:\n${hosts}`, join(dir, 'inventory.yaml'), { env: {}, homeDir: dir });
+function inventory(
+  cluster: string,
+  hosts = '  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2, roles: [worker] }\n',
+  artifacts = '',
+): Inventory {
+  const result = parseInventory(
+    `cluster:\n  artifacts: { cacheDir: ${join(dir, 'cache')}${artifacts} }\n${cluster}ssh: { agent: true }\nhosts:\n${hosts}`,
+    join(dir, 'inventory.yaml'),
+    { env: {}, homeDir: dir },
+  );
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.inventory;
 }
@@ -78,22 +86,28 @@ describe('kcluster-apiproxy with source: release (built on the controller)', () 
   const what = 'kcluster-apiproxy/kcluster-apiproxy 1 (amd64, binary)';
 
   it('no Go, or a Go too old: refused, naming the ways out', async () => {
-    await expect(checkGoForApiproxy(what, { KCLUSTER_GO: join(dir, 'nowhere', 'go') })).rejects.toThrow(/install Go \(or point KCLUSTER_GO at it\), set cluster\.apiEndpoint\.host to your load balancer, or use source: bundle/);
+    await expect(checkGoForApiproxy(what, { KCLUSTER_GO: join(dir, 'nowhere', 'go') })).rejects.toThrow(
+      /install Go \(or point KCLUSTER_GO at it\), set cluster\.apiEndpoint\.host to your load balancer, or use source: bundle/,
+    );
     const old = join(dir, 'old-go');
     writeFileSync(old, '#!/bin/sh\necho go1.21.4\n');
     chmodSync(old, 0o755);
     await expect(checkGoForApiproxy(what, { KCLUSTER_GO: old })).rejects.toThrow(/is go1\.21\.4: install Go/);
   });
 
-  it.skipIf(findGo() === undefined)('builds a static linux binary once, offline, and reuses it', async () => {
-    const cache = join(dir, 'apiproxy-cache');
-    const lines: string[] = [];
-    const first = await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) });
-    expect(lines).toEqual([expect.stringMatching(/^built kcluster-apiproxy from .*src\/kubernetes\/apiproxy with go1\.\d+/)]);
-    expect(execFileSync(first, ['-version'], { encoding: 'utf8' })).toBe('kcluster-apiproxy 1\n');
-    expect(await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) })).toBe(first);
-    expect(lines.length).toBe(1);
-  }, 120_000);
+  it.skipIf(findGo() === undefined)(
+    'builds a static linux binary once, offline, and reuses it',
+    async () => {
+      const cache = join(dir, 'apiproxy-cache');
+      const lines: string[] = [];
+      const first = await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) });
+      expect(lines).toEqual([expect.stringMatching(/^built kcluster-apiproxy from .*src\/kubernetes\/apiproxy with go1\.\d+/)]);
+      expect(execFileSync(first, ['-version'], { encoding: 'utf8' })).toBe('kcluster-apiproxy 1\n');
+      expect(await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) })).toBe(first);
+      expect(lines.length).toBe(1);
+    },
+    120_000,
+  );
 
   it.skipIf(findGo() === undefined)('several control planes and no load balancer: prepared from the build, with its sha256', async () => {
     const hosts = '  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: cp2, address: 10.0.0.3, roles: [control-plane] }\n';

@@ -29,7 +29,17 @@ beforeAll(async () => {
 
 /** A row with only what sorting and selection look at. */
 const row = (location: string, path: string, daysLeft: number, more: Partial<CertificateRow> = {}): CertificateRow => ({
-  location, path, subjectCn: 'x', issuerCn: 'kubernetes', notAfter: new Date(now + daysLeft * DAY_MS + 1000).toISOString(), daysLeft, ca: false, serialNumber: '01', fingerprint256: 'AA', matchesState: '-', ...more,
+  location,
+  path,
+  subjectCn: 'x',
+  issuerCn: 'kubernetes',
+  notAfter: new Date(now + daysLeft * DAY_MS + 1000).toISOString(),
+  daysLeft,
+  ca: false,
+  serialNumber: '01',
+  fingerprint256: 'AA',
+  matchesState: '-',
+  ...more,
 });
 
 describe('describing certificates', () => {
@@ -37,7 +47,15 @@ describe('describing certificates', () => {
     // An hour after signing: 19 whole days are left of a 20-day certificate.
     const later = Date.now() + 3_600_000;
     const leaf = describeCertificate('cp1', '/etc/kubernetes/pki/apiserver.crt', apiserver.cert, later);
-    expect(leaf).toMatchObject({ location: 'cp1', path: '/etc/kubernetes/pki/apiserver.crt', subjectCn: 'kube-apiserver', issuerCn: 'kubernetes', ca: false, daysLeft: 19, matchesState: '-' });
+    expect(leaf).toMatchObject({
+      location: 'cp1',
+      path: '/etc/kubernetes/pki/apiserver.crt',
+      subjectCn: 'kube-apiserver',
+      issuerCn: 'kubernetes',
+      ca: false,
+      daysLeft: 19,
+      matchesState: '-',
+    });
     expect(Date.parse(leaf.notAfter) - now).toBeGreaterThan(19.9 * DAY_MS);
     expect(leaf.fingerprint256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     const root = describeCertificate(CONTROLLER, 'ca.crt', ca.cert, later);
@@ -51,16 +69,26 @@ describe('describing certificates', () => {
     expect(pemBlocks(text)).toEqual([admin.cert.trim() + '\n', ca.cert.trim() + '\n']);
     const { rows, problems } = describeCertificates('w1', '/var/lib/kubelet/pki/bundle.crt', text, now);
     expect(problems).toEqual([]);
-    expect(rows.map((r) => [r.path, r.subjectCn])).toEqual([['/var/lib/kubelet/pki/bundle.crt#1', 'kubernetes-admin'], ['/var/lib/kubelet/pki/bundle.crt#2', 'kubernetes']]);
+    expect(rows.map((r) => [r.path, r.subjectCn])).toEqual([
+      ['/var/lib/kubelet/pki/bundle.crt#1', 'kubernetes-admin'],
+      ['/var/lib/kubelet/pki/bundle.crt#2', 'kubernetes'],
+    ]);
   });
 
   it('reads a DER certificate and reports files without one, or with a broken one', () => {
     const der = Buffer.from(ca.cert.replace(/-----[^-]+-----|\s/g, ''), 'base64');
     expect(describeCertificates('cp1', 'x.crt', der, now).rows[0]?.subjectCn).toBe('kubernetes');
-    expect(describeCertificates('cp1', 'empty.crt', '', now)).toEqual({ rows: [], problems: [{ location: 'cp1', path: 'empty.crt', problem: 'no certificate in it' }] });
+    expect(describeCertificates('cp1', 'empty.crt', '', now)).toEqual({
+      rows: [],
+      problems: [{ location: 'cp1', path: 'empty.crt', problem: 'no certificate in it' }],
+    });
     const broken = describeCertificates('cp1', 'broken.crt', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', now);
     expect(broken.rows).toEqual([]);
-    expect(broken.problems[0]).toMatchObject({ location: 'cp1', path: 'broken.crt', problem: expect.stringMatching(/^does not parse as an X.509 certificate/) });
+    expect(broken.problems[0]).toMatchObject({
+      location: 'cp1',
+      path: 'broken.crt',
+      problem: expect.stringMatching(/^does not parse as an X.509 certificate/),
+    });
   });
 });
 
@@ -81,7 +109,14 @@ describe('the state folder copy of a host file', () => {
   });
 
   it('has none for files kcluster does not install', () => {
-    for (const path of ['/etc/kubernetes/pki/extra.crt', '/etc/kubernetes/pki/etcd/other.crt', '/var/lib/kubelet/pki/kubelet-client.crt', '/etc/kubernetes/super-admin.conf', '/etc/kubernetes/admin.conf#2', '/etc/kubernetes/kubelet.conf -> /var/lib/kubelet/pki/kubelet-client-current.pem']) {
+    for (const path of [
+      '/etc/kubernetes/pki/extra.crt',
+      '/etc/kubernetes/pki/etcd/other.crt',
+      '/var/lib/kubelet/pki/kubelet-client.crt',
+      '/etc/kubernetes/super-admin.conf',
+      '/etc/kubernetes/admin.conf#2',
+      '/etc/kubernetes/kubelet.conf -> /var/lib/kubelet/pki/kubelet-client-current.pem',
+    ]) {
       expect(stateCounterpart('cp1', path), path).toBeUndefined();
     }
   });
@@ -96,7 +131,11 @@ describe('the state folder copy of a host file', () => {
       row('w1', '/etc/kubernetes/pki/unknown.crt', 300),
       row(CONTROLLER, '/state/pki/apiserver.crt', 300, { fingerprint256: 'NEW' }),
     ];
-    const state = new Map([['apiserver.crt', 'NEW'], ['etcd/server-cp2.crt', 'S2'], ['etcd/server-cp1.crt', 'S1']]);
+    const state = new Map([
+      ['apiserver.crt', 'NEW'],
+      ['etcd/server-cp2.crt', 'S2'],
+      ['etcd/server-cp1.crt', 'S1'],
+    ]);
     expect(compareWithState(rows, state).map((r) => r.matchesState)).toEqual(['yes', 'no', 'yes', 'no', '-', '-', '-']);
   });
 });
@@ -104,7 +143,13 @@ describe('the state folder copy of a host file', () => {
 describe('order and selection', () => {
   it('sorts soonest expiry first, the controller before hosts on a tie', () => {
     const tie = new Date(now + 5 * DAY_MS).toISOString();
-    const rows = [row('w1', 'b', 100), row('cp1', 'x', 5, { notAfter: tie }), row(CONTROLLER, 'y', 5, { notAfter: tie }), row('cp1', 'a', -3), row('cp1', 'w', 5, { notAfter: tie })];
+    const rows = [
+      row('w1', 'b', 100),
+      row('cp1', 'x', 5, { notAfter: tie }),
+      row(CONTROLLER, 'y', 5, { notAfter: tie }),
+      row('cp1', 'a', -3),
+      row('cp1', 'w', 5, { notAfter: tie }),
+    ];
     expect(sortByExpiry(rows).map((r) => `${r.location}:${r.path}`)).toEqual(['cp1:a', 'controller:y', 'cp1:w', 'cp1:x', 'w1:b']);
   });
 
@@ -115,7 +160,10 @@ describe('order and selection', () => {
   });
 
   it('prints a table with EXPIRED, CA and matches-state columns', () => {
-    const table = certificateTable([row('cp1', '/etc/kubernetes/pki/ca.crt', -2, { ca: true, matchesState: 'no', subjectCn: 'kubernetes' }), row(CONTROLLER, '/s/pki/admin.crt', 364)]);
+    const table = certificateTable([
+      row('cp1', '/etc/kubernetes/pki/ca.crt', -2, { ca: true, matchesState: 'no', subjectCn: 'kubernetes' }),
+      row(CONTROLLER, '/s/pki/admin.crt', 364),
+    ]);
     const lines = table.split('\n');
     expect(lines[0]).toMatch(/^host\s+path\s+subject CN\s+issuer CN\s+not after\s+days left\s+CA\s+matches state$/);
     expect(lines[1]).toMatch(/^cp1\s+\/etc\/kubernetes\/pki\/ca\.crt\s+kubernetes\s+kubernetes\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+EXPIRED\s+yes\s+no$/);

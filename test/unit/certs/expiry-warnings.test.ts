@@ -7,7 +7,17 @@ import { adviceFor, CA_ROTATION_HINT, changedStems, expiryLine, stateExpiryWarni
 
 const PKI = '/home/me/.kcluster/lab/pki';
 const row = (path: string, daysLeft: number, more: Partial<CertificateRow> = {}): CertificateRow => ({
-  location: CONTROLLER, path, subjectCn: 'cn', issuerCn: 'kubernetes', notAfter: `2030-01-${String(10 + daysLeft).padStart(2, '0')}T00:00:00.000Z`, daysLeft, ca: false, serialNumber: '01', fingerprint256: 'AA', matchesState: '-', ...more,
+  location: CONTROLLER,
+  path,
+  subjectCn: 'cn',
+  issuerCn: 'kubernetes',
+  notAfter: `2030-01-${String(10 + daysLeft).padStart(2, '0')}T00:00:00.000Z`,
+  daysLeft,
+  ca: false,
+  serialNumber: '01',
+  fingerprint256: 'AA',
+  matchesState: '-',
+  ...more,
 });
 const context = {
   pkiDir: PKI,
@@ -38,7 +48,9 @@ describe('apply: state-folder certificates to warn about', () => {
   it('includes an expired CA and says EXPIRED', () => {
     const [warning] = stateExpiryWarnings([row(`${PKI}/ca.crt`, -4, { ca: true, subjectCn: 'kubernetes' })], context);
     expect(warning).toBeDefined();
-    expect(expiryLine(warning!.row, warning!.advice)).toBe(`EXPIRED: controller ${PKI}/ca.crt (CN kubernetes) expired on 2030-01-06 (4 days ago): ${warning!.advice}`);
+    expect(expiryLine(warning!.row, warning!.advice)).toBe(
+      `EXPIRED: controller ${PKI}/ca.crt (CN kubernetes) expired on 2030-01-06 (4 days ago): ${warning!.advice}`,
+    );
   });
 
   it('warns about nothing when every certificate has more than the window left', () => {
@@ -46,7 +58,11 @@ describe('apply: state-folder certificates to warn about', () => {
   });
 
   it('reads the renewed file stems from the PKI changes', () => {
-    expect([...changedStems(['apiserver: renewed on request', 'etcd/server-cp1: it expires on X: (renewed 30 days ahead)', 'sa: created'])]).toEqual(['apiserver', 'etcd/server-cp1', 'sa']);
+    expect([...changedStems(['apiserver: renewed on request', 'etcd/server-cp1: it expires on X: (renewed 30 days ahead)', 'sa: created'])]).toEqual([
+      'apiserver',
+      'etcd/server-cp1',
+      'sa',
+    ]);
   });
 });
 
@@ -56,7 +72,9 @@ describe('certs check: warning lines and advice', () => {
     expect(expiryLine(leaf, adviceFor(leaf, 'lab.yaml'))).toBe(
       'warning: cp1 /etc/kubernetes/pki/apiserver.crt (CN kube-apiserver) expires on 2030-01-19 (in 9 days): run kcluster certs renew -i lab.yaml (kcluster apply also renews leaves within 30 days of expiry)',
     );
-    expect(adviceFor({ ...leaf, matchesState: 'no' }, 'lab.yaml')).toMatch(/^the state folder holds another certificate for it: run kcluster apply -i lab.yaml/);
+    expect(adviceFor({ ...leaf, matchesState: 'no' }, 'lab.yaml')).toMatch(
+      /^the state folder holds another certificate for it: run kcluster apply -i lab.yaml/,
+    );
     expect(adviceFor({ ...leaf, ca: true }, 'lab.yaml')).toBe(CA_ROTATION_HINT);
     expect(adviceFor({ ...leaf, matchesState: '-' }, 'lab.yaml')).toMatch(/^the state folder has no copy of it/);
     expect(expiryLine({ ...leaf, daysLeft: 1 }, 'x')).toMatch(/ \(in 1 day\): x$/);
@@ -65,9 +83,13 @@ describe('certs check: warning lines and advice', () => {
 
   it('tells a state-folder leaf no host uses apart from one renew renews', () => {
     const state = { pkiDir: PKI, managedLeaves: context.managedLeaves };
-    expect(adviceFor(row(`${PKI}/kubelet/w9.crt`, 5), 'lab.yaml', state)).toBe(`no host in lab.yaml uses it (a removed node?): delete ${PKI}/kubelet/w9.crt and its .key`);
+    expect(adviceFor(row(`${PKI}/kubelet/w9.crt`, 5), 'lab.yaml', state)).toBe(
+      `no host in lab.yaml uses it (a removed node?): delete ${PKI}/kubelet/w9.crt and its .key`,
+    );
     expect(adviceFor(row(`${PKI}/kubelet/w1.crt`, 5), 'lab.yaml', state)).toMatch(/^run kcluster certs renew -i lab.yaml/);
     // A host file is never taken for a state-folder leaf.
-    expect(adviceFor(row('/etc/kubernetes/pki/apiserver.crt', 5, { location: 'cp1', matchesState: 'yes' }), 'lab.yaml', state)).toMatch(/^run kcluster certs renew/);
+    expect(adviceFor(row('/etc/kubernetes/pki/apiserver.crt', 5, { location: 'cp1', matchesState: 'yes' }), 'lab.yaml', state)).toMatch(
+      /^run kcluster certs renew/,
+    );
   });
 });

@@ -12,7 +12,12 @@ import { renderKubeconfig } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { testCa, testLeaf, type TestPair } from './support/test-certificates.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-certs-'));
-const dirs: CertificateDirs = { pki: join(root, 'etc/kubernetes/pki'), kubeletPki: join(root, 'var/lib/kubelet/pki'), etcdPki: join(root, 'etc/kubernetes/etcd'), kubeconfigs: join(root, 'etc/kubernetes') };
+const dirs: CertificateDirs = {
+  pki: join(root, 'etc/kubernetes/pki'),
+  kubeletPki: join(root, 'var/lib/kubelet/pki'),
+  etcdPki: join(root, 'etc/kubernetes/etcd'),
+  kubeconfigs: join(root, 'etc/kubernetes'),
+};
 let ca: TestPair;
 let etcdServer: TestPair;
 let admin: TestPair;
@@ -22,7 +27,11 @@ const now = Date.now();
 
 beforeAll(async () => {
   ca = await testCa();
-  [etcdServer, admin, kubeletClient] = await Promise.all([testLeaf(ca, 'cp1', 365, 'server-and-client'), testLeaf(ca, 'kubernetes-admin', 200), testLeaf(ca, 'system:node:cp1', 100)]);
+  [etcdServer, admin, kubeletClient] = await Promise.all([
+    testLeaf(ca, 'cp1', 365, 'server-and-client'),
+    testLeaf(ca, 'kubernetes-admin', 200),
+    testLeaf(ca, 'system:node:cp1', 100),
+  ]);
   for (const dir of [join(dirs.pki, 'etcd'), dirs.kubeletPki, dirs.etcdPki]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(dirs.pki, 'ca.crt'), ca.cert);
   writeFileSync(join(dirs.pki, 'ca.key'), ca.key);
@@ -33,7 +42,10 @@ beforeAll(async () => {
   // As the kubelet keeps a client certificate it rotated: a dated file and a link to it.
   writeFileSync(join(dirs.kubeletPki, 'kubelet-client-2026-11-24-10-00-00.pem'), kubeletClient.cert + kubeletClient.key);
   symlinkSync('kubelet-client-2026-11-24-10-00-00.pem', join(dirs.kubeletPki, 'kubelet-client-current.pem'));
-  writeFileSync(join(dirs.kubeconfigs, 'admin.conf'), renderKubeconfig({ clusterName: 'lab', server: 'https://10.0.0.11:6443', caCert: ca.cert, user: 'kubernetes-admin', cert: admin.cert, key: admin.key }));
+  writeFileSync(
+    join(dirs.kubeconfigs, 'admin.conf'),
+    renderKubeconfig({ clusterName: 'lab', server: 'https://10.0.0.11:6443', caCert: ca.cert, user: 'kubernetes-admin', cert: admin.cert, key: admin.key }),
+  );
   writeFileSync(
     join(dirs.kubeconfigs, 'kubelet.conf'),
     `apiVersion: v1\nkind: Config\nusers:\n  - name: default-auth\n    user:\n      client-certificate: "${join(dirs.kubeletPki, 'kubelet-client-current.pem')}"\n      client-key: ${join(dirs.kubeletPki, 'kubelet-client-current.pem')}\n`,
@@ -77,7 +89,10 @@ describe('parsing the listing', () => {
     const text = `==> kubeconfig /etc/kubernetes/multi.conf\n${b64(admin.cert)}\n    ${b64(kubeletClient.cert)}\n==> kubeconfig /etc/kubernetes/none.conf\n==> end\n`;
     const { rows, problems } = parseRemoteCertificates('w1', text, now);
     expect(problems).toEqual([]);
-    expect(rows.map((r) => [r.path, r.subjectCn])).toEqual([['/etc/kubernetes/multi.conf#1', 'kubernetes-admin'], ['/etc/kubernetes/multi.conf#2', 'system:node:cp1']]);
+    expect(rows.map((r) => [r.path, r.subjectCn])).toEqual([
+      ['/etc/kubernetes/multi.conf#1', 'kubernetes-admin'],
+      ['/etc/kubernetes/multi.conf#2', 'system:node:cp1'],
+    ]);
   });
 
   it('reports unreadable files, bad data and a listing cut short, keeping what it got', () => {
@@ -86,14 +101,20 @@ describe('parsing the listing', () => {
     expect(rows.map((r) => r.path)).toEqual(['/etc/kubernetes/pki/ca.crt']);
     expect(problems).toEqual([
       { location: 'w1', path: '/etc/kubernetes/pki/gone.crt', problem: 'cannot read it' },
-      { location: 'w1', path: '/etc/kubernetes/kubelet.conf -> /nowhere.pem', problem: 'cannot read /nowhere.pem (client-certificate of /etc/kubernetes/kubelet.conf)' },
+      {
+        location: 'w1',
+        path: '/etc/kubernetes/kubelet.conf -> /nowhere.pem',
+        problem: 'cannot read /nowhere.pem (client-certificate of /etc/kubernetes/kubelet.conf)',
+      },
       { location: 'w1', path: '/etc/kubernetes/x.conf', problem: 'client-certificate-data is not base64' },
       { location: 'w1', path: '-', problem: expect.stringMatching(/ended early/) },
     ]);
   });
 
   it('refuses output it does not understand', () => {
-    expect(() => parseRemoteCertificates('w1', 'sudo: a password is required\n==> end\n', now)).toThrow(/unexpected output before the first certificate: "sudo: a password is required"/);
+    expect(() => parseRemoteCertificates('w1', 'sudo: a password is required\n==> end\n', now)).toThrow(
+      /unexpected output before the first certificate: "sudo: a password is required"/,
+    );
     expect(() => parseRemoteCertificates('w1', '==> socket /x\n==> end\n', now)).toThrow(/unexpected section "socket \/x"/);
   });
 });

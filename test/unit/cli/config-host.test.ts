@@ -23,7 +23,8 @@ describe('kcluster config --host', () => {
     writeFileSync(join(root, 'cp1.txt'), r.out);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) expect(r.out).toContain(`## /etc/kubernetes/manifests/${component}.yaml [control-plane]`);
+    for (const component of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'])
+      expect(r.out).toContain(`## /etc/kubernetes/manifests/${component}.yaml [control-plane]`);
     expect(r.out).toMatch(/^ {2}--audit-log-compress=true$/m); // the operator's flag
     expect(r.out).toMatch(/^ {2}--feature-gates=SomeGate=true$/m);
     expect(r.out).toMatch(/^ {2}--advertise-address=192\.0\.2\.1$/m);

@@ -25,7 +25,11 @@ async function load(file: string): Promise<Inventory> {
 
 const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
 /** The shipped vars' defaults (the roles' own): config writes them in the inventory's vars. */
-const VAR_DEFAULTS = Object.fromEntries(schemaEntries(schema).filter((e) => /^vars\.[^.]+$/.test(e.path) && e.node.default !== undefined).map((e) => [e.path.slice(5), e.node.default]));
+const VAR_DEFAULTS = Object.fromEntries(
+  schemaEntries(schema)
+    .filter((e) => /^vars\.[^.]+$/.test(e.path) && e.node.default !== undefined)
+    .map((e) => [e.path.slice(5), e.node.default]),
+);
 
 /** The resolved model without where it was read from, each host's vars over the roles' defaults. */
 async function model(file: string): Promise<unknown> {
@@ -42,7 +46,14 @@ async function installable(file: string): Promise<string> {
   return copy;
 }
 
-const EXAMPLES = ['inventory.example.yaml', 'examples/minimal.yaml', 'examples/ha-load-balancer.yaml', 'examples/ha-local-proxy.yaml', 'examples/docker.yaml', 'examples/air-gapped.yaml'];
+const EXAMPLES = [
+  'inventory.example.yaml',
+  'examples/minimal.yaml',
+  'examples/ha-load-balancer.yaml',
+  'examples/ha-local-proxy.yaml',
+  'examples/docker.yaml',
+  'examples/air-gapped.yaml',
+];
 
 describe('kcluster config', () => {
   it('keeps what the file writes, fills every default marked # default, and derived values marked # computed', async () => {
@@ -71,12 +82,15 @@ describe('kcluster config', () => {
     expect(hosts[0]!.become).toEqual({ enabled: true, method: 'sudo', passwordEnv: 'KC_SUDO' });
   });
 
-  it.each(['test/fixtures/inventory/valid-ha.yaml', 'test/fixtures/inventory/even-etcd.yaml'])('%s: the output resolves to the same model as the file', async (file) => {
-    const r = await runCli(['config', '-i', file], env);
-    const out = join(mkdtempSync(join(root, 'out-')), 'inventory.yaml');
-    writeFileSync(out, r.out);
-    expect(await model(out)).toEqual(await model(file));
-  });
+  it.each(['test/fixtures/inventory/valid-ha.yaml', 'test/fixtures/inventory/even-etcd.yaml'])(
+    '%s: the output resolves to the same model as the file',
+    async (file) => {
+      const r = await runCli(['config', '-i', file], env);
+      const out = join(mkdtempSync(join(root, 'out-')), 'inventory.yaml');
+      writeFileSync(out, r.out);
+      expect(await model(out)).toEqual(await model(file));
+    },
+  );
 
   it.each(EXAMPLES)('%s: the output validates and resolves to the same model (the round trip)', async (file) => {
     const copy = await installable(file);

@@ -66,13 +66,33 @@ describe('etcd snapshot list and fetch: refused before connecting', () => {
 describe('the listing and its table', () => {
   it('parses size, time and folder, newest first; other lines are ignored', () => {
     expect(parseSnapshotList(LISTING)).toEqual([
-      { name: 'etcd-scheduled-cp1-2026-11-26T20-23-44Z.db', path: '/var/lib/kcluster/backups/scheduled/etcd-scheduled-cp1-2026-11-26T20-23-44Z.db', kind: 'scheduled', bytes: 806944, modifiedMs: 1795724624000 },
-      { name: 'etcd-2026-11-26T19-06-40-000Z.db', path: '/var/lib/kcluster/backups/etcd-2026-11-26T19-06-40-000Z.db', kind: 'saved', bytes: 1048576, modifiedMs: 1795720000000 },
+      {
+        name: 'etcd-scheduled-cp1-2026-11-26T20-23-44Z.db',
+        path: '/var/lib/kcluster/backups/scheduled/etcd-scheduled-cp1-2026-11-26T20-23-44Z.db',
+        kind: 'scheduled',
+        bytes: 806944,
+        modifiedMs: 1795724624000,
+      },
+      {
+        name: 'etcd-2026-11-26T19-06-40-000Z.db',
+        path: '/var/lib/kcluster/backups/etcd-2026-11-26T19-06-40-000Z.db',
+        kind: 'saved',
+        bytes: 1048576,
+        modifiedMs: 1795720000000,
+      },
     ]);
   });
 
   it('ages and sizes as people read them', () => {
-    expect([0, 12_000, 7 * 60_000 + 5000, 5 * 3600_000 + 12 * 60_000, 3 * 86_400_000 + 4 * 3600_000, 2 * 86_400_000, -5000].map(formatAge)).toEqual(['0s', '12s', '7m', '5h12m', '3d4h', '2d', '0s']);
+    expect([0, 12_000, 7 * 60_000 + 5000, 5 * 3600_000 + 12 * 60_000, 3 * 86_400_000 + 4 * 3600_000, 2 * 86_400_000, -5000].map(formatAge)).toEqual([
+      '0s',
+      '12s',
+      '7m',
+      '5h12m',
+      '3d4h',
+      '2d',
+      '0s',
+    ]);
     expect([512, 806944, 1048576, 3 * 1024 ** 3].map(formatSize)).toEqual(['512 B', '788.0 KiB', '1.0 MiB', '3.0 GiB']);
   });
 
@@ -109,21 +129,28 @@ describe('fetch over a fake connection', () => {
 
   it('a name the host lacks is named with what it has', async () => {
     await expect(fetchHostSnapshot(fake(content, []), 'etcd-nope.db', join(dir, 'x.db'))).rejects.toThrow(SnapshotNotFoundError);
-    await expect(fetchHostSnapshot(fake(content, []), 'etcd-nope.db', join(dir, 'x.db'))).rejects.toThrow('cp1 has no snapshot etcd-nope.db in /var/lib/kcluster/backups or /var/lib/kcluster/backups/scheduled (it has etcd-scheduled-cp1-2026-11-26T20-23-44Z.db, etcd-2026-11-26T19-06-40-000Z.db)');
+    await expect(fetchHostSnapshot(fake(content, []), 'etcd-nope.db', join(dir, 'x.db'))).rejects.toThrow(
+      'cp1 has no snapshot etcd-nope.db in /var/lib/kcluster/backups or /var/lib/kcluster/backups/scheduled (it has etcd-scheduled-cp1-2026-11-26T20-23-44Z.db, etcd-2026-11-26T19-06-40-000Z.db)',
+    );
   });
 
-  it('a copy whose sha256 differs from the host\'s is refused and not left behind', async () => {
+  it("a copy whose sha256 differs from the host's is refused and not left behind", async () => {
     const file = join(dir, 'corrupt.db');
     await expect(fetchHostSnapshot(fake(Buffer.from('garbled'), []), 'etcd-2026-11-26T19-06-40-000Z.db', file)).rejects.toThrow(/the copy is corrupt; retry/);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(`${file}.tmp`)).toBe(false);
   });
 
-  it('a good copy: etcdutl read it on the host first, 0600 on the controller, its sha256 the host\'s', async () => {
+  it("a good copy: etcdutl read it on the host first, 0600 on the controller, its sha256 the host's", async () => {
     const commands: string[] = [];
     const file = join(dir, 'sub', 'good.db');
     const fetched = await fetchHostSnapshot(fake(content, commands), 'etcd-scheduled-cp1-2026-11-26T20-23-44Z.db', file);
-    expect(fetched).toEqual({ remote: '/var/lib/kcluster/backups/scheduled/etcd-scheduled-cp1-2026-11-26T20-23-44Z.db', file, bytes: content.length, sha256: sum });
+    expect(fetched).toEqual({
+      remote: '/var/lib/kcluster/backups/scheduled/etcd-scheduled-cp1-2026-11-26T20-23-44Z.db',
+      file,
+      bytes: content.length,
+      sha256: sum,
+    });
     expect(readFileSync(file)).toEqual(content);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(commands[1]).toBe('/usr/local/bin/etcdutl snapshot status /var/lib/kcluster/backups/scheduled/etcd-scheduled-cp1-2026-11-26T20-23-44Z.db -w json');

@@ -6,7 +6,15 @@ import type { CliContext } from '../../../src/cli/context.js';
 import { runCli } from './support/run-cli.js';
 
 const quiet = { write: () => true } as unknown as CliContext['stdout'];
-const context: CliContext = { stdout: quiet, stderr: quiet, env: {}, cwd: '/', interactive: false, signal: new AbortController().signal, setExitCode: () => undefined };
+const context: CliContext = {
+  stdout: quiet,
+  stderr: quiet,
+  env: {},
+  cwd: '/',
+  interactive: false,
+  signal: new AbortController().signal,
+  setExitCode: () => undefined,
+};
 
 function paths(command: Command, prefix: string[] = []): string[][] {
   return command.commands.flatMap((c) => [[...prefix, c.name()], ...paths(c, [...prefix, c.name()])]);
@@ -25,7 +33,10 @@ describe('help pages', () => {
     expect(r.code).toBe(0);
     const at = r.out.lastIndexOf('\nExamples:\n');
     expect(at, `no Examples: in kcluster ${path} --help`).toBeGreaterThan(0);
-    const lines = r.out.slice(at).split('\n').filter((l) => /^ {2}(sudo )?kcluster /.test(l));
+    const lines = r.out
+      .slice(at)
+      .split('\n')
+      .filter((l) => /^ {2}(sudo )?kcluster /.test(l));
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeLessThanOrEqual(3);
     expect(lines.some((l) => l.includes(`kcluster ${path.split(' ')[0]}`))).toBe(true);
@@ -35,9 +46,17 @@ describe('help pages', () => {
     const byPath = new Map(all.map((p) => [p.join(' '), p]));
     for (const path of byPath.keys()) {
       const r = await runCli([...path.split(' '), '--help']);
-      const examples = r.out.slice(r.out.lastIndexOf('\nExamples:\n')).split('\n').filter((l) => /^ {2}(sudo )?kcluster /.test(l));
+      const examples = r.out
+        .slice(r.out.lastIndexOf('\nExamples:\n'))
+        .split('\n')
+        .filter((l) => /^ {2}(sudo )?kcluster /.test(l));
       for (const example of examples) {
-        const words = example.split('|')[0]!.trim().replace(/^sudo /, '').split(/\s+/).slice(1);
+        const words = example
+          .split('|')[0]!
+          .trim()
+          .replace(/^sudo /, '')
+          .split(/\s+/)
+          .slice(1);
         let command: Command = program;
         for (let sub = command.commands.find((c) => c.name() === words[0]); sub !== undefined; sub = command.commands.find((c) => c.name() === words[0])) {
           command = sub;

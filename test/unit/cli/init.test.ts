@@ -48,7 +48,28 @@ describe('kcluster init', () => {
 
   it('--file writes a new file that kcluster validate accepts, and never overwrites one', async () => {
     const file = join(dir, 'ha.yaml');
-    const args = ['init', '--control-plane', 'a=10.0.0.11', '--control-plane', 'b=10.0.0.12', '--control-plane', 'c=10.0.0.13', '--worker', 'w1=node-w1.lan', '--api-endpoint', '10.0.0.10', '--bundle', join(dir, 'bundle'), '--agent', '--container-runtime', 'docker', '--name', 'prod', '--file', 'ha.yaml'];
+    const args = [
+      'init',
+      '--control-plane',
+      'a=10.0.0.11',
+      '--control-plane',
+      'b=10.0.0.12',
+      '--control-plane',
+      'c=10.0.0.13',
+      '--worker',
+      'w1=node-w1.lan',
+      '--api-endpoint',
+      '10.0.0.10',
+      '--bundle',
+      join(dir, 'bundle'),
+      '--agent',
+      '--container-runtime',
+      'docker',
+      '--name',
+      'prod',
+      '--file',
+      'ha.yaml',
+    ];
     const r = await cli(args, dir);
     expect(r).toMatchObject({ code: 0, out: '' });
     const text = readFileSync(file, 'utf8');
@@ -59,7 +80,12 @@ describe('kcluster init', () => {
     const v = await cli(['validate', '-i', file]);
     expect(v).toMatchObject({ code: 0, out: `${file}: valid (4 hosts: 3 control planes, 1 workers, 3 etcd members)\n` });
     const doc = parse(text) as { cluster: { name: string; containerRuntime: string; apiEndpoint: object; artifacts: object } };
-    expect(doc.cluster).toMatchObject({ name: 'prod', containerRuntime: 'docker', apiEndpoint: { host: '10.0.0.10', port: 6443 }, artifacts: { source: 'bundle', bundle: join(dir, 'bundle') } });
+    expect(doc.cluster).toMatchObject({
+      name: 'prod',
+      containerRuntime: 'docker',
+      apiEndpoint: { host: '10.0.0.10', port: 6443 },
+      artifacts: { source: 'bundle', bundle: join(dir, 'bundle') },
+    });
 
     const again = await cli(args, dir);
     expect(again.code).toBe(2);
@@ -74,8 +100,8 @@ describe('kcluster init', () => {
     expect(r.out).toBe('');
     expect(r.err.split('\n').filter(Boolean)).toEqual([
       'kcluster: init: --control-plane 10.0.0.256: the address "10.0.0.256" is not an IPv4 address (four numbers 0-255, such as 10.0.0.1)',
-      'kcluster: init: --worker bad host: the address "bad host" is neither an IPv4 address nor a DNS name (letters, digits, \'-\' and \'.\')',
-      'kcluster: init: --worker W1=10.0.0.3: the name "W1" is not a node name (lowercase letters, digits, \'-\' and \'.\'); write NAME=ADDRESS, e.g. cp1=10.0.0.1',
+      "kcluster: init: --worker bad host: the address \"bad host\" is neither an IPv4 address nor a DNS name (letters, digits, '-' and '.')",
+      "kcluster: init: --worker W1=10.0.0.3: the name \"W1\" is not a node name (lowercase letters, digits, '-' and '.'); write NAME=ADDRESS, e.g. cp1=10.0.0.1",
       'kcluster: init: the address 10.0.0.3 is given twice: each host needs its own',
       'kcluster: nothing was written (kcluster init --help has examples)',
     ]);

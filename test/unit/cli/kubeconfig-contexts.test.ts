@@ -43,11 +43,25 @@ describe('the admin kubeconfig', () => {
   it('without a load balancer: a context per control plane, the current one at the first that answers', async () => {
     const r = await runCli(['kubeconfig', '-i', inventoryFile(''), '--file', join(dir, 'admin.conf')]);
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toContain(`(server https://127.0.0.3:${port}; a context per control plane: kubernetes-admin@demo-cp2, kubernetes-admin@demo-cp3, kubernetes-admin@demo-cp4 (kubectl --context NAME when cp3 is down))`);
-    const config = parse(readFileSync(join(dir, 'admin.conf'), 'utf8')) as { clusters: { name: string; cluster: { server: string } }[]; 'current-context': string; contexts: { name: string }[] };
-    expect(config.clusters.map((c) => `${c.name} ${c.cluster.server}`)).toEqual([`demo https://127.0.0.3:${port}`, ...['2', '3', '4'].map((i) => `demo-cp${i} https://127.0.0.${i}:${port}`)]);
+    expect(r.err).toContain(
+      `(server https://127.0.0.3:${port}; a context per control plane: kubernetes-admin@demo-cp2, kubernetes-admin@demo-cp3, kubernetes-admin@demo-cp4 (kubectl --context NAME when cp3 is down))`,
+    );
+    const config = parse(readFileSync(join(dir, 'admin.conf'), 'utf8')) as {
+      clusters: { name: string; cluster: { server: string } }[];
+      'current-context': string;
+      contexts: { name: string }[];
+    };
+    expect(config.clusters.map((c) => `${c.name} ${c.cluster.server}`)).toEqual([
+      `demo https://127.0.0.3:${port}`,
+      ...['2', '3', '4'].map((i) => `demo-cp${i} https://127.0.0.${i}:${port}`),
+    ]);
     expect(config['current-context']).toBe('kubernetes-admin@demo');
-    expect(config.contexts.map((c) => c.name)).toEqual(['kubernetes-admin@demo', 'kubernetes-admin@demo-cp2', 'kubernetes-admin@demo-cp3', 'kubernetes-admin@demo-cp4']);
+    expect(config.contexts.map((c) => c.name)).toEqual([
+      'kubernetes-admin@demo',
+      'kubernetes-admin@demo-cp2',
+      'kubernetes-admin@demo-cp3',
+      'kubernetes-admin@demo-cp4',
+    ]);
   });
   it('with a load balancer: one context, at it', async () => {
     const r = await runCli(['kubeconfig', '-i', inventoryFile('host: 127.0.0.9, ')]);

@@ -11,7 +11,10 @@ const cli = (args: string[]): Promise<CliResult> => runCli(args);
 const dir = mkdtempSync(join(tmpdir(), 'kc-cli-'));
 const inventory = join(dir, 'inv.yaml');
 // release images need a source: validate refuses what apply would (checkClusterInputs)
-writeFileSync(inventory, 'cluster:\n  artifacts: { imageRepository: registry.example/k8s }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
+writeFileSync(
+  inventory,
+  'cluster:\n  artifacts: { imageRepository: registry.example/k8s }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n',
+);
 
 describe('kcluster CLI', () => {
   it('--help exits 0 and lists every command', async () => {
@@ -26,7 +29,9 @@ describe('kcluster CLI', () => {
     expect(both.err).toContain('takes one of -i INVENTORY, --kubernetes-version, --all-releases or --upgrade-pair');
     const unknown = await cli(['bundle', 'build', '--kubernetes-version', 'v1.29.3']);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^kcluster: --kubernetes-version v1\.29\.3: kcluster knows the component versions for Kubernetes .*not 1\.29: use one of those minors \(known releases: v1\.37\.2, /);
+    expect(unknown.err).toMatch(
+      /^kcluster: --kubernetes-version v1\.29\.3: kcluster knows the component versions for Kubernetes .*not 1\.29: use one of those minors \(known releases: v1\.37\.2, /,
+    );
     expect(unknown.out).toBe('');
   });
 
@@ -71,7 +76,10 @@ describe('kcluster CLI', () => {
     const policy = join(dir, 'audit-policy.yaml');
     writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadta\n');
     const withPolicy = join(dir, 'inv-audit.yaml');
-    writeFileSync(withPolicy, `stateDir: ${join(dir, 'state')}\ncluster:\n  audit: { policyFile: ./audit-policy.yaml }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`);
+    writeFileSync(
+      withPolicy,
+      `stateDir: ${join(dir, 'state')}\ncluster:\n  audit: { policyFile: ./audit-policy.yaml }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n`,
+    );
     const r = await cli(['apply', '-i', withPolicy, '--check']);
     expect(r.code, r.err).toBe(2);
     expect(r.err).toContain(`${policy}:4:12: rules[0].level: must be one of None, Metadata, Request, RequestResponse (got "Metadta")`);

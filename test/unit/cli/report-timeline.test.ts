@@ -37,7 +37,9 @@ describe('kcluster report timeline', () => {
     expect(out).toMatch(/^apply: 3 hosts, 51\.4 s, exit 0; started 2026-11-26T10:00:00\.000Z$/m);
     expect(out).toMatch(/^\*\s+10\.3\s+24\.8 {2}play control plane\s+1 host$/m);
     expect(out).toMatch(/^\*\s+10\.9\s+23\.5 {8}wait for \/readyz\s+ok$/m);
-    expect(out).toMatch(/^ {2}nodes\s+10\.2 s {2}w2 \(last by 1\.2 s\): artifacts \/ upload kubelet 3\.5 s, artifacts \/ upload images 5\.1 s, runtime \/ start containerd 1\.2 s$/m);
+    expect(out).toMatch(
+      /^ {2}nodes\s+10\.2 s {2}w2 \(last by 1\.2 s\): artifacts \/ upload kubelet 3\.5 s, artifacts \/ upload images 5\.1 s, runtime \/ start containerd 1\.2 s$/m,
+    );
     expect(out).toMatch(/^ {2}join\s+5\.4 s {2}w1 then w2: /m);
     const chart = readFileSync(svg, 'utf8');
     expect(chart.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
@@ -56,7 +58,9 @@ describe('kcluster report timeline', () => {
     expect(path).toMatch(/^ {2}control plane\s+25\.1 s {2}kcbi1: control-plane \/ API server ready 24\.3 s$/m);
     expect(path).toMatch(/^ {2}addons running\s+50\.0 s {2}kcbi1: addons-running \/ addons running 49\.5 s$/m);
     expect(path).toMatch(/^ {2}nodes\s+15\.4 s {2}kcbi1 \(last by 3\.9 s\): /m);
-    const json = JSON.parse((await kcluster('report', 'timeline', log, '-o', 'json')).out) as { plays: { hosts: { roles: { tasks: { start: number; end: number }[] }[] }[] }[] };
+    const json = JSON.parse((await kcluster('report', 'timeline', log, '-o', 'json')).out) as {
+      plays: { hosts: { roles: { tasks: { start: number; end: number }[] }[] }[] }[];
+    };
     const long = json.plays.flatMap((p) => p.hosts.flatMap((h) => h.roles.flatMap((x) => x.tasks))).filter((t) => t.end - t.start >= 500);
     expect(readFileSync(svg, 'utf8').match(/<rect class="task[ "]/g)).toHaveLength(long.length);
   });
@@ -64,7 +68,12 @@ describe('kcluster report timeline', () => {
   it('-o json gives the timeline, its critical path and phases, times in ms', async () => {
     const r = await kcluster('report', 'timeline', join(FIXTURES, 'apply-3-hosts.ndjson'), '-o', 'json');
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.out) as { durationMs: number; plays: { play: string }[]; criticalPath: { plays: { play: string; lanes: { host: string }[] }[] }; phases: { role: string }[] };
+    const report = JSON.parse(r.out) as {
+      durationMs: number;
+      plays: { play: string }[];
+      criticalPath: { plays: { play: string; lanes: { host: string }[] }[] };
+      phases: { role: string }[];
+    };
     expect(report.durationMs).toBe(51_358);
     expect(report.plays.map((p) => p.play)).toEqual(['preflight', 'nodes', 'control plane', 'join', 'addons']);
     expect(report.criticalPath.plays.map((p) => p.lanes.map((l) => l.host).join(' then '))).toEqual(['cp1', 'w2', 'cp1', 'w1 then w2', 'cp1']);
@@ -103,7 +112,10 @@ describe('kcluster report timeline', () => {
     expect(r.out).toBe('');
     expect(r.err).toMatch(new RegExp(`^kcluster: ${inventory.replaceAll('.', '\\.')}:1: not a kcluster log: .*give the debug log of a run`));
     const bad = join(dir, 'bad.ndjson');
-    writeFileSync(bad, `${readFileSync(join(FIXTURES, 'apply-3-hosts.ndjson'), 'utf8').split('\n').slice(0, 5).join('\n')}\nnot json\n{"type":"play-end","play":"x","time":9}\n`);
+    writeFileSync(
+      bad,
+      `${readFileSync(join(FIXTURES, 'apply-3-hosts.ndjson'), 'utf8').split('\n').slice(0, 5).join('\n')}\nnot json\n{"type":"play-end","play":"x","time":9}\n`,
+    );
     const r2 = await kcluster('report', 'timeline', bad);
     expect(r2.code).toBe(2);
     expect(r2.err).toContain(`${bad}:6: not a kcluster log: the line "not json" is not a kcluster event: it is not JSON`);

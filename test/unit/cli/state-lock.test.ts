@@ -40,10 +40,15 @@ describe('state lock (real processes)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-lock-'));
     const gone = spawn(process.execPath, ['-e', '0']);
     await new Promise((r) => gone.on('close', r));
-    writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: gone.pid, host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'kcluster apply (killed)' }));
+    writeFileSync(
+      join(dir, 'lock'),
+      JSON.stringify({ pid: gone.pid, host: hostname(), started: '2026-01-01T00:00:00.000Z', command: 'kcluster apply (killed)' }),
+    );
     const warnings: string[] = [];
     const lock = acquireStateLock(dir, 'kcluster apply', (l) => warnings.push(l));
-    expect(warnings).toEqual([expect.stringContaining(`left by pid ${gone.pid} (kcluster apply (killed), started 2026-01-01T00:00:00.000Z), which is no longer running`)]);
+    expect(warnings).toEqual([
+      expect.stringContaining(`left by pid ${gone.pid} (kcluster apply (killed), started 2026-01-01T00:00:00.000Z), which is no longer running`),
+    ]);
     expect(JSON.parse(readFileSync(join(dir, 'lock'), 'utf8'))).toMatchObject({ pid: process.pid, command: 'kcluster apply' });
     lock.release();
   });
@@ -51,7 +56,9 @@ describe('state lock (real processes)', () => {
   it('never breaks a lock held from another machine', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-lock-'));
     writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: 1, host: 'other-controller', started: 'x', command: 'kcluster upgrade' }));
-    expect(() => acquireStateLock(dir, 'kcluster apply', () => undefined)).toThrow('pid 1 on other-controller, started x (kcluster upgrade); wait for it to end, or if it is gone, delete the lock file');
+    expect(() => acquireStateLock(dir, 'kcluster apply', () => undefined)).toThrow(
+      'pid 1 on other-controller, started x (kcluster upgrade); wait for it to end, or if it is gone, delete the lock file',
+    );
   });
 
   it('nests within one process (a command that runs a playbook under its own lock)', () => {

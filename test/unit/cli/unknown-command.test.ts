@@ -16,11 +16,15 @@ function tree(): Command {
 
 describe('unknownCommandIn', () => {
   it('names the unknown word, the closest command and the known ones', () => {
-    expect(unknownCommandIn(tree(), ['aply', '--help'])).toBe("unknown command 'aply' (did you mean 'apply'?): the commands are apply, run, certs; kcluster --help describes them");
+    expect(unknownCommandIn(tree(), ['aply', '--help'])).toBe(
+      "unknown command 'aply' (did you mean 'apply'?): the commands are apply, run, certs; kcluster --help describes them",
+    );
     expect(unknownCommandIn(tree(), ['init'])).toBe("unknown command 'init': the commands are apply, run, certs; kcluster --help describes them");
   });
   it('checks sub-commands, and the name after help', () => {
-    expect(unknownCommandIn(tree(), ['certs', 'renw', '-h'])).toBe("unknown command 'certs renw' (did you mean 'certs renew'?): the certs commands are renew, check; kcluster certs --help describes them");
+    expect(unknownCommandIn(tree(), ['certs', 'renw', '-h'])).toBe(
+      "unknown command 'certs renw' (did you mean 'certs renew'?): the certs commands are renew, check; kcluster certs --help describes them",
+    );
     expect(unknownCommandIn(tree(), ['help', 'aply'])).toMatch(/^unknown command 'aply' \(did you mean 'apply'\?\)/);
   });
   it('lets known commands, operands, options and bare help through', () => {

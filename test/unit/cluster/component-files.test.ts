@@ -17,11 +17,31 @@ import { loadInventoryText } from '../support/inventory-text.js';
 const root = mkdtempSync(join(tmpdir(), 'kc-component-files-'));
 const load = (text: string): Inventory => loadInventoryText(root, text);
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
-execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(root, 'ca.key'), '-out', join(root, 'ca.crt'), '-subj', '/CN=issuer-ca', '-days', '2'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    join(root, 'ca.key'),
+    '-out',
+    join(root, 'ca.crt'),
+    '-subj',
+    '/CN=issuer-ca',
+    '-days',
+    '2',
+  ],
+  { stdio: 'ignore' },
+);
 writeFileSync(join(root, 'admission.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins: []\n');
 
-
-const oidc = '    oidc: { issuerUrl: "https://login.example/realms/a", clientId: kubernetes, usernameClaim: email, groupsClaim: groups, groupsPrefix: "oidc:", caFile: ca.crt }\n';
+const oidc =
+  '    oidc: { issuerUrl: "https://login.example/realms/a", clientId: kubernetes, usernameClaim: email, groupsClaim: groups, groupsPrefix: "oidc:", caFile: ca.crt }\n';
 
 describe('component files and OIDC', () => {
   it('gives the API server the --oidc-* flags sorted, with the CA at its place under /etc/kubernetes/extra', () => {
@@ -43,18 +63,41 @@ describe('component files and OIDC', () => {
     expect(files['kube-apiserver'].map((f) => f.name)).toEqual(['admission.yaml', 'oidc-ca.crt']);
     expect(files['kube-scheduler']).toEqual([]);
     const render = createTemplateRenderer().compile(join(packageRoot(), 'roles', 'control-plane', 'templates', 'kube-scheduler.yaml.hbs'));
-    const data = { extraArgs: [], image: 'x', inputsHash: 'h', nodeName: 'cp1', nodeIp: '10.0.0.1', apiPort: 6443, tlsCipherSuites: 'A', clusterName: 'c', clusterDomain: 'cluster.local', serviceCIDR: '10.96.0.0/12', podCIDR: '10.244.0.0/16' };
-    type Pod = { spec: { volumes: { name: string; hostPath: { path: string } }[]; containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[] } };
+    const data = {
+      extraArgs: [],
+      image: 'x',
+      inputsHash: 'h',
+      nodeName: 'cp1',
+      nodeIp: '10.0.0.1',
+      apiPort: 6443,
+      tlsCipherSuites: 'A',
+      clusterName: 'c',
+      clusterDomain: 'cluster.local',
+      serviceCIDR: '10.96.0.0/12',
+      podCIDR: '10.244.0.0/16',
+    };
+    type Pod = {
+      spec: {
+        volumes: { name: string; hostPath: { path: string } }[];
+        containers: { volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+      };
+    };
     const without = parse(render({ ...data, extraFilesDir: '' })) as Pod;
     expect(without.spec.volumes.map((v) => v.name)).not.toContain('extra-files');
     const withFiles = parse(render({ ...data, extraFilesDir: '/etc/kubernetes/extra/kube-scheduler' })) as Pod;
     expect(withFiles.spec.volumes).toContainEqual({ name: 'extra-files', hostPath: { path: '/etc/kubernetes/extra/kube-scheduler', type: 'Directory' } });
-    expect(withFiles.spec.containers[0]!.volumeMounts).toContainEqual({ name: 'extra-files', mountPath: '/etc/kubernetes/extra/kube-scheduler', readOnly: true });
+    expect(withFiles.spec.containers[0]!.volumeMounts).toContainEqual({
+      name: 'extra-files',
+      mountPath: '/etc/kubernetes/extra/kube-scheduler',
+      readOnly: true,
+    });
   });
 
   it('refuses a missing file, a CA that is not a certificate, two files of one name, and --oidc-* flags beside oidc', async () => {
     writeFileSync(join(root, 'not-a-ca.crt'), 'hello');
-    const inventory = load(`cluster:\n  apiServer:\n    extraFiles: [missing.yaml, admission.yaml, sub/admission.yaml]\n    extraArgs: { oidc-client-id: other }\n    oidc: { issuerUrl: "https://login.example", clientId: k, caFile: not-a-ca.crt }\n${hosts}`);
+    const inventory = load(
+      `cluster:\n  apiServer:\n    extraFiles: [missing.yaml, admission.yaml, sub/admission.yaml]\n    extraArgs: { oidc-client-id: other }\n    oidc: { issuerUrl: "https://login.example", clientId: k, caFile: not-a-ca.crt }\n${hosts}`,
+    );
     const error = await loadComponentFiles(inventory.cluster).catch((e: Error) => e);
     expect((error as Error).message.split('\n')).toEqual([
       `cluster.apiServer.extraFiles: ${join(root, 'missing.yaml')}: no such file on the controller`,
@@ -62,6 +105,8 @@ describe('component files and OIDC', () => {
       `cluster.apiServer.extraFiles: ${join(root, 'sub/admission.yaml')}: no such file on the controller`,
       `cluster.apiServer.oidc.caFile: ${join(root, 'not-a-ca.crt')}: not a PEM certificate: give the issuer's CA certificate`,
     ]);
-    expect(componentArgProblems(inventory.cluster, kclusterFlags).map((p) => p.message)).toEqual(['--oidc-client-id is set by kcluster on kube-apiserver itself, so it cannot be given again: set cluster.apiServer.oidc instead']);
+    expect(componentArgProblems(inventory.cluster, kclusterFlags).map((p) => p.message)).toEqual([
+      '--oidc-client-id is set by kcluster on kube-apiserver itself, so it cannot be given again: set cluster.apiServer.oidc instead',
+    ]);
   });
 });

@@ -34,7 +34,9 @@ const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane
 describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
   it('refuses maxpods at its line:col, naming the version and maxPods', () => {
     const { file, lines } = refusals(`cluster:\n  kubernetesVersion: v1.36.5\nvars:\n  kubeletConfig:\n    maxpods: 150\n${hosts}`);
-    expect(lines).toEqual([`${file}:5:5: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.36.5: did you mean "maxPods"?`]);
+    expect(lines).toEqual([
+      `${file}:5:5: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.36.5: did you mean "maxPods"?`,
+    ]);
   });
 
   it('accepts valid fields at every depth: maps, lists of objects, durations, quantities', () => {
@@ -50,7 +52,8 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
       'memoryThrottlingFactor: 0.9',
       'podPidsLimit: ~',
     ];
-    const proxy = 'cluster:\n  kubeProxy:\n    config:\n      iptables: { minSyncPeriod: 1s, masqueradeAll: true }\n      nftables: { syncPeriod: 30s }\n      detectLocal: { bridgeInterface: cni0 }\n';
+    const proxy =
+      'cluster:\n  kubeProxy:\n    config:\n      iptables: { minSyncPeriod: 1s, masqueradeAll: true }\n      nftables: { syncPeriod: 30s }\n      detectLocal: { bridgeInterface: cni0 }\n';
     expect(refusals(`${proxy}vars:\n  kubeletConfig:\n${config.map((l) => `    ${l}\n`).join('')}${hosts}`).lines).toEqual([]);
   });
 
@@ -64,7 +67,9 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
   });
 
   it('refuses a scalar of the wrong kind at its value, once for all the hosts that inherit it', () => {
-    const { file, lines } = refusals(`vars:\n  kubeletConfig:\n    maxPods: "150"\n    shutdownGracePeriod: 30\n    systemReserved: { cpu: [1], memory: 1 }\n${hosts}`);
+    const { file, lines } = refusals(
+      `vars:\n  kubeletConfig:\n    maxPods: "150"\n    shutdownGracePeriod: 30\n    systemReserved: { cpu: [1], memory: 1 }\n${hosts}`,
+    );
     expect(lines).toEqual([
       `${file}:3:14: vars.kubeletConfig.maxPods: must be a whole number in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not the string "150"`,
       `${file}:4:26: vars.kubeletConfig.shutdownGracePeriod: must be a duration such as 10s or 1m30s in the kubelet's KubeletConfiguration of Kubernetes v1.37.2, not 30`,
@@ -74,16 +79,23 @@ describe('vars.kubeletConfig checked against KubeletConfiguration', () => {
   });
 
   it('is refused by kcluster validate (which calls the same function as apply): on stderr, exit 2', async () => {
-    const { file } = parseInventoryText(root, `vars:\n  kubeletConfig: { maxpods: 150 }\ncluster:\n  artifacts: { imageRepository: registry.example/k8s }\n${hosts}`);
+    const { file } = parseInventoryText(
+      root,
+      `vars:\n  kubeletConfig: { maxpods: 150 }\ncluster:\n  artifacts: { imageRepository: registry.example/k8s }\n${hosts}`,
+    );
     const { code, err } = await runCli(['validate', '-i', file]);
     expect(code).toBe(2);
-    expect(err).toBe(`kcluster: ${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.37.2: did you mean "maxPods"?\n`);
+    expect(err).toBe(
+      `kcluster: ${file}:2:20: vars.kubeletConfig.maxpods: "maxpods" is not a field in the kubelet's KubeletConfiguration of Kubernetes v1.37.2: did you mean "maxPods"?\n`,
+    );
   });
 });
 
 describe('cluster.kubeProxy.config checked against KubeProxyConfiguration', () => {
   it('refuses iptables.minSyncPerod at its line:col, naming minSyncPeriod', () => {
-    const { file, lines } = refusals(`cluster:\n  kubeProxy:\n    config:\n      iptables:\n        minSyncPerod: 1s\n      nftables: { syncPeriod: 30 }\n${hosts}`);
+    const { file, lines } = refusals(
+      `cluster:\n  kubeProxy:\n    config:\n      iptables:\n        minSyncPerod: 1s\n      nftables: { syncPeriod: 30 }\n${hosts}`,
+    );
     expect(lines).toEqual([
       `${file}:5:9: cluster.kubeProxy.config.iptables.minSyncPerod: "minSyncPerod" is not a field under iptables in kube-proxy's KubeProxyConfiguration of Kubernetes v1.37.2: did you mean "minSyncPeriod"?`,
       `${file}:6:31: cluster.kubeProxy.config.nftables.syncPeriod: must be a duration such as 10s or 1m30s in kube-proxy's KubeProxyConfiguration of Kubernetes v1.37.2, not 30`,
@@ -103,7 +115,21 @@ describe('configFieldProblems (the walk itself)', () => {
   };
 
   it('map keys are free, list items are checked, any is left alone, null is unset', () => {
-    expect(configFieldProblems({ name: null, labels: { anything: 'x' }, items: [{ size: 1, id: 'a' }, { size: '1Gi', id: 2 }], raw: { whatever: [1] } }, tree, 'T')).toEqual([]);
+    expect(
+      configFieldProblems(
+        {
+          name: null,
+          labels: { anything: 'x' },
+          items: [
+            { size: 1, id: 'a' },
+            { size: '1Gi', id: 2 },
+          ],
+          raw: { whatever: [1] },
+        },
+        tree,
+        'T',
+      ),
+    ).toEqual([]);
   });
 
   it('an unknown name with nothing close gets no suggestion; a map where a list goes is refused', () => {

@@ -8,11 +8,16 @@ import { controlPlanePlays } from '../../../playbooks/cluster.js';
 
 const cp = (name: string, ip: string) => ({ name, ssh: { address: ip } }) as HostSettings;
 // What building the roles reads (contents are read per host, later).
-const inputs = { pki: {}, inventory: { stateDir: '/state', cluster: {} }, topology: { controlPlanes: [cp('cp1', '10.0.0.1'), cp('cp2', '10.0.0.2'), cp('cp3', '10.0.0.3')], apiPort: 6443 } } as unknown as ClusterInputs;
+const inputs = {
+  pki: {},
+  inventory: { stateDir: '/state', cluster: {} },
+  topology: { controlPlanes: [cp('cp1', '10.0.0.1'), cp('cp2', '10.0.0.2'), cp('cp3', '10.0.0.3')], apiPort: 6443 },
+} as unknown as ClusterInputs;
 const shape = (members: readonly string[] | undefined) =>
   controlPlanePlays(inputs, { running: true, ...(members !== undefined ? { etcdMembers: members } : {}) }).map((p) => [p.name, p.hosts, p.serial]);
 /** Per play, whether its roles take an etcd snapshot before their first change. */
-const snapshots = (members: readonly string[]) => controlPlanePlays(inputs, { running: true, etcdMembers: members }).map((p) => p.roles.map((r) => r.beforeFirstChange?.name ?? '-'));
+const snapshots = (members: readonly string[]) =>
+  controlPlanePlays(inputs, { running: true, etcdMembers: members }).map((p) => p.roles.map((r) => r.beforeFirstChange?.name ?? '-'));
 
 describe('control-plane plays on a running cluster', () => {
   it('converge every control plane one at a time when all are etcd members', () => {

@@ -26,7 +26,9 @@ const hosts = `hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane
 
 describe('vars.kubeletConfig', () => {
   it('merges per host through the vars precedence: cluster < group < host, maps key by key', () => {
-    const { inventory } = parsed(`vars:\n  kubeletConfig: { maxPods: 150, systemReserved: { cpu: 500m, memory: 1Gi } }\ngroups:\n  worker:\n    vars:\n      kubeletConfig: { systemReserved: { memory: 2Gi } }\n${hosts}`);
+    const { inventory } = parsed(
+      `vars:\n  kubeletConfig: { maxPods: 150, systemReserved: { cpu: 500m, memory: 1Gi } }\ngroups:\n  worker:\n    vars:\n      kubeletConfig: { systemReserved: { memory: 2Gi } }\n${hosts}`,
+    );
     const of = (name: string) => {
       const host = inventory.hosts.find((h) => h.name === name)!;
       return kubeletConfigOf({ host, vars: host.vars });
@@ -38,27 +40,39 @@ describe('vars.kubeletConfig', () => {
 
   it("follows kcluster's fields in the file as YAML that parses back to the same values; nothing without any", () => {
     const text = renderKubeletConfigFragment({ maxPods: 150, systemReserved: { cpu: '500m' }, evictionHard: { 'memory.available': '200Mi' } });
-    expect(text).toBe("# The operator's settings (vars.kubeletConfig):\nmaxPods: 150\nsystemReserved:\n  cpu: 500m\nevictionHard:\n  memory.available: 200Mi\n");
-    expect(parse(`kind: KubeletConfiguration\n${text}`)).toEqual({ kind: 'KubeletConfiguration', maxPods: 150, systemReserved: { cpu: '500m' }, evictionHard: { 'memory.available': '200Mi' } });
+    expect(text).toBe(
+      "# The operator's settings (vars.kubeletConfig):\nmaxPods: 150\nsystemReserved:\n  cpu: 500m\nevictionHard:\n  memory.available: 200Mi\n",
+    );
+    expect(parse(`kind: KubeletConfiguration\n${text}`)).toEqual({
+      kind: 'KubeletConfiguration',
+      maxPods: 150,
+      systemReserved: { cpu: '500m' },
+      evictionHard: { 'memory.available': '200Mi' },
+    });
     expect(renderKubeletConfigFragment({})).toBe('');
   });
 
   it("kcluster's own fields are read from the template: top-level keys only", () => {
     expect([...topLevelFields('a: 1\nb:\n  c: 2\n{{#if x}}\nd: 3\n{{/if}}\n')]).toEqual(['a', 'b', 'd']);
     const own = kclusterKubeletFields();
-    for (const field of ['authentication', 'cgroupDriver', 'clusterDNS', 'tlsCipherSuites', 'rotateCertificates', 'failSwapOn', 'failCgroupV1', 'featureGates']) expect(own.has(field), field).toBe(true);
+    for (const field of ['authentication', 'cgroupDriver', 'clusterDNS', 'tlsCipherSuites', 'rotateCertificates', 'failSwapOn', 'failCgroupV1', 'featureGates'])
+      expect(own.has(field), field).toBe(true);
     expect(own.has('maxPods')).toBe(false);
   });
 
   it('a field kcluster sets is refused per host, naming the setting to use', () => {
     const { inventory } = parsed(`vars:\n  kubeletConfig: { cgroupDriver: cgroupfs, maxPods: 150 }\n${hosts}`);
     expect(kubeletConfigProblems(inventory, kclusterKubeletFields()).map((p) => `${p.host}: ${p.message}`)).toEqual(
-      ['cp1', 'w1', 'w2'].map((h) => `${h}: cgroupDriver is set by kcluster in the kubelet's configuration itself, so it cannot be given again: set vars.cgroupDriver instead`),
+      ['cp1', 'w1', 'w2'].map(
+        (h) => `${h}: cgroupDriver is set by kcluster in the kubelet's configuration itself, so it cannot be given again: set vars.cgroupDriver instead`,
+      ),
     );
   });
 
   it('each refusal is reported once, at file:line:col where the var is written (host, group or cluster vars)', () => {
-    const { file, inventory } = parsed(`vars:\n  kubeletConfig:\n    maxPods: 150\n    featureGates: { A: true }\ngroups:\n  worker:\n    vars:\n      kubeletConfig:\n        staticPodPath: /srv/pods\n${hosts.replace('{ maxPods: 250 }', '{ maxPods: 250, authorization: { mode: AlwaysAllow } }')}`);
+    const { file, inventory } = parsed(
+      `vars:\n  kubeletConfig:\n    maxPods: 150\n    featureGates: { A: true }\ngroups:\n  worker:\n    vars:\n      kubeletConfig:\n        staticPodPath: /srv/pods\n${hosts.replace('{ maxPods: 250 }', '{ maxPods: 250, authorization: { mode: AlwaysAllow } }')}`,
+    );
     let message = '';
     try {
       refuseWhatKclusterSets(inventory);

@@ -17,7 +17,9 @@ describe('the operator control plane', () => {
   it('is the next that answers when the first is down, and says so', async () => {
     const said: string[] = [];
     expect(await operatorControlPlane(topology, new Set(['cp1', 'cp2', 'cp3']), (l) => said.push(l), fakeAnswering(['cp3']))).toBe('cp3');
-    expect(said).toEqual(['the once-per-cluster steps (etcd snapshot, addons, their check, operator manifests) run on cp3: cp1 does not answer on its SSH port']);
+    expect(said).toEqual([
+      'the once-per-cluster steps (etcd snapshot, addons, their check, operator manifests) run on cp3: cp1 does not answer on its SSH port',
+    ]);
   });
   it('follows --limit', async () => {
     const said: string[] = [];

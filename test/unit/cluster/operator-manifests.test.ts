@@ -31,18 +31,25 @@ describe('operator manifests', () => {
   });
 
   it('names every problem at file:line:col: bad YAML, a document without kind or name, a List, a duplicate, a missing path', async () => {
-    const bad = write('bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n---\napiVersion: v1\nmetadata: { generateName: y- }\n---\nkind: [\n---\napiVersion: v1\nkind: List\nmetadata: { name: l }\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n');
+    const bad = write(
+      'bad.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n---\napiVersion: v1\nmetadata: { generateName: y- }\n---\nkind: [\n---\napiVersion: v1\nkind: List\nmetadata: { name: l }\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n',
+    );
     const error = await loadOperatorManifests([bad, join(root, 'missing.yaml')]).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     const lines = (error as Error).message.split('\n');
-    expect(lines[0]).toBe(`${bad}:5:1: missing kind, metadata.name: kcluster tracks each object by apiVersion, kind and name (generateName is not supported: give a name)`);
+    expect(lines[0]).toBe(
+      `${bad}:5:1: missing kind, metadata.name: kcluster tracks each object by apiVersion, kind and name (generateName is not supported: give a name)`,
+    );
     expect(lines[1]).toMatch(new RegExp(`^${bad}:9:1: `));
     expect(lines).toContain(`${bad}:10:1: kind List: write its items as separate documents, so kcluster can track each object`);
     expect(lines).toContain(`${bad}:14:1: ConfigMap x (v1) is also defined at ${bad}:1:1: keep one`);
     // One run, every problem: the missing path too.
     expect(lines.at(-1)).toBe(`${join(root, 'missing.yaml')}: no such file or folder (cluster.manifests)`);
     expect(lines.length).toBe(5);
-    await expect(loadOperatorManifests([join(root, 'missing.yaml')])).rejects.toThrow(`${join(root, 'missing.yaml')}: no such file or folder (cluster.manifests)`);
+    await expect(loadOperatorManifests([join(root, 'missing.yaml')])).rejects.toThrow(
+      `${join(root, 'missing.yaml')}: no such file or folder (cluster.manifests)`,
+    );
   });
 
   it('finds the objects that left the manifests (same group, kind, namespace and name are the same object)', () => {

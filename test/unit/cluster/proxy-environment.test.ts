@@ -13,10 +13,25 @@ const parsed = (text: string) => parseInventoryText(root, text).result;
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n';
 
 describe('cluster.proxy', () => {
-  it('NO_PROXY holds localhost, the CIDRs, the cluster domain, the API endpoint and every node, then the operator\'s entries once', () => {
-    const result = parsed(`cluster:\n  apiEndpoint: { host: api.corp.example }\n  proxy:\n    http: http://proxy.corp:3128\n    noProxy: [.corp.example, 10.0.0.1]\n${hosts}`);
+  it("NO_PROXY holds localhost, the CIDRs, the cluster domain, the API endpoint and every node, then the operator's entries once", () => {
+    const result = parsed(
+      `cluster:\n  apiEndpoint: { host: api.corp.example }\n  proxy:\n    http: http://proxy.corp:3128\n    noProxy: [.corp.example, 10.0.0.1]\n${hosts}`,
+    );
     if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
-    expect(noProxyList(result.inventory)).toEqual(['localhost', '127.0.0.1', '10.244.0.0/16', '10.96.0.0/12', '.svc', '.cluster.local', 'api.corp.example', 'cp1', '10.0.0.1', 'w1', '10.0.0.2', '.corp.example']);
+    expect(noProxyList(result.inventory)).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '10.244.0.0/16',
+      '10.96.0.0/12',
+      '.svc',
+      '.cluster.local',
+      'api.corp.example',
+      'cp1',
+      '10.0.0.1',
+      'w1',
+      '10.0.0.2',
+      '.corp.example',
+    ]);
     const noProxy = noProxyList(result.inventory).join(',');
     expect(proxyDropIn(result.inventory, '# h')).toBe(
       `# h\n[Service]\nEnvironment="HTTP_PROXY=http://proxy.corp:3128"\nEnvironment="http_proxy=http://proxy.corp:3128"\nEnvironment="NO_PROXY=${noProxy}"\nEnvironment="no_proxy=${noProxy}"\n`,

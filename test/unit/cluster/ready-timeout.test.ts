@@ -7,7 +7,9 @@ describe('readyTimeoutSeconds', () => {
     expect(readyTimeoutMs({}, 300_000, 'cp1')).toBe(300_000);
     expect(readyTimeoutMs({ readyTimeoutSeconds: 1200 }, 300_000, 'cp1')).toBe(1_200_000);
     for (const bad of [0, 9, 7201, 1.5, '900', null]) {
-      expect(() => readyTimeoutMs({ readyTimeoutSeconds: bad }, 300_000, 'cp1'), String(bad)).toThrow('cp1: var readyTimeoutSeconds must be a whole number of seconds, 10-7200');
+      expect(() => readyTimeoutMs({ readyTimeoutSeconds: bad }, 300_000, 'cp1'), String(bad)).toThrow(
+        'cp1: var readyTimeoutSeconds must be a whole number of seconds, 10-7200',
+      );
     }
   });
 });

@@ -33,7 +33,9 @@ describe('cluster.registries', () => {
   });
 
   it('reads credentials from the environment as a Basic authorization, and names a missing variable at its place', () => {
-    expect(registryAuthFrom(inventory.cluster.registries, { REG_USER: 'robot', REG_PASS: 's3cret' })).toEqual({ 'registry.corp.example:5000': `Basic ${Buffer.from('robot:s3cret').toString('base64')}` });
+    expect(registryAuthFrom(inventory.cluster.registries, { REG_USER: 'robot', REG_PASS: 's3cret' })).toEqual({
+      'registry.corp.example:5000': `Basic ${Buffer.from('robot:s3cret').toString('base64')}`,
+    });
     expect(() => registryAuthOrInputError(inventory, { REG_USER: 'robot' })).toThrow(
       `${inventory.file}:7:20: cluster.registries.registry.corp.example:5000.passwordEnv: the environment variable REG_PASS is not set (or empty) on the controller: export it before running kcluster`,
     );
@@ -51,8 +53,13 @@ describe('cluster.registries', () => {
   });
 
   it('gives Docker Engine the docker.io mirrors and every plain-HTTP endpoint, and the kubelet the credentials file', () => {
-    expect(dockerRegistrySettings(inventory.cluster.registries)).toEqual({ mirrors: ['https://mirror.corp.example', 'http://10.0.0.5:5000'], insecure: ['10.0.0.5:5000', '10.0.0.6:5000'] });
-    expect(JSON.parse(kubeletRegistryCredentials({ 'docker.io': 'Basic YTpi', 'r.example': 'Basic Yzpk' }))).toEqual({ auths: { 'https://index.docker.io/v1/': { auth: 'YTpi' }, 'r.example': { auth: 'Yzpk' } } });
+    expect(dockerRegistrySettings(inventory.cluster.registries)).toEqual({
+      mirrors: ['https://mirror.corp.example', 'http://10.0.0.5:5000'],
+      insecure: ['10.0.0.5:5000', '10.0.0.6:5000'],
+    });
+    expect(JSON.parse(kubeletRegistryCredentials({ 'docker.io': 'Basic YTpi', 'r.example': 'Basic Yzpk' }))).toEqual({
+      auths: { 'https://index.docker.io/v1/': { auth: 'YTpi' }, 'r.example': { auth: 'Yzpk' } },
+    });
   });
 
   it('warns about plain HTTP at each place, and refuses half a credential pair and credentials in a URL', () => {
@@ -60,7 +67,9 @@ describe('cluster.registries', () => {
     expect(ok.result.ok).toBe(true);
     const warnings = ok.result.ok ? ok.result.warnings.map(formatDiagnostic) : [];
     expect(warnings).toEqual([
-      expect.stringMatching(/:4:46: warning: cluster\.registries\.docker\.io\.mirrors\[1\]: http:\/\/10\.0\.0\.5:5000 is plain HTTP: images travel unencrypted/),
+      expect.stringMatching(
+        /:4:46: warning: cluster\.registries\.docker\.io\.mirrors\[1\]: http:\/\/10\.0\.0\.5:5000 is plain HTTP: images travel unencrypted/,
+      ),
       expect.stringMatching(/:9:15: warning: cluster\.registries\.plain\.example\.server: http:\/\/10\.0\.0\.6:5000 is plain HTTP/),
     ]);
     const bad = parsed(`cluster:\n  registries:\n    r.example:\n      usernameEnv: U\n      mirrors: ["https://user:pw@m.example"]\n${hosts}`);
@@ -73,6 +82,8 @@ describe('cluster.registries', () => {
 
   it('refuses mirrors of another registry than docker.io with Docker Engine', () => {
     const docker = parsed(`cluster:\n  containerRuntime: docker\n  registries:\n    r.example:\n      mirrors: [https://m.example]\n${hosts}`);
-    expect(docker.result.ok ? [] : docker.result.errors.map(formatDiagnostic)).toEqual([expect.stringMatching(/:5:16: cluster\.registries\.r\.example\.mirrors: Docker Engine takes mirrors only for docker\.io/)]);
+    expect(docker.result.ok ? [] : docker.result.errors.map(formatDiagnostic)).toEqual([
+      expect.stringMatching(/:5:16: cluster\.registries\.r\.example\.mirrors: Docker Engine takes mirrors only for docker\.io/),
+    ]);
   });
 });

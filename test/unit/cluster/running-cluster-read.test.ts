@@ -28,11 +28,22 @@ beforeAll(async () => {
   writeFileSync(join(stateDir, 'pki', 'admin.crt'), admin.cert);
   writeFileSync(join(stateDir, 'pki', 'admin.key'), admin.key);
   const pair = await newRsaKeyPair();
-  const cert = signCertificate({ file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] }, pair.publicKey, pair.privateKey, { certPem: ca.cert, keyPem: ca.key });
+  const cert = signCertificate(
+    { file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] },
+    pair.publicKey,
+    pair.privateKey,
+    { certPem: ca.cert, keyPem: ca.key },
+  );
   server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === '/version') return json(200, { gitVersion: 'v1.37.2' });
-    if (req.url === '/api/v1/nodes') return json(200, { items: [{ metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }, { metadata: { name: 'cp3', labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } }] });
+    if (req.url === '/api/v1/nodes')
+      return json(200, {
+        items: [
+          { metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } },
+          { metadata: { name: 'cp3', labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { nodeInfo: { kubeletVersion: 'v1.37.2' } } },
+        ],
+      });
     if (req.url?.startsWith('/api/v1/namespaces/kube-system/pods')) {
       podListRequests++;
       if (podListFailures > 0) {
@@ -55,7 +66,10 @@ describe('reading a running cluster (fake API server)', () => {
     podListFailures = 0;
     const running = await readRunningCluster(stateDir, topology());
     expect(running?.gitVersion).toBe('v1.37.2');
-    expect([...(running?.kubelets ?? [])]).toEqual([['cp1', 'v1.37.2'], ['cp3', 'v1.37.2']]);
+    expect([...(running?.kubelets ?? [])]).toEqual([
+      ['cp1', 'v1.37.2'],
+      ['cp3', 'v1.37.2'],
+    ]);
     expect(running?.etcdMembers).toEqual(['cp1', 'cp2', 'cp3']);
   });
 
@@ -72,7 +86,9 @@ describe('reading a running cluster (fake API server)', () => {
     podListRequests = 0;
     const read = readRunningCluster(stateDir, topology());
     await expect(read).rejects.toBeInstanceOf(RunningClusterReadError);
-    await expect(read).rejects.toThrow(`the API server at https://127.0.0.1:${port} answered its version but not GET /api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd (3 tries)`);
+    await expect(read).rejects.toThrow(
+      `the API server at https://127.0.0.1:${port} answered its version but not GET /api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd (3 tries)`,
+    );
     expect(podListRequests).toBe(3);
     podListFailures = 0;
   }, 20_000);

@@ -14,7 +14,14 @@ const inventoryOf = (yaml: string) => {
   if (!parsed.ok) throw new Error(JSON.stringify(parsed));
   return parsed.inventory;
 };
-const three = inventoryOf(['hosts:', ...[1, 2, 3].map((i) => `  - { name: cp${i}, address: 10.9.0.${i}, roles: [control-plane] }`), '  - { name: w1, address: 10.9.0.9, roles: [worker] }', ''].join('\n'));
+const three = inventoryOf(
+  [
+    'hosts:',
+    ...[1, 2, 3].map((i) => `  - { name: cp${i}, address: 10.9.0.${i}, roles: [control-plane] }`),
+    '  - { name: w1, address: 10.9.0.9, roles: [worker] }',
+    '',
+  ].join('\n'),
+);
 const fakeProbe = (down: readonly string[]) => async (hosts: readonly HostSettings[]) => hosts.find((h) => !down.includes(h.name));
 
 describe('the control plane a snapshot is taken on (fake SSH probe)', () => {

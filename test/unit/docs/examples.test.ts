@@ -14,7 +14,10 @@ import { formatDiagnostic, loadInventory } from '../../../src/orchestrator/inven
 import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
 
 const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
-const EXAMPLES = readdirSync('examples').filter((f) => f.endsWith('.yaml')).sort().map((f) => join('examples', f));
+const EXAMPLES = readdirSync('examples')
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()
+  .map((f) => join('examples', f));
 const FILES = ['inventory.example.yaml', ...EXAMPLES];
 const WANTED = ['examples/air-gapped.yaml', 'examples/docker.yaml', 'examples/ha-load-balancer.yaml', 'examples/ha-local-proxy.yaml', 'examples/minimal.yaml'];
 
@@ -34,7 +37,13 @@ async function validate(file: string): Promise<CliResult> {
   writeFileSync(copy, readFileSync(file, 'utf8').replace(/^(\s+bundle:\s*)\S+/m, `$1${bundle}`));
   // The credentials a registry names must be set on the controller, as for apply.
   const r = await runCli(['validate', '-i', copy], { SSH_AUTH_SOCK: '/x', REGISTRY_USER: 'u', REGISTRY_PASSWORD: 'p' });
-  return { ...r, err: r.err.split('\n').filter((l) => !/: warning: ssh\.keyFile: key file .* does not exist$/.test(l)).join('\n') };
+  return {
+    ...r,
+    err: r.err
+      .split('\n')
+      .filter((l) => !/: warning: ssh\.keyFile: key file .* does not exist$/.test(l))
+      .join('\n'),
+  };
 }
 
 /** The value at a dotted path of a parsed document, if every step is a plain key. */

@@ -23,7 +23,14 @@ describe('docs/users/inventory-reference.md', () => {
   it('lists every key of the schema with its full path', () => {
     const page = schemaReference(schema);
     const paths = schemaEntries(schema).map((e) => e.path);
-    for (const path of ['cluster.apiEndpoint.host', 'cluster.registries.<registry>.mirrors', 'hosts[].bastion.address', 'vars.nodeTaints[].effect', 'groups.<group>.hosts', 'ssh.become.passwordEnv']) {
+    for (const path of [
+      'cluster.apiEndpoint.host',
+      'cluster.registries.<registry>.mirrors',
+      'hosts[].bastion.address',
+      'vars.nodeTaints[].effect',
+      'groups.<group>.hosts',
+      'ssh.become.passwordEnv',
+    ]) {
       expect(paths).toContain(path);
     }
     for (const path of paths) expect(page).toContain(`### \`${path}\``);
@@ -46,7 +53,10 @@ describe('docs/users/inventory-reference.md', () => {
 
 /** Every schema `default`, against the value the code applies when the key is left out. */
 describe('the schema defaults are the code defaults', () => {
-  const inventory = resolveInventory({ hosts: [{ name: 'cp1', address: '10.0.0.1', roles: ['control-plane'] }] }, { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' });
+  const inventory = resolveInventory(
+    { hosts: [{ name: 'cp1', address: '10.0.0.1', roles: ['control-plane'] }] },
+    { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
+  );
   const { cluster, ssh } = inventory;
   const applied: Record<string, unknown> = {
     'cluster.name': cluster.name,

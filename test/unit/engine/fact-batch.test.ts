@@ -50,7 +50,10 @@ describe('fact batch', () => {
   it('keeps a section whose output has no final newline, or carries control bytes, intact', () => {
     const odd = 'tab\there\r\n\u0001\u001b[31mred';
     const sections = run([{ key: 'odd', script: sh`printf '%s' ${odd}`, parse: (s) => s }, raw('exit', 'exit 7')]);
-    expect(sections).toEqual([{ stdout: odd, exitCode: 0 }, { stdout: '', exitCode: 7 }]);
+    expect(sections).toEqual([
+      { stdout: odd, exitCode: 0 },
+      { stdout: '', exitCode: 7 },
+    ]);
   });
 
   it('says which section is missing when the output is cut short', () => {

@@ -5,7 +5,13 @@ import { InputError } from '../../../src/orchestrator/engine/input-error.js';
 import { checkTags, playbookTags } from '../../../src/orchestrator/engine/playbook-tags.js';
 import type { AnyTask, Playbook } from '../../../src/orchestrator/engine/types.js';
 
-const task = (name: string, tags?: string[]): AnyTask => ({ name, ...(tags ? { tags } : {}), facts: () => ({}), plan: () => ({ kind: 'none', reason: 'ok' }), apply: async () => {} });
+const task = (name: string, tags?: string[]): AnyTask => ({
+  name,
+  ...(tags ? { tags } : {}),
+  facts: () => ({}),
+  plan: () => ({ kind: 'none', reason: 'ok' }),
+  apply: async () => {},
+});
 
 const playbook: Playbook = {
   name: 'cluster',
@@ -44,7 +50,9 @@ describe('playbook tags', () => {
   });
 
   it('every unknown tag of both flags is named at once; one with no close tag gets no guess', () => {
-    expect(refusal(['kubelet', 'controlplane', 'zzz'], ['etdc'])).toMatch(/^unknown tags --tags "controlplane" \(did you mean "control-plane"\?\), --tags "zzz", --skip-tags "etdc" \(did you mean "etcd"\?\): no role or task of playbook cluster has them; its tags are /);
+    expect(refusal(['kubelet', 'controlplane', 'zzz'], ['etdc'])).toMatch(
+      /^unknown tags --tags "controlplane" \(did you mean "control-plane"\?\), --tags "zzz", --skip-tags "etdc" \(did you mean "etcd"\?\): no role or task of playbook cluster has them; its tags are /,
+    );
   });
 
   it('tags are matched exactly: a different letter case is unknown, with the right spelling suggested', () => {

@@ -55,8 +55,12 @@ describe('pollUntil', () => {
 
   it('a cancelled probe or any other error ends the wait at once', async () => {
     const cancelled = new CommandStoppedError('h1', 'probe', 'was cancelled', 'probe');
-    await expect(pollUntil({ timeoutMs: 1000, intervalMs: 10, signal, probe: async () => Promise.reject(cancelled), done: () => true })).rejects.toBe(cancelled);
-    await expect(pollUntil({ timeoutMs: 1000, intervalMs: 10, signal, probe: async () => Promise.reject(new Error('unreachable')), done: () => true })).rejects.toThrow('unreachable');
+    await expect(pollUntil({ timeoutMs: 1000, intervalMs: 10, signal, probe: async () => Promise.reject(cancelled), done: () => true })).rejects.toBe(
+      cancelled,
+    );
+    await expect(
+      pollUntil({ timeoutMs: 1000, intervalMs: 10, signal, probe: async () => Promise.reject(new Error('unreachable')), done: () => true }),
+    ).rejects.toThrow('unreachable');
   });
 
   it('stops when the run is interrupted', async () => {

@@ -77,7 +77,11 @@ describe('fileState (local /bin/sh)', () => {
   });
 
   it('uses distinct keys for distinct reads of one path', () => {
-    expect([fileState('/a', { content: true }).key, fileState('/a').key, fileState('/a', { content: true, maxContentBytes: 5 }).key]).toEqual(['file:/a', 'file:/a#meta', 'file:/a#max=5']);
+    expect([fileState('/a', { content: true }).key, fileState('/a').key, fileState('/a', { content: true, maxContentBytes: 5 }).key]).toEqual([
+      'file:/a',
+      'file:/a#meta',
+      'file:/a#max=5',
+    ]);
   });
 
   it('refuses garbage instead of guessing', () => {
@@ -123,7 +127,13 @@ describe('osRelease', () => {
     expect(facts.family).toBe('debian');
   });
   it('parses quoted values and families by ID_LIKE, unknown distros included', () => {
-    expect(parseOsReleaseFacts('ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\nPRETTY_NAME="Rocky Linux 9.4"\n')).toEqual({ id: 'rocky', idLike: ['rhel', 'centos', 'fedora'], versionId: '9.4', prettyName: 'Rocky Linux 9.4', family: 'rhel' });
+    expect(parseOsReleaseFacts('ID="rocky"\nID_LIKE="rhel centos fedora"\nVERSION_ID="9.4"\nPRETTY_NAME="Rocky Linux 9.4"\n')).toEqual({
+      id: 'rocky',
+      idLike: ['rhel', 'centos', 'fedora'],
+      versionId: '9.4',
+      prettyName: 'Rocky Linux 9.4',
+      family: 'rhel',
+    });
     expect(parseOsReleaseFacts('ID=linuxmint\nID_LIKE="ubuntu debian"\n').family).toBe('debian');
     expect(parseOsReleaseFacts('ID=alpine\nVERSION_ID=3.20.0\n').family).toBeUndefined();
     expect(() => parseOsReleaseFacts('', 3)).toThrow('os-release');
@@ -135,8 +145,16 @@ describe('systemdUnit', () => {
     const fact = systemdUnit('a b.service');
     expect(fact.key).toBe('systemd:a b.service');
     expect(fact.script.text).toContain("-- 'a b.service'");
-    const out = 'LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\nFragmentPath=/etc/systemd/system/a.service\nNeedDaemonReload=no\n';
-    expect(fact.parse(out, 0)).toEqual({ loadState: 'loaded', activeState: 'active', subState: 'running', unitFileState: 'enabled', fragmentPath: '/etc/systemd/system/a.service', needDaemonReload: false });
+    const out =
+      'LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=enabled\nFragmentPath=/etc/systemd/system/a.service\nNeedDaemonReload=no\n';
+    expect(fact.parse(out, 0)).toEqual({
+      loadState: 'loaded',
+      activeState: 'active',
+      subState: 'running',
+      unitFileState: 'enabled',
+      fragmentPath: '/etc/systemd/system/a.service',
+      needDaemonReload: false,
+    });
   });
   it('fails when systemctl does', () => {
     expect(() => systemdUnit('x.service').parse('', 1)).toThrow('exited 1');

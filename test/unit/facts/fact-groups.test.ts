@@ -48,7 +48,19 @@ describe('file facts read as a group', () => {
   writeFileSync(join(dir, ' $HOME \\t `x` *'), 'shell syntax in the name\n');
   mkdirSync(join(dir, 'a-directory'));
   symlinkSync(join(dir, 'small.conf'), join(dir, 'a-link'));
-  const paths = ['small.conf', 'missing', 'empty', 'binary', 'large', 'odd | name with spaces', 'a-directory', 'a-link', 'after-odd', ' $HOME \\t `x` *', 'missing/deeper'].map((n) => join(dir, n));
+  const paths = [
+    'small.conf',
+    'missing',
+    'empty',
+    'binary',
+    'large',
+    'odd | name with spaces',
+    'a-directory',
+    'a-link',
+    'after-odd',
+    ' $HOME \\t `x` *',
+    'missing/deeper',
+  ].map((n) => join(dir, n));
 
   it('gives every file, with content asked, the state its own read gives', () => {
     const facts = paths.map((p) => fileState(p, { content: true }));
@@ -111,7 +123,10 @@ describe('package facts read as a group', () => {
     const header = 'family=rhel\nid=rocky\nlike=rhel centos fedora\n';
     const out = `${header}@@kcluster-package\ninstalled 5.1.8-6.el9\n@@kcluster-package\npackage nope is not installed\nnot-installed\n`;
     const parsed = splitPackageStates(out, 0, ['bash', 'nope']).map((s) => packageState('x').parse(s.stdout, s.exitCode));
-    expect(parsed).toEqual([{ installed: true, version: '5.1.8-6.el9', family: 'rhel' }, { installed: false, family: 'rhel' }]);
+    expect(parsed).toEqual([
+      { installed: true, version: '5.1.8-6.el9', family: 'rhel' },
+      { installed: false, family: 'rhel' },
+    ]);
     expect(() => rhelAdapter.splitPackagesQuery('@@kcluster-package\nnot-installed\n', ['a', 'b'])).toThrow(/answered for 1 of 2 packages/);
     expect(rhelAdapter.packagesQuery(['bash', 'nope']).text.match(/rpm -q/g)).toHaveLength(1);
   });
@@ -124,7 +139,8 @@ describe('package facts read as a group', () => {
 
 describe('systemd unit facts read as a group', () => {
   it('cut one systemctl show into one block per unit', () => {
-    const out = 'LoadState=loaded\nActiveState=active\nSubState=running\nFragmentPath=/lib/systemd/system/ssh.service\nUnitFileState=enabled\nNeedDaemonReload=no\n\nLoadState=not-found\nActiveState=inactive\nSubState=dead\nFragmentPath=\nUnitFileState=\nNeedDaemonReload=no\n';
+    const out =
+      'LoadState=loaded\nActiveState=active\nSubState=running\nFragmentPath=/lib/systemd/system/ssh.service\nUnitFileState=enabled\nNeedDaemonReload=no\n\nLoadState=not-found\nActiveState=inactive\nSubState=dead\nFragmentPath=\nUnitFileState=\nNeedDaemonReload=no\n';
     const facts = [systemdUnit('ssh.service'), systemdUnit('nope.service')];
     const parts = splitUnitBlocks(out, 0, ['ssh.service', 'nope.service']).map((s, i) => facts[i]!.parse(s.stdout, s.exitCode));
     expect(parts[0]).toMatchObject({ loadState: 'loaded', activeState: 'active', unitFileState: 'enabled' });
@@ -174,9 +190,18 @@ describe('group scripts that run in the batch shell itself (inline)', () => {
 
 describe('batch parts', () => {
   it('put facts of one group in one part and leave a lone member on its own script', () => {
-    const facts = [systemdUnit('a.service'), fileState('/etc/motd', { content: true }), systemdUnit('b.service'), sysctlValue('net.ipv4.ip_forward')] as Fact<unknown>[];
+    const facts = [
+      systemdUnit('a.service'),
+      fileState('/etc/motd', { content: true }),
+      systemdUnit('b.service'),
+      sysctlValue('net.ipv4.ip_forward'),
+    ] as Fact<unknown>[];
     const parts = batchParts(facts);
-    expect(parts.map((p) => p.facts.map((f) => f.key))).toEqual([['systemd:a.service', 'systemd:b.service'], ['file:/etc/motd'], ['sysctl:net.ipv4.ip_forward']]);
+    expect(parts.map((p) => p.facts.map((f) => f.key))).toEqual([
+      ['systemd:a.service', 'systemd:b.service'],
+      ['file:/etc/motd'],
+      ['sysctl:net.ipv4.ip_forward'],
+    ]);
     expect(parts[0]!.script.text).toContain('-- a.service b.service');
     expect(parts[1]!.script).toBe(facts[1]!.script);
   });

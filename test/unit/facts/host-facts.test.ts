@@ -14,7 +14,18 @@ describe('host facts', () => {
   it('parses output captured from this machine with /bin/sh (real fixture)', () => {
     const facts = parseHostFacts(fixture('host-facts-real-debian12.txt'));
     expect(facts.os).toEqual({ id: 'debian', idLike: [], version: '12', prettyName: 'Debian GNU/Linux 12 (bookworm)' });
-    expect(facts).toMatchObject({ kernel: '6.18.44-fc-v657', arch: 'x86_64', cpus: 2, memoryBytes: 24684092 * 1024, swapBytes: 0, swapOn: false, cgroup: 'hybrid', hostname: 'vm', init: 'process_api', runtimes: {} });
+    expect(facts).toMatchObject({
+      kernel: '6.18.44-fc-v657',
+      arch: 'x86_64',
+      cpus: 2,
+      memoryBytes: 24684092 * 1024,
+      swapBytes: 0,
+      swapOn: false,
+      cgroup: 'hybrid',
+      hostname: 'vm',
+      init: 'process_api',
+      runtimes: {},
+    });
     expect(facts.machineId).toMatch(/^[0-9a-f]{32}$/);
     expect(facts.addresses).toContainEqual({ iface: 'eth0', family: 'inet', address: '192.0.2.2/24' });
     expect(facts.addresses).toContainEqual({ iface: 'lo', family: 'inet6', address: '::1/128' });
@@ -39,13 +50,24 @@ describe('host facts', () => {
 
   it('parses a cgroup v2 host with containerd and runc, ss with IPv6 and scoped listeners', () => {
     const facts = parseHostFacts(fixture('host-facts-cgroup-v2-ubuntu.txt'));
-    expect(facts).toMatchObject({ os: { id: 'ubuntu', idLike: ['debian'], version: '24.04' }, arch: 'aarch64', cpus: 4, cgroup: 'v2', swapOn: false, init: 'systemd' });
+    expect(facts).toMatchObject({
+      os: { id: 'ubuntu', idLike: ['debian'], version: '24.04' },
+      arch: 'aarch64',
+      cpus: 4,
+      cgroup: 'v2',
+      swapOn: false,
+      init: 'systemd',
+    });
     expect(facts.runtimes).toEqual({
       containerd: { path: '/usr/bin/containerd', version: 'containerd containerd.io 1.7.22 7f7fdf5fed64eb6a7caf99b3e12efcf9d60e311c' },
       runc: { path: '/usr/sbin/runc', version: 'runc version 1.1.14' },
     });
     expect(facts.listeningTcpPorts).toEqual([22, 53, 6443, 10248]);
-    expect(facts.addresses.filter((a) => a.family === 'inet').map((a) => `${a.iface} ${a.address}`)).toEqual(['lo 127.0.0.1/8', 'enp1s0 10.231.0.11/24', 'cni0 10.244.0.1/24']);
+    expect(facts.addresses.filter((a) => a.family === 'inet').map((a) => `${a.iface} ${a.address}`)).toEqual([
+      'lo 127.0.0.1/8',
+      'enp1s0 10.231.0.11/24',
+      'cni0 10.244.0.1/24',
+    ]);
   });
 
   it('reads listening ports from /proc/net/tcp and tcp6 on a host without ss', () => {
@@ -83,7 +105,9 @@ describe('facts table', () => {
     ]);
     const lines = table.split('\n');
     expect(lines[0]).toMatch(/^host\s+os\s+kernel\s+arch\s+cpus\s+memory\s+swap\s+cgroup\s+init\s+runtimes\s+addresses$/);
-    expect(lines[1]).toMatch(/^cp-1\s+Ubuntu 24\.04\.1 LTS\s+6\.8\.0-45-generic\s+aarch64\s+4\s+7\.8G\s+off\s+v2\s+systemd\s+containerd 1\.7\.22,runc 1\.1\.14\s+10\.231\.0\.11\/24,10\.244\.0\.1\/24$/);
+    expect(lines[1]).toMatch(
+      /^cp-1\s+Ubuntu 24\.04\.1 LTS\s+6\.8\.0-45-generic\s+aarch64\s+4\s+7\.8G\s+off\s+v2\s+systemd\s+containerd 1\.7\.22,runc 1\.1\.14\s+10\.231\.0\.11\/24,10\.244\.0\.1\/24$/,
+    );
     expect(lines[2]).toContain('on 2.0G');
     expect(lines[3]).toMatch(/^gone\s+UNREACHABLE$/);
   });

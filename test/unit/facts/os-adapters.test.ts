@@ -25,7 +25,17 @@ const RELEASES: Record<string, string> = {
   alpine: 'ID=alpine\nVERSION_ID=3.20.0\n',
   arch: 'ID=arch\n',
 };
-const EXPECTED: Record<string, string | undefined> = { debian: 'debian', ubuntu: 'debian', mint: 'debian', rocky: 'rhel', fedora: 'rhel', amazon: 'rhel', derivative: 'debian', alpine: undefined, arch: undefined };
+const EXPECTED: Record<string, string | undefined> = {
+  debian: 'debian',
+  ubuntu: 'debian',
+  mint: 'debian',
+  rocky: 'rhel',
+  fedora: 'rhel',
+  amazon: 'rhel',
+  derivative: 'debian',
+  alpine: undefined,
+  arch: undefined,
+};
 
 describe('choosing an adapter', () => {
   it.each(Object.keys(RELEASES))('%s', (name) => {
@@ -34,7 +44,9 @@ describe('choosing an adapter', () => {
 
   it('names the ID it found when no adapter fits', () => {
     expect(() => adapterFor(parseOsRelease(RELEASES['alpine']!))).toThrow(UnsupportedOsError);
-    expect(() => adapterFor(parseOsRelease('ID=gentoo\nID_LIKE="funtoo"\n'))).toThrow(/unsupported OS: \/etc\/os-release has ID=gentoo ID_LIKE="funtoo"; kcluster knows the debian and rhel families/);
+    expect(() => adapterFor(parseOsRelease('ID=gentoo\nID_LIKE="funtoo"\n'))).toThrow(
+      /unsupported OS: \/etc\/os-release has ID=gentoo ID_LIKE="funtoo"; kcluster knows the debian and rhel families/,
+    );
   });
 
   it('the shell snippet on the host decides exactly like osFamilyOf (local /bin/sh)', () => {
@@ -54,7 +66,9 @@ describe('choosing an adapter', () => {
 
 describe('adapters', () => {
   it('debian: dpkg-query and apt-get, non-interactive, names quoted', () => {
-    expect(debianAdapter.installPackages(['a', "b'c"]).text).toBe("DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c' || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c'; }");
+    expect(debianAdapter.installPackages(['a', "b'c"]).text).toBe(
+      "DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c' || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- a 'b'\\''c'; }",
+    );
     expect(debianAdapter.packageQuery('$(x)').text).toContain("-- '$(x)'");
     expect(debianAdapter.parsePackageQuery('installed 9.1-1\n')).toEqual({ installed: true, version: '9.1-1' });
     expect(debianAdapter.parsePackageQuery('config-files 1.0\n')).toEqual({ installed: false });
@@ -75,7 +89,11 @@ describe('packageState', () => {
     expect(existsSync(join(process.cwd(), 'pwned'))).toBe(false);
   });
   it('parses an rpm host and refuses an unknown family with its ID', () => {
-    expect(parsePackageState('family=rhel\nid=rocky\nlike=rhel centos fedora\ninstalled 9.0-1.el9\n')).toEqual({ installed: true, version: '9.0-1.el9', family: 'rhel' });
+    expect(parsePackageState('family=rhel\nid=rocky\nlike=rhel centos fedora\ninstalled 9.0-1.el9\n')).toEqual({
+      installed: true,
+      version: '9.0-1.el9',
+      family: 'rhel',
+    });
     expect(() => parsePackageState('family=\nid=alpine\nlike=\n')).toThrow('ID=alpine');
     expect(packageState('x').key).toBe('package:x');
   });

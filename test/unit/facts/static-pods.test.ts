@@ -13,24 +13,39 @@ describe('static pods after a renewal', () => {
   });
 
   it('names the pods still running the previous manifest, not Ready or missing', () => {
-    const pods = parseStaticPods(`${manifests}pod etcd e1 True\npod kube-apiserver a2 False\npod kube-scheduler s1 \nError from server (NotFound): pods "kube-controller-manager-cp1" not found\n`);
-    expect(lagging(pods)).toEqual(['etcd (the previous pod still runs)', 'kube-apiserver (not Ready)', 'kube-controller-manager (no mirror pod yet)', 'kube-scheduler (not Ready)']);
+    const pods = parseStaticPods(
+      `${manifests}pod etcd e1 True\npod kube-apiserver a2 False\npod kube-scheduler s1 \nError from server (NotFound): pods "kube-controller-manager-cp1" not found\n`,
+    );
+    expect(lagging(pods)).toEqual([
+      'etcd (the previous pod still runs)',
+      'kube-apiserver (not Ready)',
+      'kube-controller-manager (no mirror pod yet)',
+      'kube-scheduler (not Ready)',
+    ]);
     expect(pods.detail).toBe('Error from server (NotFound): pods "kube-controller-manager-cp1" not found');
   });
 
   it('never calls a pod current when the manifest has no hash, nor when the API does not answer', () => {
-    const noHash = parseStaticPods('manifest etcd -\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\npod etcd  True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n');
+    const noHash = parseStaticPods(
+      'manifest etcd -\nmanifest kube-apiserver a2\nmanifest kube-controller-manager c1\nmanifest kube-scheduler s1\npod etcd  True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n',
+    );
     expect(lagging(noHash)).toEqual(['etcd (no manifest with kcluster.io/inputs-sha256)']);
     const down = parseStaticPods(`${manifests}The connection to the server 10.0.0.11:6443 was refused\n`);
     expect(lagging(down)).toHaveLength(4);
     expect(down.detail).toMatch(/was refused/);
   });
 
-  it('waits while a container predates its manifest (a hand edit that kept the hash, undone), for the kubelet\'s pickup time at most', () => {
+  it("waits while a container predates its manifest (a hand edit that kept the hash, undone), for the kubelet's pickup time at most", () => {
     const current = `${manifests}pod etcd e2 True\npod kube-apiserver a2 True\npod kube-controller-manager c1 True\npod kube-scheduler s1 True\n`;
     const containers = (apiserverCreated: number) =>
-      `containers ${JSON.stringify({ containers: [{ metadata: { name: 'kube-apiserver' }, createdAt: String(apiserverCreated * 1e9) }, { metadata: { name: 'etcd' }, createdAt: '1000000000000' }] })}\n`;
-    const at = (now: number, apiserverCreated: number) => parseStaticPods(`${current}mtime kube-apiserver 2000\nmtime etcd 900\nnow ${now}\n${containers(apiserverCreated)}`);
+      `containers ${JSON.stringify({
+        containers: [
+          { metadata: { name: 'kube-apiserver' }, createdAt: String(apiserverCreated * 1e9) },
+          { metadata: { name: 'etcd' }, createdAt: '1000000000000' },
+        ],
+      })}\n`;
+    const at = (now: number, apiserverCreated: number) =>
+      parseStaticPods(`${current}mtime kube-apiserver 2000\nmtime etcd 900\nnow ${now}\n${containers(apiserverCreated)}`);
     expect(lagging(at(2010, 1500))).toEqual(['kube-apiserver (its container predates its manifest: the kubelet has not restarted it yet)']);
     expect(lagging(at(2010, 2003))).toEqual([]);
     // A write the kubelet does not restart for (the same pod spec): current once the pickup time has passed.
@@ -42,6 +57,6 @@ describe('static pods after a renewal', () => {
   it('asks for the mirror pods of this node, by name', () => {
     const text = staticPods('cp2').script.text;
     expect(text).toContain('get pod etcd-cp2 kube-apiserver-cp2 kube-controller-manager-cp2 kube-scheduler-cp2 ');
-    expect(text).toContain("for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do");
+    expect(text).toContain('for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do');
   });
 });

@@ -19,7 +19,11 @@ function diagnosticsOf(text: string, options: { env?: NodeJS.ProcessEnv } = {}):
 describe('inventory diagnostics: YAML, unions, references', () => {
   const cases: [string, string, string[]][] = [
     ['duplicate key', `hosts:\n${cp}    address: 10.0.0.5\n`, ['inv.yaml:5:5: duplicate key "address": a key may appear only once in a map']],
-    ['two YAML documents', `hosts:\n${cp}---\nhosts: []\n`, ['inv.yaml:5:1: the inventory must be a single YAML document: remove this "---" and what follows it, or merge the documents']],
+    [
+      'two YAML documents',
+      `hosts:\n${cp}---\nhosts: []\n`,
+      ['inv.yaml:5:1: the inventory must be a single YAML document: remove this "---" and what follows it, or merge the documents'],
+    ],
     ['tab indentation', 'hosts:\n\t- name: cp1\n', ['inv.yaml:2:1: YAML syntax: tabs cannot indent YAML; use spaces']],
     ['a scalar document', 'just words\n', ['inv.yaml:1:1: must be a map with at least `hosts:` (a list of hosts) (got "just words")']],
     ['hosts as a map', 'hosts: {}\n', ['inv.yaml:1:8: hosts: must be a list of at least one host (got {})']],
@@ -32,17 +36,53 @@ describe('inventory diagnostics: YAML, unions, references', () => {
         'inv.yaml:3:5: hosts[1]: must be a host: a map with at least `name` and `address` (got "cp2")',
       ],
     ],
-    ['misspelt role reports once', 'hosts:\n  - name: cp1\n    address: 10.0.0.1\n    roles: [control-plan]\n', ['inv.yaml:4:13: hosts[0].roles[0]: must be one of control-plane, worker, etcd (got "control-plan"); did you mean "control-plane"?']],
+    [
+      'misspelt role reports once',
+      'hosts:\n  - name: cp1\n    address: 10.0.0.1\n    roles: [control-plan]\n',
+      ['inv.yaml:4:13: hosts[0].roles[0]: must be one of control-plane, worker, etcd (got "control-plan"); did you mean "control-plane"?'],
+    ],
     ['boolean written as a word', `hosts:\n${cp}    agent: "yes"\n`, ['inv.yaml:5:12: hosts[0].agent: must be true or false (got "yes")']],
-    ['become as a string', `hosts:\n${cp}    become: "yes"\n`, ['inv.yaml:5:13: hosts[0].become: must be true, false, or { method: sudo, passwordEnv: NAME } (got "yes")']],
-    ['unknown key inside become', `hosts:\n${cp}    become: { methd: sudo }\n`, ['inv.yaml:5:15: hosts[0].become.methd: unknown key "methd"; did you mean "method"? (allowed: method, passwordEnv)']],
-    ['unknown key inside an inline bastion', `hosts:\n${cp}    bastion: { address: 10.0.0.9, usr: jump }\n`, ['inv.yaml:5:35: hosts[0].bastion.usr: unknown key "usr"; did you mean "user"? (allowed: name, address, port, user, keyFile, agent)']],
+    [
+      'become as a string',
+      `hosts:\n${cp}    become: "yes"\n`,
+      ['inv.yaml:5:13: hosts[0].become: must be true, false, or { method: sudo, passwordEnv: NAME } (got "yes")'],
+    ],
+    [
+      'unknown key inside become',
+      `hosts:\n${cp}    become: { methd: sudo }\n`,
+      ['inv.yaml:5:15: hosts[0].become.methd: unknown key "methd"; did you mean "method"? (allowed: method, passwordEnv)'],
+    ],
+    [
+      'unknown key inside an inline bastion',
+      `hosts:\n${cp}    bastion: { address: 10.0.0.9, usr: jump }\n`,
+      ['inv.yaml:5:35: hosts[0].bastion.usr: unknown key "usr"; did you mean "user"? (allowed: name, address, port, user, keyFile, agent)'],
+    ],
     ['inline bastion without address', `hosts:\n${cp}    bastion: { user: jump }\n`, ['inv.yaml:5:14: hosts[0].bastion: missing required key "address"']],
-    ['nested unknown key', `cluster:\n  apiEndpoint: { prot: 6443 }\nhosts:\n${cp}`, ['inv.yaml:2:18: cluster.apiEndpoint.prot: unknown key "prot"; did you mean "port"? (allowed: host, port)']],
-    ['api endpoint port', `cluster:\n  apiEndpoint: { port: "6443x" }\nhosts:\n${cp}`, ['inv.yaml:2:24: cluster.apiEndpoint.port: must be an integer 1-65535 (got "6443x")']],
-    ['fractional duration', `ssh:\n  connectTimeout: 1.5\nhosts:\n${cp}`, ['inv.yaml:2:19: ssh.connectTimeout: must be a duration such as 500ms, 10s, 2m, or an integer of milliseconds (got 1.5)']],
-    ['version written as a number', `cluster:\n  kubernetesVersion: 1.34\nhosts:\n${cp}`, ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.35.8 (got 1.34)']],
-    ['CIDR prefix too long', `cluster:\n  podCIDR: 10.244.0.0/33\nhosts:\n${cp}`, ['inv.yaml:2:12: cluster.podCIDR: prefix length must be 1-30 (got "10.244.0.0/33")']],
+    [
+      'nested unknown key',
+      `cluster:\n  apiEndpoint: { prot: 6443 }\nhosts:\n${cp}`,
+      ['inv.yaml:2:18: cluster.apiEndpoint.prot: unknown key "prot"; did you mean "port"? (allowed: host, port)'],
+    ],
+    [
+      'api endpoint port',
+      `cluster:\n  apiEndpoint: { port: "6443x" }\nhosts:\n${cp}`,
+      ['inv.yaml:2:24: cluster.apiEndpoint.port: must be an integer 1-65535 (got "6443x")'],
+    ],
+    [
+      'fractional duration',
+      `ssh:\n  connectTimeout: 1.5\nhosts:\n${cp}`,
+      ['inv.yaml:2:19: ssh.connectTimeout: must be a duration such as 500ms, 10s, 2m, or an integer of milliseconds (got 1.5)'],
+    ],
+    [
+      'version written as a number',
+      `cluster:\n  kubernetesVersion: 1.34\nhosts:\n${cp}`,
+      ['inv.yaml:2:22: cluster.kubernetesVersion: must be a version such as v1.35.8 (got 1.34)'],
+    ],
+    [
+      'CIDR prefix too long',
+      `cluster:\n  podCIDR: 10.244.0.0/33\nhosts:\n${cp}`,
+      ['inv.yaml:2:12: cluster.podCIDR: prefix length must be 1-30 (got "10.244.0.0/33")'],
+    ],
     [
       'passphrase and password env names at the ssh level',
       `ssh:\n  keyPassphraseEnv: "my pass"\n  passwordEnv: 1ABC\nhosts:\n${cp}`,
@@ -51,14 +91,50 @@ describe('inventory diagnostics: YAML, unions, references', () => {
         'inv.yaml:3:16: ssh.passwordEnv: must be the NAME of an environment variable (e.g. KCLUSTER_SUDO_PASSWORD), never the secret itself (got "1ABC")',
       ],
     ],
-    ['host passwordEnv holding a secret', `hosts:\n${cp}    passwordEnv: "pa$$word"\n`, ['inv.yaml:5:18: hosts[0].passwordEnv: must be the NAME of an environment variable (e.g. KCLUSTER_SUDO_PASSWORD), never the secret itself (got "pa$$word")']],
-    ['chained bastions', `hosts:\n${cp}    bastion: j1\n  - name: j1\n    address: 10.0.0.2\n    bastion: j2\n  - name: j2\n    address: 10.0.0.3\n`, ['inv.yaml:5:14: hosts[0].bastion: "j1" is itself reached through a bastion: chains of bastions are not supported; name a bastion that is reachable directly']],
-    ['host named like a built-in group', `hosts:\n${cp}  - name: worker\n    address: 10.0.0.7\n`, ['inv.yaml:5:11: hosts[1].name: "worker" is the name of a built-in group: host selectors could not tell them apart; rename the host']],
-    ['group named like a host', `groups:\n  cp1:\n    hosts: [cp1]\nhosts:\n${cp}`, ['inv.yaml:2:3: groups.cp1: group "cp1" has the name of a host: host selectors could not tell them apart; rename the group']],
-    ['group name with spaces', `groups:\n  "web servers":\n    hosts: [cp1]\nhosts:\n${cp}`, ['inv.yaml:2:3: groups.web servers: must be a group name of letters, digits, \'_\', \'.\' and \'-\', starting with a letter or digit (got "web servers")']],
-    ['unknown key in a group', `groups:\n  web:\n    host: [cp1]\nhosts:\n${cp}`, ['inv.yaml:3:5: groups.web.host: unknown key "host"; did you mean "hosts"? (allowed: hosts, vars)']],
-    ['bundle source without a bundle', `cluster:\n  artifacts: { source: bundle }\nhosts:\n${cp}`, ['inv.yaml:2:14: cluster.artifacts: missing required key "bundle": source: bundle needs the path of the bundle (a directory or tarball)']],
-    ['same address and port, different case', `hosts:\n  - { name: cp1, address: Node1.lan, roles: [control-plane] }\n  - { name: w1, address: node1.LAN }\n`, ['inv.yaml:3:26: hosts[1].address: duplicate address node1.lan:22 (also hosts[0])']],
+    [
+      'host passwordEnv holding a secret',
+      `hosts:\n${cp}    passwordEnv: "pa$$word"\n`,
+      [
+        'inv.yaml:5:18: hosts[0].passwordEnv: must be the NAME of an environment variable (e.g. KCLUSTER_SUDO_PASSWORD), never the secret itself (got "pa$$word")',
+      ],
+    ],
+    [
+      'chained bastions',
+      `hosts:\n${cp}    bastion: j1\n  - name: j1\n    address: 10.0.0.2\n    bastion: j2\n  - name: j2\n    address: 10.0.0.3\n`,
+      [
+        'inv.yaml:5:14: hosts[0].bastion: "j1" is itself reached through a bastion: chains of bastions are not supported; name a bastion that is reachable directly',
+      ],
+    ],
+    [
+      'host named like a built-in group',
+      `hosts:\n${cp}  - name: worker\n    address: 10.0.0.7\n`,
+      ['inv.yaml:5:11: hosts[1].name: "worker" is the name of a built-in group: host selectors could not tell them apart; rename the host'],
+    ],
+    [
+      'group named like a host',
+      `groups:\n  cp1:\n    hosts: [cp1]\nhosts:\n${cp}`,
+      ['inv.yaml:2:3: groups.cp1: group "cp1" has the name of a host: host selectors could not tell them apart; rename the group'],
+    ],
+    [
+      'group name with spaces',
+      `groups:\n  "web servers":\n    hosts: [cp1]\nhosts:\n${cp}`,
+      ["inv.yaml:2:3: groups.web servers: must be a group name of letters, digits, '_', '.' and '-', starting with a letter or digit (got \"web servers\")"],
+    ],
+    [
+      'unknown key in a group',
+      `groups:\n  web:\n    host: [cp1]\nhosts:\n${cp}`,
+      ['inv.yaml:3:5: groups.web.host: unknown key "host"; did you mean "hosts"? (allowed: hosts, vars)'],
+    ],
+    [
+      'bundle source without a bundle',
+      `cluster:\n  artifacts: { source: bundle }\nhosts:\n${cp}`,
+      ['inv.yaml:2:14: cluster.artifacts: missing required key "bundle": source: bundle needs the path of the bundle (a directory or tarball)'],
+    ],
+    [
+      'same address and port, different case',
+      `hosts:\n  - { name: cp1, address: Node1.lan, roles: [control-plane] }\n  - { name: w1, address: node1.LAN }\n`,
+      ['inv.yaml:3:26: hosts[1].address: duplicate address node1.lan:22 (also hosts[0])'],
+    ],
   ];
   it.each(cases)('%s', (_name, text, expected) => {
     expect(diagnosticsOf(text).errors).toEqual(expected);
@@ -69,7 +145,10 @@ describe('inventory diagnostics: YAML, unions, references', () => {
   });
 
   it('refuses a YAML alias bomb instead of expanding it', () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcde'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcd'[i]}`).join(', ')}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcde'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcd'[i]}`).join(', ')}]`),
+    ].join('\n');
     const { errors } = diagnosticsOf(`${bomb}\nhosts:\n${cp}`);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^inv\.yaml:1:1: YAML: .*alias/);
@@ -142,31 +221,48 @@ describe('inventory limits (hostile input)', () => {
       'inv.yaml:3:22: ssh.keepaliveInterval: keepaliveInterval must be between 100 ms and 10 minutes (got 99999m)',
     ]);
     expect(errors(`ssh:\n  connectTimeout: 10m\n  keepaliveInterval: 100ms\nhosts:\n${cp}`)).toEqual([]);
-    expect(errors(`ssh:\n  commandIdleTimeout: 500ms\nhosts:\n${cp}`)).toEqual(['inv.yaml:2:23: ssh.commandIdleTimeout: commandIdleTimeout must be between 1000 ms and 1440 minutes (got 500ms)']);
+    expect(errors(`ssh:\n  commandIdleTimeout: 500ms\nhosts:\n${cp}`)).toEqual([
+      'inv.yaml:2:23: ssh.commandIdleTimeout: commandIdleTimeout must be between 1000 ms and 1440 minutes (got 500ms)',
+    ]);
     expect(errors(`ssh:\n  commandIdleTimeout: 1440m\nhosts:\n${cp}`)).toEqual([]);
   });
   it('keepaliveCountMax is an integer 1-20', () => {
     for (const bad of ['0', '21', '2.5', 'three']) {
-      expect(errors(`ssh:\n  keepaliveCountMax: ${bad}\nhosts:\n${cp}`)).toEqual([expect.stringMatching(/^inv\.yaml:2:22: ssh\.keepaliveCountMax: must be an integer 1-20 \(unanswered keepalives before the host is unreachable\)/)]);
+      expect(errors(`ssh:\n  keepaliveCountMax: ${bad}\nhosts:\n${cp}`)).toEqual([
+        expect.stringMatching(/^inv\.yaml:2:22: ssh\.keepaliveCountMax: must be an integer 1-20 \(unanswered keepalives before the host is unreachable\)/),
+      ]);
     }
     expect(errors(`ssh:\n  keepaliveCountMax: 1\nhosts:\n${cp}`)).toEqual([]);
     expect(errors(`ssh:\n  keepaliveCountMax: 20\nhosts:\n${cp}`)).toEqual([]);
   });
   it('a circular alias, too deep a nesting, and a __proto__ key are errors with a place', () => {
     expect(errors('hosts: &a [*a]\n')).toEqual(['inv.yaml:1:12: the alias *a refers to the node that contains it (&a): a value cannot include itself']);
-    expect(errors(`hosts:\n${cp}vars: ${'['.repeat(70)}${']'.repeat(70)}\n`)).toEqual([expect.stringMatching(/^inv\.yaml:3:\d+: the inventory nests maps and lists more than 64 levels deep: kcluster reads at most 64$/)]);
-    expect(errors(`hosts:\n${cp}vars: { __proto__: { polluted: true } }\n`)).toEqual(['inv.yaml:3:9: the key "__proto__" is not allowed: JavaScript would drop it; rename it']);
+    expect(errors(`hosts:\n${cp}vars: ${'['.repeat(70)}${']'.repeat(70)}\n`)).toEqual([
+      expect.stringMatching(/^inv\.yaml:3:\d+: the inventory nests maps and lists more than 64 levels deep: kcluster reads at most 64$/),
+    ]);
+    expect(errors(`hosts:\n${cp}vars: { __proto__: { polluted: true } }\n`)).toEqual([
+      'inv.yaml:3:9: the key "__proto__" is not allowed: JavaScript would drop it; rename it',
+    ]);
   });
   it('control characters in values are escaped in messages', () => {
     expect(errors(`hosts:\n  - { name: "a\\e[31m", address: 10.0.0.1, roles: [control-plane] }\n`)[0]).toContain('(got "a\\u001b[31m")');
-    expect(formatDiagnostic({ file: 'f', line: 1, col: 1, path: 'x', message: 'bell \u0007 csi \u009b', severity: 'error' })).toBe('f:1:1: x: bell \\u0007 csi \\u009b');
+    expect(formatDiagnostic({ file: 'f', line: 1, col: 1, path: 'x', message: 'bell \u0007 csi \u009b', severity: 'error' })).toBe(
+      'f:1:1: x: bell \\u0007 csi \\u009b',
+    );
   });
   it('a key file or known_hosts that is not a regular file is refused before anything runs', () => {
-    expect(errors(`ssh:\n  keyFile: /dev/zero\nhosts:\n${cp}`)).toEqual(['inv.yaml:2:12: ssh.keyFile: /dev/zero is not a regular file (a private key file must be one)']);
-    expect(errors(`ssh:\n  agent: true\n  knownHostsFile: /dev/null\nhosts:\n${cp}`)).toEqual(['inv.yaml:3:19: ssh.knownHostsFile: /dev/null is not a regular file (a known_hosts file must be one)']);
+    expect(errors(`ssh:\n  keyFile: /dev/zero\nhosts:\n${cp}`)).toEqual([
+      'inv.yaml:2:12: ssh.keyFile: /dev/zero is not a regular file (a private key file must be one)',
+    ]);
+    expect(errors(`ssh:\n  agent: true\n  knownHostsFile: /dev/null\nhosts:\n${cp}`)).toEqual([
+      'inv.yaml:3:19: ssh.knownHostsFile: /dev/null is not a regular file (a known_hosts file must be one)',
+    ]);
   });
   it('thousands of hosts without credentials make one short message', () => {
-    const hosts = Array.from({ length: 5000 }, (_, i) => `  - { name: h${i}, address: 10.1.${i >> 8}.${i & 255}${i === 0 ? ', roles: [control-plane]' : ''} }\n`).join('');
+    const hosts = Array.from(
+      { length: 5000 },
+      (_, i) => `  - { name: h${i}, address: 10.1.${i >> 8}.${i & 255}${i === 0 ? ', roles: [control-plane]' : ''} }\n`,
+    ).join('');
     const r = parseInventory(`hosts:\n${hosts}`, 'inv.yaml', { env: {}, homeDir: '/nonexistent' });
     const messages = r.ok ? [] : r.errors.map(formatDiagnostic);
     expect(messages).toHaveLength(1);
@@ -177,7 +273,9 @@ describe('inventory limits (hostile input)', () => {
 
 describe('schema validation in host slices (linear in the hosts)', () => {
   it('finds the same errors, at the same host indexes, as one validation of the whole document', () => {
-    const hosts = Array.from({ length: 1700 }, (_, i) => (i % 97 === 0 ? { name: `Bad_${i}`, address: 'no address', port: -i, extra: 1 } : { name: `h${i}`, address: `10.0.${i >> 8}.${i & 255}` }));
+    const hosts = Array.from({ length: 1700 }, (_, i) =>
+      i % 97 === 0 ? { name: `Bad_${i}`, address: 'no address', port: -i, extra: 1 } : { name: `h${i}`, address: `10.0.${i >> 8}.${i & 255}` },
+    );
     const doc = { ssh: { agent: 'yes' }, bogus: 1, hosts };
     const validate = compileInventorySchema();
     const whole = validate(doc) ? [] : [...(validate.errors ?? [])];

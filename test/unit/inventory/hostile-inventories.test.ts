@@ -31,7 +31,16 @@ function random(seed: number): () => number {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const BASE = (): { [key: string]: Json } => ({
-  cluster: { name: 'lab', kubernetesVersion: 'v1.35.8', podCIDR: '10.244.0.0/16', serviceCIDR: '10.96.0.0/12', clusterDomain: 'cluster.local', containerRuntime: 'containerd', cni: 'flannel', apiEndpoint: { host: '10.0.0.1', port: 6443 } },
+  cluster: {
+    name: 'lab',
+    kubernetesVersion: 'v1.35.8',
+    podCIDR: '10.244.0.0/16',
+    serviceCIDR: '10.96.0.0/12',
+    clusterDomain: 'cluster.local',
+    containerRuntime: 'containerd',
+    cni: 'flannel',
+    apiEndpoint: { host: '10.0.0.1', port: 6443 },
+  },
   ssh: { user: 'root', agent: true, port: 22, connectTimeout: '10s', keepaliveInterval: '5s', connectRetries: 2 },
   hosts: [
     { name: 'cp1', address: '10.0.0.1', roles: ['control-plane'], vars: { a: 1 } },
@@ -80,7 +89,25 @@ const NASTY_STRINGS = [
   '2147483648ms',
   '99999999m',
 ];
-const NASTY_VALUES: Json[] = [...NASTY_STRINGS, null, true, false, 0, -1, 1.5, 2 ** 31, 2 ** 53 + 1, -(2 ** 63), 1e308, [], [null], {}, { __proto__x: 1 }, [[[[[]]]]], { a: { b: { c: {} } } }];
+const NASTY_VALUES: Json[] = [
+  ...NASTY_STRINGS,
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  2 ** 31,
+  2 ** 53 + 1,
+  -(2 ** 63),
+  1e308,
+  [],
+  [null],
+  {},
+  { __proto__x: 1 },
+  [[[[[]]]]],
+  { a: { b: { c: {} } } },
+];
 
 function pick<T>(r: () => number, list: readonly T[]): T {
   return list[Math.floor(r() * list.length)]!;
@@ -137,7 +164,12 @@ export function hostileInventory(seed: number): string {
       let node: Json = doc;
       for (const segment of pick(r, maps)) node = (node as Record<string, Json>)[segment]!;
       // defineProperty: a plain assignment of "__proto__" would set the prototype, not a key.
-      Object.defineProperty(node, pick(r, NASTY_STRINGS), { value: structuredClone(pick(r, NASTY_VALUES)), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(node, pick(r, NASTY_STRINGS), {
+        value: structuredClone(pick(r, NASTY_VALUES)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       return stringify(doc);
     }
     case 4: {
@@ -172,12 +204,28 @@ export function hostileInventory(seed: number): string {
     case 8: {
       // Truncated at a random point; or only whitespace, comments, documents.
       const text = stringify(doc);
-      return pick(r, [text.slice(0, Math.floor(r() * text.length)), '', '   \n', '# nothing\n', '---\n---\n', '--- !!binary AAAA\n', '[1, 2, 3]\n', '"just a string"\n', '!!js/function "x"\n', 'hosts: !!set {a, b}\n']);
+      return pick(r, [
+        text.slice(0, Math.floor(r() * text.length)),
+        '',
+        '   \n',
+        '# nothing\n',
+        '---\n---\n',
+        '--- !!binary AAAA\n',
+        '[1, 2, 3]\n',
+        '"just a string"\n',
+        '!!js/function "x"\n',
+        'hosts: !!set {a, b}\n',
+      ]);
     }
     default: {
       // Many hosts with problems: names that do not exist, no credentials, long names.
       const count = 50 + Math.floor(r() * 300);
-      const hosts = Array.from({ length: count }, (_, i) => ({ name: r() < 0.1 ? 'x'.repeat(300) : `h${i}`, address: `10.1.${i >> 8}.${i & 255}`, roles: [i === 0 ? 'control-plane' : 'worker'], ...(r() < 0.2 ? { bastion: `nobody${i}` } : {}) }));
+      const hosts = Array.from({ length: count }, (_, i) => ({
+        name: r() < 0.1 ? 'x'.repeat(300) : `h${i}`,
+        address: `10.1.${i >> 8}.${i & 255}`,
+        roles: [i === 0 ? 'control-plane' : 'worker'],
+        ...(r() < 0.2 ? { bastion: `nobody${i}` } : {}),
+      }));
       const base = r() < 0.5 ? { hosts } : { ssh: { agent: false }, hosts };
       return stringify({ ...base, groups: { g: { hosts: Array.from({ length: count }, (_, i) => `missing-${i}`) } } });
     }

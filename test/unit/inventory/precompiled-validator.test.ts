@@ -7,7 +7,12 @@ import { parse } from 'yaml';
 import { compileAtRunTime, loadPrecompiled, writePrecompiled } from '../../../src/orchestrator/inventory/precompiled-validator.js';
 
 const schemaText = readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8');
-const fixtures = ['inventory.example.yaml', ...readdirSync('test/fixtures/inventory').filter((f) => f.endsWith('.yaml') && f !== 'yaml-syntax.yaml').map((f) => join('test/fixtures/inventory', f))];
+const fixtures = [
+  'inventory.example.yaml',
+  ...readdirSync('test/fixtures/inventory')
+    .filter((f) => f.endsWith('.yaml') && f !== 'yaml-syntax.yaml')
+    .map((f) => join('test/fixtures/inventory', f)),
+];
 
 // Inside the package (.cache/ is ignored by git): the compiled code requires ajv's runtime helpers.
 mkdirSync('.cache', { recursive: true });

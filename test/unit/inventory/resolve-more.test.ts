@@ -14,7 +14,10 @@ import { compileInventorySchema } from '../../../src/orchestrator/inventory/sche
 const root = mkdtempSync(join(tmpdir(), 'kc-resolve-'));
 
 function load(text: string, options: { env?: NodeJS.ProcessEnv; homeDir?: string; file?: string } = {}): Inventory {
-  const result = parseInventory(text, options.file ?? join(root, 'inventory.yaml'), { env: options.env ?? { SSH_AUTH_SOCK: '/a' }, homeDir: options.homeDir ?? join(root, 'home') });
+  const result = parseInventory(text, options.file ?? join(root, 'inventory.yaml'), {
+    env: options.env ?? { SSH_AUTH_SOCK: '/a' },
+    homeDir: options.homeDir ?? join(root, 'home'),
+  });
   if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
   return result.inventory;
 }
@@ -91,7 +94,13 @@ describe('inventory resolution from the HA fixture', async () => {
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
-    expect(json.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });
+    expect(json.ssh).toEqual({
+      connectTimeoutMs: 10_000,
+      keepaliveIntervalMs: 5_000,
+      keepaliveCountMax: 3,
+      commandIdleTimeoutMs: 1_800_000,
+      connectRetries: 3,
+    });
     expect(json.stateDir).toBe(join(root, 'home', '.kcluster', 'ha'));
     expect(yaml).toContain('passwordEnv: KC_SUDO');
   });
@@ -107,7 +116,13 @@ describe('ssh settings and paths', () => {
     );
     expect(inv.file).toBe(join(dir, 'inv.yaml'));
     expect(inv.stateDir).toBe(join(dir, 'state'));
-    expect(inv.cluster.artifacts).toEqual({ kind: 'bundle', bundle: join(root, 'paths', 'bundle.tar'), mirrors: {}, cacheDir: '/home/me/.kcluster/cache/artifacts', uploadConcurrency: 8 });
+    expect(inv.cluster.artifacts).toEqual({
+      kind: 'bundle',
+      bundle: join(root, 'paths', 'bundle.tar'),
+      mirrors: {},
+      cacheDir: '/home/me/.kcluster/cache/artifacts',
+      uploadConcurrency: 8,
+    });
     expect(inv.ssh.knownHostsFile).toBe(join(dir, 'known_hosts'));
     expect(inv.hosts.map((h) => h.ssh.keyFile)).toEqual([join(dir, 'keys', 'id'), '/home/me/.ssh/w1', '/etc/kc/w2']);
   });
@@ -117,8 +132,24 @@ describe('ssh settings and paths', () => {
       `ssh: { user: ops, port: 2200, keyFile: /k/default, keyPassphraseEnv: KP, passwordEnv: PW }\nhosts:\n${cp}` +
         '  - { name: w1, address: 10.0.0.2, user: admin, port: 22, keyFile: /k/w1, agent: true, keyPassphraseEnv: KP_W1, passwordEnv: PW_W1 }\n',
     );
-    expect(inv.hosts[0]!.ssh).toEqual({ address: '10.0.0.1', port: 2200, user: 'ops', keyFile: '/k/default', agent: false, keyPassphraseEnv: 'KP', passwordEnv: 'PW' });
-    expect(inv.hosts[1]!.ssh).toEqual({ address: '10.0.0.2', port: 22, user: 'admin', keyFile: '/k/w1', agent: true, keyPassphraseEnv: 'KP_W1', passwordEnv: 'PW_W1' });
+    expect(inv.hosts[0]!.ssh).toEqual({
+      address: '10.0.0.1',
+      port: 2200,
+      user: 'ops',
+      keyFile: '/k/default',
+      agent: false,
+      keyPassphraseEnv: 'KP',
+      passwordEnv: 'PW',
+    });
+    expect(inv.hosts[1]!.ssh).toEqual({
+      address: '10.0.0.2',
+      port: 22,
+      user: 'admin',
+      keyFile: '/k/w1',
+      agent: true,
+      keyPassphraseEnv: 'KP_W1',
+      passwordEnv: 'PW_W1',
+    });
   });
 
   it('falls back to ~/.ssh/id_ed25519, then ~/.ssh/id_rsa, when no agent is running', () => {
@@ -132,8 +163,13 @@ describe('ssh settings and paths', () => {
   });
 
   it('reads durations in ms, s and m, or as a number of milliseconds', () => {
-    expect(load(`ssh: { connectTimeout: 500ms, keepaliveInterval: 2m, keepaliveCountMax: 5, commandIdleTimeout: 45s, connectRetries: 0 }\nhosts:\n${cp}`).ssh).toEqual({ connectTimeoutMs: 500, keepaliveIntervalMs: 120_000, keepaliveCountMax: 5, commandIdleTimeoutMs: 45_000, connectRetries: 0 });
-    expect(load(`ssh: { connectTimeout: 2500, keepaliveInterval: 30s }\nhosts:\n${cp}`).ssh).toMatchObject({ connectTimeoutMs: 2500, keepaliveIntervalMs: 30_000 });
+    expect(
+      load(`ssh: { connectTimeout: 500ms, keepaliveInterval: 2m, keepaliveCountMax: 5, commandIdleTimeout: 45s, connectRetries: 0 }\nhosts:\n${cp}`).ssh,
+    ).toEqual({ connectTimeoutMs: 500, keepaliveIntervalMs: 120_000, keepaliveCountMax: 5, commandIdleTimeoutMs: 45_000, connectRetries: 0 });
+    expect(load(`ssh: { connectTimeout: 2500, keepaliveInterval: 30s }\nhosts:\n${cp}`).ssh).toMatchObject({
+      connectTimeoutMs: 2500,
+      keepaliveIntervalMs: 30_000,
+    });
   });
 
   it('gives an inline bastion the ssh defaults unless it says otherwise', () => {
@@ -147,7 +183,9 @@ describe('ssh settings and paths', () => {
   });
 
   it('enables become only for a non-root user, unless the host says otherwise', () => {
-    const inv = load(`hosts:\n${cp}  - { name: w1, address: 10.0.0.2, user: ops }\n  - { name: w2, address: 10.0.0.3, user: ops, become: false }\n  - { name: w3, address: 10.0.0.4, become: true }\n`);
+    const inv = load(
+      `hosts:\n${cp}  - { name: w1, address: 10.0.0.2, user: ops }\n  - { name: w2, address: 10.0.0.3, user: ops, become: false }\n  - { name: w3, address: 10.0.0.4, become: true }\n`,
+    );
     expect(inv.hosts.map((h) => h.become.enabled)).toEqual([false, true, false, false]);
     expect(inv.hosts.map((h) => h.roles)).toEqual([['control-plane', 'etcd'], ['worker'], ['worker'], ['worker']]);
   });
@@ -172,6 +210,8 @@ describe('the shipped JSON Schema', () => {
   });
 
   it('is the schema the example names for editors', () => {
-    expect(readFileSync('inventory.example.yaml', 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=./src/orchestrator/inventory/inventory.schema.json');
+    expect(readFileSync('inventory.example.yaml', 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=./src/orchestrator/inventory/inventory.schema.json',
+    );
   });
 });

@@ -87,12 +87,19 @@ describe('inventory resolution', () => {
   });
 
   it('resolves a bastion named by host', () => {
-    const inv = load(`${three}  - { name: jump, address: 10.0.0.9, roles: [worker], port: 2200 }\n`.replace('vars: { level: host } }', 'vars: { level: host }, bastion: jump }'));
+    const inv = load(
+      `${three}  - { name: jump, address: 10.0.0.9, roles: [worker], port: 2200 }\n`.replace(
+        'vars: { level: host } }',
+        'vars: { level: host }, bastion: jump }',
+      ),
+    );
     expect(inv.hosts[2]!.bastion).toMatchObject({ name: 'jump', address: '10.0.0.9', port: 2200 });
   });
 
   it('prints the effective configuration without secrets', () => {
-    const inv = load(three.replace('roles: [worker], user: deploy', 'roles: [worker], user: deploy, become: { passwordEnv: SUDO_PW }'), { SUDO_PW: 'topsecret' });
+    const inv = load(three.replace('roles: [worker], user: deploy', 'roles: [worker], user: deploy, become: { passwordEnv: SUDO_PW }'), {
+      SUDO_PW: 'topsecret',
+    });
     const yaml = renderEffectiveConfig(inv, 'yaml');
     expect(yaml).toContain('passwordEnv: SUDO_PW');
     expect(yaml).not.toContain('topsecret');

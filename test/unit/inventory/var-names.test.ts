@@ -20,7 +20,8 @@ function load(text: string): { ok: boolean; warnings: string[] } {
   return { ok: result.ok, warnings: result.warnings.map(formatDiagnostic) };
 }
 
-const message = (name: string, shipped: string) => `"${name}" is not a var kcluster reads (its roles ignore it and use their default): did you mean "${shipped}"? Rename it, or keep it if your own roles read it`;
+const message = (name: string, shipped: string) =>
+  `"${name}" is not a var kcluster reads (its roles ignore it and use their default): did you mean "${shipped}"? Rename it, or keep it if your own roles read it`;
 
 const text = [
   'vars:',
@@ -41,7 +42,7 @@ const text = [
 ].join('\n');
 
 describe('var names near a shipped var', () => {
-  it('the shipped names are the schema\'s, and every var a shipped role reads is one (the demo role\'s aside)', () => {
+  it("the shipped names are the schema's, and every var a shipped role reads is one (the demo role's aside)", () => {
     const names = shippedVarNames();
     const sources = ['src', 'roles'].flatMap((top) => readdirSync(join(root, top), { recursive: true, encoding: 'utf8' }).map((f) => join(top, f)));
     const read = new Set<string>([READY_TIMEOUT_VAR]);
@@ -63,12 +64,17 @@ describe('var names near a shipped var', () => {
   });
 
   it('says nothing about shipped names or names further than two edits', () => {
-    const { warnings } = load('vars:\n  cgroupDriver: systemd\n  failSwapOn: true\n  cgroupDrv: x\n  myOwnVar: 1\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n');
+    const { warnings } = load(
+      'vars:\n  cgroupDriver: systemd\n  failSwapOn: true\n  cgroupDrv: x\n  myOwnVar: 1\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n',
+    );
     expect(warnings).toEqual([]);
   });
 
   it('still warns when the document fails the schema', () => {
-    const result = parseInventory('vars:\n  failSwapon: false\nhosts:\n  - { name: cp1, address: 10.0.0.1, port: "x", roles: [control-plane] }\n', 'inv.yaml', { env, homeDir: home });
+    const result = parseInventory('vars:\n  failSwapon: false\nhosts:\n  - { name: cp1, address: 10.0.0.1, port: "x", roles: [control-plane] }\n', 'inv.yaml', {
+      env,
+      homeDir: home,
+    });
     expect(result.ok).toBe(false);
     expect(result.warnings.map(formatDiagnostic)).toEqual([`inv.yaml:2:3: warning: vars.failSwapon: ${message('failSwapon', 'failSwapOn')}`]);
   });

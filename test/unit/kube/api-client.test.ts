@@ -19,7 +19,12 @@ beforeAll(async () => {
   ca = await testCa();
   client = await testLeaf(ca, 'kubernetes-admin');
   const pair = await newRsaKeyPair();
-  const cert = signCertificate({ file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] }, pair.publicKey, pair.privateKey, { certPem: ca.cert, keyPem: ca.key });
+  const cert = signCertificate(
+    { file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] },
+    pair.publicKey,
+    pair.privateKey,
+    { certPem: ca.cert, keyPem: ca.key },
+  );
   server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
     requests++;
     if (resetsLeft > 0) {
@@ -58,7 +63,9 @@ describe('API client', () => {
 
   it('does not retry an HTTP error, and names it', async () => {
     requests = 0;
-    const error = await api().get('/missing').catch((e: unknown) => e);
+    const error = await api()
+      .get('/missing')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(404);
     expect((error as Error).message).toBe('GET /missing: HTTP 404: nodes "x" not found');
@@ -75,7 +82,11 @@ describe('API client', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const stop = new AbortController();
     const started = Date.now();
-    const pending = apiClient({ server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key }, 15_000, stop.signal).get('/version');
+    const pending = apiClient(
+      { server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key },
+      15_000,
+      stop.signal,
+    ).get('/version');
     setTimeout(() => stop.abort(), 200);
     await expect(pending).rejects.toThrow(/abort/i);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -86,7 +97,9 @@ describe('API client', () => {
 
   it('fails at once on a refused connection (no API server: callers probe for that)', async () => {
     const started = Date.now();
-    await expect(apiClient({ server: 'https://127.0.0.1:1', caCert: ca.cert, clientCert: client.cert, clientKey: client.key }).get('/version')).rejects.toThrow(/ECONNREFUSED/);
+    await expect(apiClient({ server: 'https://127.0.0.1:1', caCert: ca.cert, clientCert: client.cert, clientKey: client.key }).get('/version')).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -11,6 +11,9 @@ describe('kubelet versions of a NodeList', () => {
         { metadata: { name: 'w1' }, status: { nodeInfo: { kubeletVersion: 'v1.34.10' } } },
       ],
     };
-    expect(kubeletVersionsOf(nodes)).toEqual([['cp1', 'v1.35.8'], ['w1', 'v1.34.10']]);
+    expect(kubeletVersionsOf(nodes)).toEqual([
+      ['cp1', 'v1.35.8'],
+      ['w1', 'v1.34.10'],
+    ]);
   });
 });

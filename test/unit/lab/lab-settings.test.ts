@@ -10,7 +10,7 @@ describe('lab settings', () => {
     expect(validateLabName('lab')).toBeUndefined();
     expect(validateLabName('Lab')).toContain('lowercase');
     expect(validateLabName('averyverylongname')).toContain('1-10');
-    expect(validateLabName("x;rm")).toContain('lowercase');
+    expect(validateLabName('x;rm')).toContain('lowercase');
   });
   it('takes /24 subnets and refuses the rest', () => {
     expect(parseLabSubnet('10.231.0.0/24')).toBe('10.231.0');
@@ -25,7 +25,16 @@ describe('lab settings', () => {
     ]);
   });
   it('writes an inventory that kcluster accepts', () => {
-    const settings = labSettings({ name: 'lab', hosts: 2, controlPlanes: 1, privileged: false, light: false, net: '10.231.0', subnet: '10.231.0.0/24', home: '/home/u' });
+    const settings = labSettings({
+      name: 'lab',
+      hosts: 2,
+      controlPlanes: 1,
+      privileged: false,
+      light: false,
+      net: '10.231.0',
+      subnet: '10.231.0.0/24',
+      home: '/home/u',
+    });
     const yaml = labInventoryYaml(settings, '/repo/src/orchestrator/inventory/inventory.schema.json');
     expect(yaml.split('\n')[0]).toBe('# yaml-language-server: $schema=/repo/src/orchestrator/inventory/inventory.schema.json');
     const result = parseInventory(yaml, '/home/u/.kcluster/labs/lab/inventory.yaml', { env: {}, homeDir: '/home/u' });

@@ -9,7 +9,10 @@ import { labSettings } from '../../../src/lab/lab-settings.js';
 describe('VM lab', () => {
   it('uses KVM only where it can run a stock kernel, and says why not', () => {
     expect(chooseAccelerator({ kvmDevice: true, pvm: false })).toEqual({ accel: 'kvm', why: 'KVM hardware virtualisation' });
-    expect(chooseAccelerator({ kvmDevice: true, pvm: true })).toMatchObject({ accel: 'tcg,tb-size=256', why: expect.stringContaining('/dev/kvm here is PVM (kvm_pvm)') });
+    expect(chooseAccelerator({ kvmDevice: true, pvm: true })).toMatchObject({
+      accel: 'tcg,tb-size=256',
+      why: expect.stringContaining('/dev/kvm here is PVM (kvm_pvm)'),
+    });
     expect(chooseAccelerator({ kvmDevice: false, pvm: false })).toMatchObject({ accel: 'tcg,tb-size=256', why: expect.stringContaining('no /dev/kvm') });
     expect(chooseAccelerator({ kvmDevice: true, pvm: false, override: 'tcg' }).accel).toBe('tcg,tb-size=256');
   });
@@ -24,7 +27,18 @@ describe('VM lab', () => {
     expect(tapOf({ name: 'a1' }, '10.0.0.11')).not.toBe(tapOf({ name: 'a' }, '10.0.0.111'));
   });
   it('writes an inventory without the nspawn adaptations (runc wrapper, cgroupfs, conntrack), with longer waits', () => {
-    const settings = labSettings({ name: 'vml', hosts: 2, controlPlanes: 1, privileged: false, light: false, net: '10.231.9', subnet: '10.231.9.0/24', home: '/home/u', bundle: '/b', vm: 'bookworm' });
+    const settings = labSettings({
+      name: 'vml',
+      hosts: 2,
+      controlPlanes: 1,
+      privileged: false,
+      light: false,
+      net: '10.231.9',
+      subnet: '10.231.9.0/24',
+      home: '/home/u',
+      bundle: '/b',
+      vm: 'bookworm',
+    });
     const doc = parse(labInventoryYaml(settings, '/schema.json')) as Record<string, unknown>;
     expect(doc['vars']).toEqual({ readyTimeoutSeconds: 1200 });
     expect(doc['cluster']).toEqual({ name: 'vml', artifacts: { source: 'bundle', bundle: '/b' } });

@@ -16,7 +16,13 @@ const spec: PkiSpec = SHARED_PKI_SPEC;
 let pki: ClusterPki;
 const pkiDir = join(dir, 'pki');
 const x509 = (pem: string): X509Certificate => new X509Certificate(pem);
-const snapshot = (): Map<string, string> => new Map(execFileSync('find', [pkiDir, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n').map((f) => [f, readFileSync(f, 'utf8')]));
+const snapshot = (): Map<string, string> =>
+  new Map(
+    execFileSync('find', [pkiDir, '-type', 'f'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((f) => [f, readFileSync(f, 'utf8')]),
+  );
 
 beforeAll(async () => {
   const started = Date.now();
@@ -34,14 +40,18 @@ describe('cluster PKI', () => {
     expect(x509(pki.etcdServer.get('cp2')!.cert).verify(x509(pki.etcdCa.cert).publicKey)).toBe(true);
     expect(x509(pki.etcdServer.get('cp2')!.cert).verify(ca.publicKey)).toBe(false);
     expect(x509(pki.frontProxyClient.cert).verify(x509(pki.frontProxyCa.cert).publicKey)).toBe(true);
-    const verify = (caFile: string, ...certs: string[]): string => execFileSync('openssl', ['verify', '-CAfile', join(pkiDir, caFile), ...certs.map((c) => join(pkiDir, c))], { encoding: 'utf8' });
-    expect(verify('ca.crt', 'apiserver.crt', 'admin.crt', 'kubelet/w1.crt', 'kubelet-serving/w2.crt', 'controller-manager.crt')).toMatch(/apiserver.crt: OK[\s\S]*controller-manager.crt: OK/);
+    const verify = (caFile: string, ...certs: string[]): string =>
+      execFileSync('openssl', ['verify', '-CAfile', join(pkiDir, caFile), ...certs.map((c) => join(pkiDir, c))], { encoding: 'utf8' });
+    expect(verify('ca.crt', 'apiserver.crt', 'admin.crt', 'kubelet/w1.crt', 'kubelet-serving/w2.crt', 'controller-manager.crt')).toMatch(
+      /apiserver.crt: OK[\s\S]*controller-manager.crt: OK/,
+    );
     expect(verify('etcd/ca.crt', 'etcd/server-cp1.crt', 'etcd/peer-cp3.crt', 'apiserver-etcd-client.crt')).toMatch(/apiserver-etcd-client.crt: OK/);
   });
 
   it('gives the API server every name and address it is reached by', () => {
     const sans = x509(pki.apiServer.cert).subjectAltName ?? '';
-    for (const name of ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', 'cp1', 'cp2', 'cp3']) expect(sans).toContain(`DNS:${name}`);
+    for (const name of ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', 'cp1', 'cp2', 'cp3'])
+      expect(sans).toContain(`DNS:${name}`);
     for (const ip of ['10.96.0.1', '10.0.0.100', '10.0.0.11', '10.0.0.13', '127.0.0.1']) expect(sans).toContain(`IP Address:${ip}`);
     const text = execFileSync('openssl', ['x509', '-in', join(pkiDir, 'apiserver.crt'), '-noout', '-text'], { encoding: 'utf8' });
     expect(text).toMatch(/Extended Key Usage: \n\s+TLS Web Server Authentication\n/);
@@ -85,7 +95,10 @@ describe('cluster PKI', () => {
     const repaired = await ensureClusterPki(dir, { ...spec, extraApiServerSans: ['api.example.com'] });
     expect(repaired.changes).toEqual(['admin: it is not signed by the current CA', 'kubelet/w2: created']);
     const after = snapshot();
-    const changed = [...after.keys()].filter((f) => after.get(f) !== before.get(f)).map((f) => f.slice(pkiDir.length + 1)).sort();
+    const changed = [...after.keys()]
+      .filter((f) => after.get(f) !== before.get(f))
+      .map((f) => f.slice(pkiDir.length + 1))
+      .sort();
     expect(changed).toEqual(['admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'kubelet/w2.crt', 'kubelet/w2.key']);
   });
 
@@ -100,12 +113,21 @@ describe('cluster PKI', () => {
     const copy = mkdtempSync(join(dir, 'damaged-'));
     await ensureClusterPki(copy, spec);
     writeFileSync(join(copy, 'pki', 'ca.key'), 'garbage');
-    await expect(ensureClusterPki(copy, spec)).rejects.toThrow(/ca.crt: the stored key does not parse: kcluster does not replace a CA by itself. Delete ca.crt and ca.key to create a new CA/);
+    await expect(ensureClusterPki(copy, spec)).rejects.toThrow(
+      /ca.crt: the stored key does not parse: kcluster does not replace a CA by itself. Delete ca.crt and ca.key to create a new CA/,
+    );
     // A whole cluster PKI of RSA keys is generated first: seconds of CPU, more on a busy machine.
   }, 60_000);
 
   it('renders kubeconfigs with the CA and the client pair embedded', () => {
-    const text = renderKubeconfig({ clusterName: 'lab', server: 'https://10.0.0.100:6443', caCert: pki.ca.cert, user: 'kubernetes-admin', cert: pki.admin.cert, key: pki.admin.key });
+    const text = renderKubeconfig({
+      clusterName: 'lab',
+      server: 'https://10.0.0.100:6443',
+      caCert: pki.ca.cert,
+      user: 'kubernetes-admin',
+      cert: pki.admin.cert,
+      key: pki.admin.key,
+    });
     const doc = parse(text) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[]; 'current-context': string };
     expect(doc.clusters[0]!.cluster['server']).toBe('https://10.0.0.100:6443');
     expect(Buffer.from(doc.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString()).toBe(pki.ca.cert);

@@ -17,10 +17,12 @@ const KEPT = ['ca.crt', 'ca.key', 'etcd/ca.crt', 'etcd/ca.key', 'front-proxy-ca.
 /** Every file under the PKI folder, by path relative to it. */
 function snapshot(): Map<string, string> {
   const files = readdirSync(pkiDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  return new Map(files.map((e) => {
-    const full = join(e.parentPath ?? e.path, e.name);
-    return [full.slice(pkiDir.length + 1), readFileSync(full, 'utf8')];
-  }));
+  return new Map(
+    files.map((e) => {
+      const full = join(e.parentPath ?? e.path, e.name);
+      return [full.slice(pkiDir.length + 1), readFileSync(full, 'utf8')];
+    }),
+  );
 }
 
 let before: Map<string, string>;

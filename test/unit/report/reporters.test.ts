@@ -29,11 +29,48 @@ const events: RunEvent[] = [
   { type: 'play-start', play: 'demo', hosts: ['n1', 'n2', 'n3'], time: 2 },
   { type: 'host-start', play: 'demo', host: 'n1', time: 3 },
   { type: 'task-start', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', time: 3 },
-  { type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', status: 'changed', summary: 'update /etc/motd (content)', diff: '-a\n+b', durationMs: 5, roundTrips: 2, check: false, time: 4 },
-  { type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'sysctl', status: 'ok', reason: 'already 1', durationMs: 1, roundTrips: 2, check: false, time: 4 },
+  {
+    type: 'task-result',
+    play: 'demo',
+    host: 'n1',
+    role: 'demo',
+    task: 'file /etc/motd',
+    status: 'changed',
+    summary: 'update /etc/motd (content)',
+    diff: '-a\n+b',
+    durationMs: 5,
+    roundTrips: 2,
+    check: false,
+    time: 4,
+  },
+  {
+    type: 'task-result',
+    play: 'demo',
+    host: 'n1',
+    role: 'demo',
+    task: 'sysctl',
+    status: 'ok',
+    reason: 'already 1',
+    durationMs: 1,
+    roundTrips: 2,
+    check: false,
+    time: 4,
+  },
   { type: 'handler-result', play: 'demo', host: 'n1', role: 'demo', handler: 'reload', status: 'changed', check: false, time: 5 },
   { type: 'host-end', play: 'demo', host: 'n1', ok: 5, changed: 1, skipped: 0, failed: 0, unreachable: false, time: 5 },
-  { type: 'task-result', play: 'demo', host: 'n2', role: 'demo', task: 't', status: 'failed', error: 'n2: demo / t: boom\nstderr line', durationMs: 5, roundTrips: 2, check: false, time: 6 },
+  {
+    type: 'task-result',
+    play: 'demo',
+    host: 'n2',
+    role: 'demo',
+    task: 't',
+    status: 'failed',
+    error: 'n2: demo / t: boom\nstderr line',
+    durationMs: 5,
+    roundTrips: 2,
+    check: false,
+    time: 6,
+  },
   { type: 'host-failed', play: 'demo', host: 'n2', error: 'n2: demo / t: boom', time: 7 },
   { type: 'host-end', play: 'demo', host: 'n2', ok: 0, changed: 0, skipped: 0, failed: 1, unreachable: false, time: 7 },
   { type: 'host-unreachable', play: 'demo', host: 'n3', error: 'n3: unreachable: connection refused', time: 8 },
@@ -102,7 +139,20 @@ describe('reporters (scripted events)', () => {
     expect(lines).toHaveLength(events.length);
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.map((e) => e['type'])).toEqual(events.map((e) => e.type));
-    expect(parsed[4]).toEqual({ type: 'task-result', play: 'demo', host: 'n1', role: 'demo', task: 'file /etc/motd', status: 'changed', summary: 'update /etc/motd (content)', diff: '-a\n+b', durationMs: 5, roundTrips: 2, check: false, time: 4 });
+    expect(parsed[4]).toEqual({
+      type: 'task-result',
+      play: 'demo',
+      host: 'n1',
+      role: 'demo',
+      task: 'file /etc/motd',
+      status: 'changed',
+      summary: 'update /etc/motd (content)',
+      diff: '-a\n+b',
+      durationMs: 5,
+      roundTrips: 2,
+      check: false,
+      time: 4,
+    });
     expect(err).toBe(`kcluster: debug log: ${logPath}\n`);
   });
 

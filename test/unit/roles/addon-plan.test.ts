@@ -6,7 +6,8 @@ import { addonRecord, addonRecordManifest, type AddonRecord } from '../../../src
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 const before = 'kind: ConfigMap\ndata:\n  Corefile: |\n    .:1053 {\n        forward . /etc/resolv.conf\n    }\n';
-const after = 'kind: ConfigMap\ndata:\n  Corefile: |\n    .:1053 {\n        forward . /etc/resolv.conf\n    }\n    corp.test:1053 {\n        forward . 10.0.0.53\n    }\n';
+const after =
+  'kind: ConfigMap\ndata:\n  Corefile: |\n    .:1053 {\n        forward . /etc/resolv.conf\n    }\n    corp.test:1053 {\n        forward . 10.0.0.53\n    }\n';
 
 /** The record as the fact parses it from the ConfigMap's data (the shell prints "ok" then the JSON). */
 function parsedRecord(data: Record<string, string>): AddonRecord {

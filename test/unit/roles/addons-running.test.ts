@@ -6,7 +6,11 @@ import { parseInventory } from '../../../src/orchestrator/inventory/load-invento
 
 const ds: Workload = { kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' };
 const deploy: Workload = { kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' };
-const dsObject = (desired: number, ready: number, updated: number, generation = 1, observed = 1) => ({ kind: 'DaemonSet', metadata: { name: 'kube-flannel', generation }, status: { observedGeneration: observed, desiredNumberScheduled: desired, numberReady: ready, updatedNumberScheduled: updated } });
+const dsObject = (desired: number, ready: number, updated: number, generation = 1, observed = 1) => ({
+  kind: 'DaemonSet',
+  metadata: { name: 'kube-flannel', generation },
+  status: { observedGeneration: observed, desiredNumberScheduled: desired, numberReady: ready, updatedNumberScheduled: updated },
+});
 
 describe('workload readiness', () => {
   it('a DaemonSet is ready when every scheduled pod is Ready and current, and its controller saw the change', () => {
@@ -18,22 +22,41 @@ describe('workload readiness', () => {
     expect(workloadState(ds, undefined)).toEqual({ workload: ds, ready: false, detail: 'not found' });
   });
   it('a Deployment is ready when its replicas are Ready and current', () => {
-    const object = { kind: 'Deployment', metadata: { name: 'coredns', generation: 4 }, spec: { replicas: 2 }, status: { observedGeneration: 4, readyReplicas: 1, updatedReplicas: 2 } };
+    const object = {
+      kind: 'Deployment',
+      metadata: { name: 'coredns', generation: 4 },
+      spec: { replicas: 2 },
+      status: { observedGeneration: 4, readyReplicas: 1, updatedReplicas: 2 },
+    };
     expect(workloadState(deploy, object)).toMatchObject({ ready: false, detail: '1/2 Ready, 2/2 current' });
     expect(workloadState(deploy, { ...object, status: { ...object.status, readyReplicas: 2 } }).ready).toBe(true);
   });
   it('parses the kubectl output: a list, an empty answer (nothing found), an unreachable API', () => {
     const out = `ok\n${JSON.stringify({ items: [dsObject(1, 1, 1)] })}\n`;
-    expect(parseWorkloads(out, [ds, deploy])).toEqual({ reachable: true, states: [{ workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' }, { workload: deploy, ready: false, detail: 'not found' }] });
+    expect(parseWorkloads(out, [ds, deploy])).toEqual({
+      reachable: true,
+      states: [
+        { workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' },
+        { workload: deploy, ready: false, detail: 'not found' },
+      ],
+    });
     expect(parseWorkloads('ok\n', [ds])).toEqual({ reachable: true, states: [{ workload: ds, ready: false, detail: 'not found' }] });
     // One object asked for: kubectl prints the object itself, not a List.
-    expect(parseWorkloads(`ok\n${JSON.stringify(dsObject(2, 2, 2))}\n`, [ds])).toEqual({ reachable: true, states: [{ workload: ds, ready: true, detail: '2/2 Ready, 2/2 current' }] });
-    expect(parseWorkloads('unreachable\nThe connection to the server was refused\n', [ds])).toEqual({ reachable: false, detail: 'The connection to the server was refused' });
+    expect(parseWorkloads(`ok\n${JSON.stringify(dsObject(2, 2, 2))}\n`, [ds])).toEqual({
+      reachable: true,
+      states: [{ workload: ds, ready: true, detail: '2/2 Ready, 2/2 current' }],
+    });
+    expect(parseWorkloads('unreachable\nThe connection to the server was refused\n', [ds])).toEqual({
+      reachable: false,
+      detail: 'The connection to the server was refused',
+    });
     expect(() => parseWorkloads('garbage', [ds])).toThrow('unexpected workload status output');
   });
   it('checks kube-proxy and flannel on the nodes, then CoreDNS, with flannel; kube-proxy alone without a CNI of ours; plans a wait until they run', () => {
     const inv = (cni: string) => {
-      const r = parseInventory(`ssh: {agent: true}\ncluster: {cni: ${cni}}\nhosts: [{name: cp1, address: 10.0.0.1, roles: [control-plane]}]\n`, '/x.yaml', { env: {} });
+      const r = parseInventory(`ssh: {agent: true}\ncluster: {cni: ${cni}}\nhosts: [{name: cp1, address: 10.0.0.1, roles: [control-plane]}]\n`, '/x.yaml', {
+        env: {},
+      });
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
       return { inventory: r.inventory };
     };
@@ -45,7 +68,14 @@ describe('workload readiness', () => {
     expect(dnsWorkloads(inv('none'))).toEqual([]);
     const task = workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inv('none')));
     const ctx = {} as never;
-    expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: false, detail: '0/1 Ready, 1/1 current' }] } }, ctx)).toEqual({ kind: 'wait', summary: 'wait for kube-flannel 0/1 Ready, 1/1 current', payload: null });
-    expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' }] } }, ctx)).toEqual({ kind: 'none', reason: 'kube-flannel 1/1 Ready, 1/1 current' });
+    expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: false, detail: '0/1 Ready, 1/1 current' }] } }, ctx)).toEqual({
+      kind: 'wait',
+      summary: 'wait for kube-flannel 0/1 Ready, 1/1 current',
+      payload: null,
+    });
+    expect(task.plan({ workloads: { reachable: true, states: [{ workload: ds, ready: true, detail: '1/1 Ready, 1/1 current' }] } }, ctx)).toEqual({
+      kind: 'none',
+      reason: 'kube-flannel 1/1 Ready, 1/1 current',
+    });
   });
 });

@@ -19,10 +19,18 @@ const member = (name: string, ip: string, id = `${name}1d`) => ({ id, name, peer
 
 describe('members and Nodes the inventory does not know', () => {
   it('none: no warning', () => {
-    expect(strayMembersWarning({ inventory }, [member('cp2', '10.0.0.2'), member('cp3', '10.0.0.3'), member('', '10.0.0.3', 'ab')], ['cp2', 'cp3', 'w1'])).toBeUndefined();
+    expect(
+      strayMembersWarning({ inventory }, [member('cp2', '10.0.0.2'), member('cp3', '10.0.0.3'), member('', '10.0.0.3', 'ab')], ['cp2', 'cp3', 'w1']),
+    ).toBeUndefined();
   });
   it('a dead control plane deleted from the cluster but left in etcd, and a Node left behind: named, with the command, never removed', () => {
-    expect(strayMembersWarning({ inventory }, [member('cp1', '10.0.0.1', '8e9e05c52164694d'), member('cp2', '10.0.0.2'), member('cp3', '10.0.0.3')], ['cp2', 'cp3', 'w1', 'w0'])).toBe(
+    expect(
+      strayMembersWarning(
+        { inventory },
+        [member('cp1', '10.0.0.1', '8e9e05c52164694d'), member('cp2', '10.0.0.2'), member('cp3', '10.0.0.3')],
+        ['cp2', 'cp3', 'w1', 'w0'],
+      ),
+    ).toBe(
       'etcd member cp1 (8e9e05c52164694d, https://10.0.0.1:2380) matches no control plane of the inventory; Node w0 matches no host of the inventory: kcluster leaves them in place; ' +
         'if the host is gone for good, remove them with kcluster remove-node -i /x/inv.yaml cp1 --unreachable; kcluster remove-node -i /x/inv.yaml w0 --unreachable (a stray etcd member counts for quorum)',
     );
@@ -33,10 +41,29 @@ describe('members and Nodes the inventory does not know', () => {
     const nodes = { reachable: true as const, nodes: { cp2: {}, cp3: {}, w1: {} }, metadata: {} };
     const change = task.plan({ etcd, nodes }, {} as HostContext);
     expect(change).toMatchObject({ kind: 'none', reason: '1 etcd members, 3 Nodes', warning: expect.stringContaining('etcd member cp1 (8e9e05c52164694d') });
-    expect(task.plan({ etcd: etcdMemberList.parse('failed\nError: context deadline exceeded', 0), nodes }, {} as HostContext)).toEqual({ kind: 'none', reason: 'etcd members not read (Error: context deadline exceeded), 3 Nodes, each an inventory host' });
+    expect(task.plan({ etcd: etcdMemberList.parse('failed\nError: context deadline exceeded', 0), nodes }, {} as HostContext)).toEqual({
+      kind: 'none',
+      reason: 'etcd members not read (Error: context deadline exceeded), 3 Nodes, each an inventory host',
+    });
   });
   it('a warning is shown on its task line', () => {
-    const line = plainLine({ type: 'task-result', play: 'p', host: 'cp2', role: 'addons-running', task: 't', status: 'ok', reason: 'r', warning: 'w', durationMs: 1, roundTrips: 1, check: false, time: 0 }, '/log');
+    const line = plainLine(
+      {
+        type: 'task-result',
+        play: 'p',
+        host: 'cp2',
+        role: 'addons-running',
+        task: 't',
+        status: 'ok',
+        reason: 'r',
+        warning: 'w',
+        durationMs: 1,
+        roundTrips: 1,
+        check: false,
+        time: 0,
+      },
+      '/log',
+    );
     expect(line).toBe('cp2 | addons-running | t | ok | r | WARNING: w');
   });
 });

@@ -21,7 +21,11 @@ describe('two control planes without a load balancer, on Docker (recorded facts,
 
   it('api-proxy: every node balances across both API servers, through a local port the kubelet uses', () => {
     for (const host of ['kcrec1', 'kcrec2', 'kcrec3']) {
-      expect(ha.tasks(host, 'api-proxy')).toEqual(['binary /usr/local/bin/kcluster-apiproxy', 'file /etc/systemd/system/kcluster-apiproxy.service', 'service kcluster-apiproxy.service enabled, started']);
+      expect(ha.tasks(host, 'api-proxy')).toEqual([
+        'binary /usr/local/bin/kcluster-apiproxy',
+        'file /etc/systemd/system/kcluster-apiproxy.service',
+        'service kcluster-apiproxy.service enabled, started',
+      ]);
     }
     const unit = ha.diff('kcrec3', 'file /etc/systemd/system/kcluster-apiproxy.service');
     expect(unit).toContain('10.231.7.11:6443');

@@ -45,24 +45,34 @@ describe("the operator's registries, proxy and manifests (recorded facts, fake c
     settings = await planOverRecording('old-extra-files', settingsVariant());
   }, 60_000);
 
-  it('plans a hosts.toml per registry (secret), the proxy drop-ins, the API server\'s files for OIDC and admission, and never shows the credentials', () => {
+  it("plans a hosts.toml per registry (secret), the proxy drop-ins, the API server's files for OIDC and admission, and never shows the credentials", () => {
     expect(settings.failures).toEqual([]);
     for (const host of ['kcrec1', 'kcrec2', 'kcrec3']) {
-      expect(settings.planned.find((p) => p.host === host && p.task === 'registry registry.corp.example')?.summary).toMatch(/^create \/etc\/containerd\/certs\.d\/registry\.corp\.example\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/);
+      expect(settings.planned.find((p) => p.host === host && p.task === 'registry registry.corp.example')?.summary).toMatch(
+        /^create \/etc\/containerd\/certs\.d\/registry\.corp\.example\/hosts\.toml \(mode 0600, root:root; \d+ bytes, secret: content not shown\)$/,
+      );
       expect(settings.diff(host, 'proxy for containerd.service')).toContain('+Environment="HTTP_PROXY=http://proxy.corp.example:3128"\n');
-      expect(settings.diff(host, 'proxy for kubelet.service')).toMatch(/\+Environment="NO_PROXY=localhost,127\.0\.0\.1,10\.244\.0\.0\/16,10\.96\.0\.0\/12,\.svc,\.cluster\.local,kcrec1,[0-9.]+,kcrec2,[0-9.]+,kcrec3,[0-9.]+,\.corp\.example"\n/);
+      expect(settings.diff(host, 'proxy for kubelet.service')).toMatch(
+        /\+Environment="NO_PROXY=localhost,127\.0\.0\.1,10\.244\.0\.0\/16,10\.96\.0\.0\/12,\.svc,\.cluster\.local,kcrec1,[0-9.]+,kcrec2,[0-9.]+,kcrec3,[0-9.]+,\.corp\.example"\n/,
+      );
     }
     expect(settings.diff('kcrec1', 'file /etc/containerd/config.toml')).toContain('+    config_path = "/etc/containerd/certs.d"\n');
     const everything = JSON.stringify(settings.planned) + settings.log.join('\n');
     expect(everything).not.toContain(password);
     expect(everything).not.toContain(Buffer.from(`robot:${password}`).toString('base64'));
     // The API server's files for its flags: on the control plane only, content hidden, mounted read-only.
-    expect(settings.planned.filter((p) => p.task.startsWith('file /etc/kubernetes/extra/')).map((p) => [p.host, p.task, /secret: content not shown|content \(secret: not shown\)/.test(p.summary)])).toEqual([
+    expect(
+      settings.planned
+        .filter((p) => p.task.startsWith('file /etc/kubernetes/extra/'))
+        .map((p) => [p.host, p.task, /secret: content not shown|content \(secret: not shown\)/.test(p.summary)]),
+    ).toEqual([
       ['kcrec1', 'file /etc/kubernetes/extra/kube-apiserver/admission.yaml', true],
       ['kcrec1', 'file /etc/kubernetes/extra/kube-apiserver/oidc-ca.crt', true],
     ]);
     const apiserver = settings.diff('kcrec1', 'file /etc/kubernetes/manifests/kube-apiserver.yaml');
-    expect(apiserver).toContain('+        - "--oidc-ca-file=/etc/kubernetes/extra/kube-apiserver/oidc-ca.crt"\n+        - "--oidc-client-id=kubernetes"\n+        - "--oidc-issuer-url=https://login.example"\n');
+    expect(apiserver).toContain(
+      '+        - "--oidc-ca-file=/etc/kubernetes/extra/kube-apiserver/oidc-ca.crt"\n+        - "--oidc-client-id=kubernetes"\n+        - "--oidc-issuer-url=https://login.example"\n',
+    );
     expect(apiserver).toContain('+        - name: extra-files\n+          mountPath: /etc/kubernetes/extra/kube-apiserver\n+          readOnly: true\n');
     expect(settings.diff('kcrec1', 'file /etc/kubernetes/manifests/kube-scheduler.yaml')).not.toContain('extra-files');
     // A file no longer listed is removed after the control plane's wait; a listed one is rewritten, not removed.

@@ -29,7 +29,9 @@ describe('the upgrade playbook (recorded facts, fake connection)', () => {
     }
     // The recorded host has no manifest: nothing to keep yet (control-plane-last-good.test.ts plans a host that has them).
     expect(up.tasks('kcrec1', 'control-plane')).not.toContain('last good manifests kept');
-    expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe(`cordon and drain before the kubelet becomes ${K8S} (PodDisruptionBudgets respected, 60 s at most)`);
+    expect(up.planned.find((p) => p.role === 'drain')?.summary).toBe(
+      `cordon and drain before the kubelet becomes ${K8S} (PodDisruptionBudgets respected, 60 s at most)`,
+    );
   });
 });
 
@@ -68,7 +70,9 @@ describe('the certs renew playbook (recorded facts, fake connection)', () => {
     // The control plane's two roles first, in order; the other nodes after it, in parallel (any order).
     expect(order.slice(0, 2)).toEqual(['kcrec1 control-plane', 'kcrec1 kubelet']);
     expect(order.slice(2).sort()).toEqual(['kcrec2 kubelet', 'kcrec3 kubelet']);
-    expect(renew.waits.filter((w) => w.startsWith('kcrec1 static-pods-current/'))).toEqual([expect.stringMatching(/^kcrec1 static-pods-current\/API server ready, static pods current: would wait for \/readyz/)]);
+    expect(renew.waits.filter((w) => w.startsWith('kcrec1 static-pods-current/'))).toEqual([
+      expect.stringMatching(/^kcrec1 static-pods-current\/API server ready, static pods current: would wait for \/readyz/),
+    ]);
     expect(renew.planned.filter((p) => p.role === 'addons')).toEqual([]);
   });
 });

@@ -17,18 +17,22 @@ const present = (stdout: string) => extraFilesOnHost().parse(stdout, 0);
 const planOf = (wanted: ComponentFiles, stdout: string) => extraFilesPruned(wanted)[0]!.plan({ present: present(stdout) } as never, ctx);
 
 describe('control-plane extra files', () => {
-  it('writes one secret 0600 file per listed file, in its component\'s folder', () => {
+  it("writes one secret 0600 file per listed file, in its component's folder", () => {
     expect(extraFilesWritten(files(['admission.yaml'], ['policy.yaml'])).map((t) => t.name)).toEqual([
       'file /etc/kubernetes/extra/kube-apiserver/admission.yaml',
       'file /etc/kubernetes/extra/kube-scheduler/policy.yaml',
     ]);
   });
 
-  it('removes the files no longer listed, in every component\'s folder, and keeps the listed ones', () => {
-    const change = planOf(files(['admission.yaml']), '/etc/kubernetes/extra/kube-apiserver/admission.yaml\n/etc/kubernetes/extra/kube-apiserver/old.conf\n/etc/kubernetes/extra/kube-scheduler/.hidden\n');
+  it("removes the files no longer listed, in every component's folder, and keeps the listed ones", () => {
+    const change = planOf(
+      files(['admission.yaml']),
+      '/etc/kubernetes/extra/kube-apiserver/admission.yaml\n/etc/kubernetes/extra/kube-apiserver/old.conf\n/etc/kubernetes/extra/kube-scheduler/.hidden\n',
+    );
     expect(change).toEqual({
       kind: 'delete',
-      summary: 'remove /etc/kubernetes/extra/kube-apiserver/old.conf, /etc/kubernetes/extra/kube-scheduler/.hidden (no longer in cluster.<component>.extraFiles or oidc.caFile)',
+      summary:
+        'remove /etc/kubernetes/extra/kube-apiserver/old.conf, /etc/kubernetes/extra/kube-scheduler/.hidden (no longer in cluster.<component>.extraFiles or oidc.caFile)',
       payload: ['/etc/kubernetes/extra/kube-apiserver/old.conf', '/etc/kubernetes/extra/kube-scheduler/.hidden'],
     });
   });

@@ -11,7 +11,10 @@ const plan = (present: string[], kept: string[]) => lastGoodManifestsKeptTask().
 
 describe('last good manifests kept', () => {
   it('keeps the manifests on disk that have no copy', () => {
-    expect(plan(all, [])).toMatchObject({ kind: 'create', summary: 'keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting' });
+    expect(plan(all, [])).toMatchObject({
+      kind: 'create',
+      summary: 'keep the manifests that run now in /etc/kubernetes/manifests-last-good, to put back if a change keeps a component from starting',
+    });
     expect(plan(all, ['etcd.yaml'])).toMatchObject({ kind: 'create' });
   });
   it('has nothing to do when every manifest has its copy, or there is no manifest yet (a joining control plane)', () => {
@@ -19,6 +22,9 @@ describe('last good manifests kept', () => {
     expect(plan([], [])).toEqual({ kind: 'none', reason: 'no control-plane manifest yet: kept once the control plane is ready' });
   });
   it('reads which manifests are on disk and which are kept', () => {
-    expect(lastGoodManifests.parse('present etcd.yaml\nkept etcd.yaml\npresent kube-apiserver.yaml\npresent other.yaml\n', 0)).toEqual({ present: ['etcd.yaml', 'kube-apiserver.yaml'], kept: ['etcd.yaml'] });
+    expect(lastGoodManifests.parse('present etcd.yaml\nkept etcd.yaml\npresent kube-apiserver.yaml\npresent other.yaml\n', 0)).toEqual({
+      present: ['etcd.yaml', 'kube-apiserver.yaml'],
+      kept: ['etcd.yaml'],
+    });
   });
 });

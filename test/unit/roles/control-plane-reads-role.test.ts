@@ -24,6 +24,8 @@ describe('control-plane role', () => {
   });
   it('throws when built with an unknown file in its hash list, naming the file', () => {
     table.misspelt = true;
-    expect(() => controlPlaneRole(inputs, { running: false })).toThrow(/kube-scheduler: "\/etc\/kubernetes\/scheduler\.cnf" \(\/etc\/kubernetes\/scheduler\.cnf\)/);
+    expect(() => controlPlaneRole(inputs, { running: false })).toThrow(
+      /kube-scheduler: "\/etc\/kubernetes\/scheduler\.cnf" \(\/etc\/kubernetes\/scheduler\.cnf\)/,
+    );
   });
 });

@@ -26,6 +26,8 @@ describe('control-plane component reads', () => {
   });
 
   it('throws when a file the table names is no longer written', () => {
-    expect(() => componentReads(written.filter((p) => p !== '/etc/kubernetes/pki/sa.pub'))).toThrow(/kube-apiserver: "sa\.pub" \(\/etc\/kubernetes\/pki\/sa\.pub\)/);
+    expect(() => componentReads(written.filter((p) => p !== '/etc/kubernetes/pki/sa.pub'))).toThrow(
+      /kube-apiserver: "sa\.pub" \(\/etc\/kubernetes\/pki\/sa\.pub\)/,
+    );
   });
 });

@@ -19,20 +19,30 @@ function corefile(dnsYaml: string): string {
   const { result } = parsed(`cluster:\n${dnsYaml}${hosts}`);
   if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
   const render = createTemplateRenderer().compile(join(packageRoot(), 'roles', 'addons', 'templates', 'coredns.yaml.hbs'));
-  const text = render({ clusterDomain: 'cluster.local', image: 'kcluster.local/coredns:v1', replicas: 1, dnsServiceIp: '10.96.0.10', ...corednsForwarding(result.inventory.cluster.dns) });
-  const configMap = parseAllDocuments(text).map((d) => d.toJS() as { kind: string; data?: { Corefile: string } }).find((d) => d.kind === 'ConfigMap')!;
+  const text = render({
+    clusterDomain: 'cluster.local',
+    image: 'kcluster.local/coredns:v1',
+    replicas: 1,
+    dnsServiceIp: '10.96.0.10',
+    ...corednsForwarding(result.inventory.cluster.dns),
+  });
+  const configMap = parseAllDocuments(text)
+    .map((d) => d.toJS() as { kind: string; data?: { Corefile: string } })
+    .find((d) => d.kind === 'ConfigMap')!;
   return configMap.data!.Corefile;
 }
 
 describe('cluster.dns', () => {
-  it('by default forwards to each node\'s /etc/resolv.conf and has one server block', () => {
+  it("by default forwards to each node's /etc/resolv.conf and has one server block", () => {
     const text = corefile('  name: c\n');
     expect(text).toContain('forward . /etc/resolv.conf {');
     expect(text.match(/^\S.*:1053 \{$/gm)).toEqual(['.:1053 {']);
   });
 
   it('forwards to the upstreams in the order written, and gives each stub domain its own block, sorted', () => {
-    const text = corefile('  dns:\n    upstreams: [10.0.0.53, "10.0.0.54:5353"]\n    stubDomains:\n      z.example: [10.2.0.53]\n      corp.example: [10.1.0.53, 10.1.0.54]\n');
+    const text = corefile(
+      '  dns:\n    upstreams: [10.0.0.53, "10.0.0.54:5353"]\n    stubDomains:\n      z.example: [10.2.0.53]\n      corp.example: [10.1.0.53, 10.1.0.54]\n',
+    );
     expect(text).toContain('forward . 10.0.0.53 10.0.0.54:5353 {');
     expect(text).not.toContain('/etc/resolv.conf');
     expect(text.match(/^\S.*:1053 \{$/gm)).toEqual(['.:1053 {', 'corp.example:1053 {', 'z.example:1053 {']);
@@ -41,7 +51,9 @@ describe('cluster.dns', () => {
   });
 
   it('refuses a bad server, an empty list and a stub domain that overlaps the cluster domain, each at its place', () => {
-    const { file, result } = parsed(`cluster:\n  dns:\n    upstreams: [dns.example]\n    stubDomains:\n      cluster.local: [10.1.0.53]\n      corp.example: []\n${hosts}`);
+    const { file, result } = parsed(
+      `cluster:\n  dns:\n    upstreams: [dns.example]\n    stubDomains:\n      cluster.local: [10.1.0.53]\n      corp.example: []\n${hosts}`,
+    );
     expect(result.ok).toBe(false);
     const messages = result.ok ? [] : result.errors.map(formatDiagnostic);
     expect(messages).toEqual(
@@ -53,7 +65,9 @@ describe('cluster.dns', () => {
     const overlap = parsed(`cluster:\n  dns:\n    stubDomains:\n      svc.cluster.local: [10.1.0.53]\n${hosts}`);
     expect(overlap.result.ok).toBe(false);
     expect(overlap.result.ok ? [] : overlap.result.errors.map(formatDiagnostic)).toEqual([
-      expect.stringMatching(new RegExp(`^${overlap.file}:4:26: cluster\\.dns\\.stubDomains\\.svc\\.cluster\\.local: overlaps the cluster domain cluster\\.local`)),
+      expect.stringMatching(
+        new RegExp(`^${overlap.file}:4:26: cluster\\.dns\\.stubDomains\\.svc\\.cluster\\.local: overlaps the cluster domain cluster\\.local`),
+      ),
     ]);
   });
 });

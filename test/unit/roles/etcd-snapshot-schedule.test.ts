@@ -35,7 +35,12 @@ describe('scheduled etcd snapshots planned on fresh hosts (recorded facts, fake 
 
   it('by default: the script, the service and the timer on the control plane, every 12 hours, 5 kept; nothing on the workers', () => {
     expect(one.failures).toEqual([]);
-    expect(one.tasks('kcrec1', ROLE)).toEqual([SCRIPT, 'file /etc/systemd/system/kcluster-etcd-snapshot.service', TIMER, `service ${SNAPSHOT_TIMER} enabled, started`]);
+    expect(one.tasks('kcrec1', ROLE)).toEqual([
+      SCRIPT,
+      'file /etc/systemd/system/kcluster-etcd-snapshot.service',
+      TIMER,
+      `service ${SNAPSHOT_TIMER} enabled, started`,
+    ]);
     expect(one.tasks('kcrec2', ROLE)).toEqual([]);
     expect(one.tasks('kcrec3', ROLE)).toEqual([]);
     expect(one.diff('kcrec1', TIMER)).toContain('+OnCalendar=*-*-* 00/12:00:00\n');
@@ -43,7 +48,9 @@ describe('scheduled etcd snapshots planned on fresh hosts (recorded facts, fake 
     expect(script).toContain('+dir=/var/lib/kcluster/backups/scheduled\n+keep=5\n');
     expect(script).toContain('+name="etcd-scheduled-kcrec1-$(date -u +%Y-%m-%dT%H-%M-%SZ).db"');
     // etcdctl with the etcd client certificate, as `etcd snapshot save` runs it; etcdutl checks the file
-    expect(script).toContain('+/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key snapshot save "$tmp"');
+    expect(script).toContain(
+      '+/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key snapshot save "$tmp"',
+    );
     expect(script).toContain('+status=$(/usr/local/bin/etcdutl snapshot status "$tmp" -w json)');
   });
 
@@ -66,13 +73,24 @@ describe('scheduled etcd snapshots planned on fresh hosts (recorded facts, fake 
 describe('the timer turned off', () => {
   const inventory = { cluster: { etcdSnapshots: { enabled: false, schedule: 'daily', keep: 5 } } } as unknown as Inventory;
   const role = etcdSnapshotScheduleRole({ inventory });
-  const unit = (over: Partial<UnitState>): UnitState => ({ loadState: 'loaded', activeState: 'active', subState: 'waiting', unitFileState: 'enabled', fragmentPath: '', needDaemonReload: false, ...over });
+  const unit = (over: Partial<UnitState>): UnitState => ({
+    loadState: 'loaded',
+    activeState: 'active',
+    subState: 'waiting',
+    unitFileState: 'enabled',
+    fragmentPath: '',
+    needDaemonReload: false,
+    ...over,
+  });
   const stop = role.tasks[0]!;
   const plan = (u: UnitState) => stop.plan({ unit: u } as never, {} as never);
 
   it('is stopped and disabled when it runs or is enabled, then its script and units removed (the snapshots stay)', () => {
     expect(plan(unit({})).kind).toBe('run');
-    expect(plan(unit({ activeState: 'inactive' }))).toMatchObject({ kind: 'run', summary: `stop and disable ${SNAPSHOT_TIMER} (cluster.etcd.snapshots.enabled is false; the snapshots taken stay)` });
+    expect(plan(unit({ activeState: 'inactive' }))).toMatchObject({
+      kind: 'run',
+      summary: `stop and disable ${SNAPSHOT_TIMER} (cluster.etcd.snapshots.enabled is false; the snapshots taken stay)`,
+    });
     expect(plan(unit({ loadState: 'not-found', activeState: 'inactive', unitFileState: '' })).kind).toBe('none');
     expect(role.tasks.map((t) => t.name)).toEqual([
       `${SNAPSHOT_TIMER} stopped and disabled`,
@@ -89,19 +107,27 @@ describe('the snapshot script, run in a local shell with stand-in etcdctl and et
   const bin = join(root, 'bin');
   mkdirSync(bin);
   // etcdctl writes PATH.part then renames it, as the real one does; etcdutl fails on a file that says "bad".
-  writeFileSync(join(bin, 'etcdctl'), '#!/bin/sh\n[ "$1 $2" = "snapshot save" ] || exit 2\nprintf "${KC_FAKE_SNAPSHOT:-snapshot}" > "$3.part" && mv "$3.part" "$3"\n');
-  writeFileSync(join(bin, 'etcdutl'), '#!/bin/sh\ngrep -q bad "$3" && { echo "invalid database" >&2; exit 1; }\necho \'{"hash":1,"revision":7,"totalKey":3,"totalSize":8}\'\n');
+  writeFileSync(
+    join(bin, 'etcdctl'),
+    '#!/bin/sh\n[ "$1 $2" = "snapshot save" ] || exit 2\nprintf "${KC_FAKE_SNAPSHOT:-snapshot}" > "$3.part" && mv "$3.part" "$3"\n',
+  );
+  writeFileSync(
+    join(bin, 'etcdutl'),
+    '#!/bin/sh\ngrep -q bad "$3" && { echo "invalid database" >&2; exit 1; }\necho \'{"hash":1,"revision":7,"totalKey":3,"totalSize":8}\'\n',
+  );
   chmodSync(join(bin, 'etcdctl'), 0o755);
   chmodSync(join(bin, 'etcdutl'), 0o755);
   const script = join(root, 'kcluster-etcd-snapshot');
   const render = createTemplateRenderer().compile(join(packageRoot(), 'roles', 'etcd-snapshot-schedule', 'templates', 'kcluster-etcd-snapshot.sh.hbs'));
   writeFileSync(script, render({ dir, keep: 3, prefix: 'etcd-scheduled-cp1-', etcdctl: join(bin, 'etcdctl'), etcdutl: join(bin, 'etcdutl') }));
   chmodSync(script, 0o700);
-  const run = (env: Record<string, string> = {}) => execFileSync('sh', [script], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = (env: Record<string, string> = {}) =>
+    execFileSync('sh', [script], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
   it('keeps the newest 3 scheduled snapshots (0600, folder 0700), leaves other files alone and nothing half-written', () => {
     mkdirSync(dir, { recursive: true });
-    for (const stamp of ['2020-01-01T00-00-00Z', '2020-01-02T00-00-00Z', '2020-01-03T00-00-00Z']) writeFileSync(join(dir, `etcd-scheduled-cp1-${stamp}.db`), 'old');
+    for (const stamp of ['2020-01-01T00-00-00Z', '2020-01-02T00-00-00Z', '2020-01-03T00-00-00Z'])
+      writeFileSync(join(dir, `etcd-scheduled-cp1-${stamp}.db`), 'old');
     writeFileSync(join(dir, 'mine.db'), 'an operator file');
     const out = run();
     expect(out).toMatch(/^saved .*etcd-scheduled-cp1-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.db \(8 bytes\): \{"hash":1/);

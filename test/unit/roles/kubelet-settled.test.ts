@@ -25,7 +25,7 @@ describe('the kubelet settled after a restart', () => {
     expect(settled(volumeCounts('Error from server (ServiceUnavailable): the server is currently unable to handle the request'))).toBe(false);
   });
 
-  it('reads this node\'s kubelet through the node proxy, and skips a host with no static pod or no answering API server', () => {
+  it("reads this node's kubelet through the node proxy, and skips a host with no static pod or no answering API server", () => {
     const text = kubeletVolumesScript('cp1').text;
     expect(text).toMatch(/get --raw \/api\/v1\/nodes\/'?cp1'?\/proxy\/metrics/);
     expect(text).toContain("echo 'skip: no static pod manifest'");

@@ -75,7 +75,8 @@ describe('metrics-server manifest', () => {
       'Deployment metrics-server',
       'APIService v1beta1.metrics.k8s.io',
     ]);
-    for (const o of all.filter((x) => ['ServiceAccount', 'RoleBinding', 'Service', 'Deployment'].includes(x.kind))) expect(o.metadata.namespace, o.kind).toBe('kube-system');
+    for (const o of all.filter((x) => ['ServiceAccount', 'RoleBinding', 'Service', 'Deployment'].includes(x.kind)))
+      expect(o.metadata.namespace, o.kind).toBe('kube-system');
     expect(all.find((o) => o.kind === 'RoleBinding')!.roleRef!.name).toBe('extension-apiserver-authentication-reader');
     expect(all.find((o) => o.metadata.name === 'system:metrics-server')!.rules).toEqual([
       { apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] },
@@ -96,7 +97,13 @@ describe('metrics-server manifest', () => {
   });
 
   it('runs as non-root, with a read-only root file system and no capabilities', () => {
-    expect(container.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65534, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65534,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.securityContext).not.toHaveProperty('capabilities.add');
     expect(container.securityContext).not.toHaveProperty('privileged');
   });
@@ -109,17 +116,25 @@ describe('cluster.metricsServer.enabled', () => {
     expect(inputs('  metricsServer: { enabled: false }\n').inventory.cluster.metricsServer).toEqual({ enabled: false });
     const { file, result } = parseInventoryText(root, `cluster:\n  metricsServer: { enabled: yes please }\n${hosts}`);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors.map((e) => `${e.file === file ? 'file' : e.file}:${e.line}: ${e.path}`)).toEqual(['file:2: cluster.metricsServer.enabled']);
+    if (!result.ok)
+      expect(result.errors.map((e) => `${e.file === file ? 'file' : e.file}:${e.line}: ${e.path}`)).toEqual(['file:2: cluster.metricsServer.enabled']);
   });
 
   it('on: the addons role applies it; its image is on every host', () => {
     expect(addonsRole(inputs()).tasks.map((t) => t.name)).toContain('addon metrics-server');
-    expect(requiredArtifacts(inputs().inventory).find((a) => a.name === 'metrics-server')).toMatchObject({ type: 'image', version: 'v0.9.0', hosts: ['cp1', 'w1'] });
+    expect(requiredArtifacts(inputs().inventory).find((a) => a.name === 'metrics-server')).toMatchObject({
+      type: 'image',
+      version: 'v0.9.0',
+      hosts: ['cp1', 'w1'],
+    });
     expect(planOf('', {}).kind).toBe('create');
   });
 
   it('off and never applied: nothing to do, and no image', () => {
-    expect(planOf('  metricsServer: { enabled: false }\n', { coredns: 'abc' })).toEqual({ kind: 'none', reason: 'metrics-server is turned off and not applied' });
+    expect(planOf('  metricsServer: { enabled: false }\n', { coredns: 'abc' })).toEqual({
+      kind: 'none',
+      reason: 'metrics-server is turned off and not applied',
+    });
     expect(requiredArtifacts(inputs('  metricsServer: { enabled: false }\n').inventory).map((a) => a.name)).not.toContain('metrics-server');
   });
 

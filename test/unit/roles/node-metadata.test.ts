@@ -15,7 +15,15 @@ const cluster = (vars: Record<string, Record<string, unknown>> = {}) =>
   ]);
 type NodeState = { labels?: Record<string, string>; annotations?: Record<string, string>; taints?: { key: string; value?: string; effect: string }[] };
 const facts = (nodes: Record<string, NodeState>) => {
-  const parsed = parseNodeLabels(JSON.stringify({ items: Object.entries(nodes).map(([name, n]) => ({ metadata: { name, labels: n.labels ?? {}, annotations: n.annotations ?? {} }, spec: { taints: n.taints } })) }), 0);
+  const parsed = parseNodeLabels(
+    JSON.stringify({
+      items: Object.entries(nodes).map(([name, n]) => ({
+        metadata: { name, labels: n.labels ?? {}, annotations: n.annotations ?? {} },
+        spec: { taints: n.taints },
+      })),
+    }),
+    0,
+  );
   if (!parsed.reachable) throw new Error('unreachable');
   return parsed;
 };
@@ -26,8 +34,12 @@ describe('node labels and taints', () => {
     expect(nodeMetadataChanges(wantedNodeMetadata(cluster()), facts({ cp1: { taints: [cpTaint] }, w1: {} }))).toEqual([]);
   });
 
-  it('sets the labels and taints a host asks for, and records them as kcluster\'s', () => {
-    const wanted = wantedNodeMetadata(cluster({ w1: { nodeLabels: { gpu: 'true', 'topology.kubernetes.io/zone': 'a' }, nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] } }));
+  it("sets the labels and taints a host asks for, and records them as kcluster's", () => {
+    const wanted = wantedNodeMetadata(
+      cluster({
+        w1: { nodeLabels: { gpu: 'true', 'topology.kubernetes.io/zone': 'a' }, nodeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] },
+      }),
+    );
     const [change] = nodeMetadataChanges(wanted, facts({ cp1: { taints: [cpTaint] }, w1: { labels: { gpu: 'true' } } }));
     expect(change).toEqual({
       node: 'w1',
@@ -40,18 +52,44 @@ describe('node labels and taints', () => {
     expect(describeNodeMetadataChange(change!)).toBe('w1: label topology.kubernetes.io/zone=a, taint dedicated=gpu:NoSchedule');
   });
 
-  it("removes what kcluster set and the inventory no longer asks for, never a label or taint somebody else put there", () => {
+  it('removes what kcluster set and the inventory no longer asks for, never a label or taint somebody else put there', () => {
     const managed = { [MANAGED_ANNOTATION]: '{"labels":["gpu","tier"],"taints":["dedicated:NoSchedule"]}' };
     const wanted = wantedNodeMetadata(cluster({ w1: { nodeLabels: { tier: 'web' } } }));
-    const [change] = nodeMetadataChanges(wanted, facts({ cp1: {}, w1: { labels: { gpu: 'true', tier: 'web', team: 'a' }, annotations: managed, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'maintenance', effect: 'NoExecute' }] } }));
-    expect(change).toMatchObject({ node: 'w1', setLabels: [], removeLabels: ['gpu'], addTaints: [], removeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }], managed: '{"labels":["tier"],"taints":[]}' });
+    const [change] = nodeMetadataChanges(
+      wanted,
+      facts({
+        cp1: {},
+        w1: {
+          labels: { gpu: 'true', tier: 'web', team: 'a' },
+          annotations: managed,
+          taints: [
+            { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+            { key: 'maintenance', effect: 'NoExecute' },
+          ],
+        },
+      }),
+    );
+    expect(change).toMatchObject({
+      node: 'w1',
+      setLabels: [],
+      removeLabels: ['gpu'],
+      addTaints: [],
+      removeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+      managed: '{"labels":["tier"],"taints":[]}',
+    });
   });
 
   it('replaces a taint whose value changed', () => {
     const managed = { [MANAGED_ANNOTATION]: '{"labels":[],"taints":["dedicated:NoSchedule"]}' };
     const wanted = wantedNodeMetadata(cluster({ w1: { nodeTaints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] } }));
-    const [change] = nodeMetadataChanges(wanted, facts({ cp1: {}, w1: { annotations: managed, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] } }));
-    expect(change).toMatchObject({ removeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }], addTaints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] });
+    const [change] = nodeMetadataChanges(
+      wanted,
+      facts({ cp1: {}, w1: { annotations: managed, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] } }),
+    );
+    expect(change).toMatchObject({
+      removeTaints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+      addTaints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }],
+    });
     expect(change?.managed).toBeUndefined();
   });
 

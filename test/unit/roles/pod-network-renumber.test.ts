@@ -50,9 +50,17 @@ describe('what moves a node into its pod CIDR', () => {
   });
 
   it('does nothing on a node already in its CIDR, or before the bridge and flannel exist', () => {
-    const inLine: PodNetworkState = { bridge: ['10.244.4.1/24'], flannelLease: '10.244.4.1/24', sandboxes: [{ id: 'a', pod: 'default/web', ip: '10.244.4.7', hostNetwork: false }], flannelSandboxes: ['f'] };
+    const inLine: PodNetworkState = {
+      bridge: ['10.244.4.1/24'],
+      flannelLease: '10.244.4.1/24',
+      sandboxes: [{ id: 'a', pod: 'default/web', ip: '10.244.4.7', hostNetwork: false }],
+      flannelSandboxes: ['f'],
+    };
     expect(renumberActions(inLine, cidr('10.244.4.0/24'), cluster)).toEqual({ deleteBridge: false, removeSandboxes: [] });
-    expect(renumberActions({ bridge: [], sandboxes: [], flannelSandboxes: [] }, cidr('10.244.4.0/24'), cluster)).toEqual({ deleteBridge: false, removeSandboxes: [] });
+    expect(renumberActions({ bridge: [], sandboxes: [], flannelSandboxes: [] }, cidr('10.244.4.0/24'), cluster)).toEqual({
+      deleteBridge: false,
+      removeSandboxes: [],
+    });
   });
 
   it('leaves alone host-network pods and addresses that are not from the pod network', () => {

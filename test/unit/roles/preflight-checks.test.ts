@@ -5,13 +5,32 @@ import { parsePreflightFacts } from '../../../src/kubernetes/facts/preflight-fac
 import { parseRoute } from '../../../src/orchestrator/facts/route-to.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 
-const parsed = parseInventory('ssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n', '/x/i.yaml', { env: {}, homeDir: '/x' });
+const parsed = parseInventory(
+  'ssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n',
+  '/x/i.yaml',
+  { env: {}, homeDir: '/x' },
+);
 if (!parsed.ok) throw new Error('bad inventory');
 const inventory = parsed.inventory;
 const base: CheckInput = {
   host: inventory.hosts[0]!,
   inventory,
-  facts: { os: { id: 'debian', idLike: [], version: '12', prettyName: 'Debian 12' }, kernel: '6.1', arch: 'x86_64', cpus: 2, memoryBytes: 4 * 2 ** 30, swapBytes: 0, swapOn: false, cgroup: 'v2', machineId: 'a'.repeat(32), hostname: 'cp1', addresses: [], init: 'systemd', runtimes: {}, listeningTcpPorts: [22] },
+  facts: {
+    os: { id: 'debian', idLike: [], version: '12', prettyName: 'Debian 12' },
+    kernel: '6.1',
+    arch: 'x86_64',
+    cpus: 2,
+    memoryBytes: 4 * 2 ** 30,
+    swapBytes: 0,
+    swapOn: false,
+    cgroup: 'v2',
+    machineId: 'a'.repeat(32),
+    hostname: 'cp1',
+    addresses: [],
+    init: 'systemd',
+    runtimes: {},
+    listeningTcpPorts: [22],
+  },
   preflight: parsePreflightFacts('overlay yes\nbridge-nf yes\nmodules yes\nepoch 1000\nmac eth0 52:54:00:00:00:01\nend\n'),
   serviceRoute: { reachable: true, dev: 'eth0' },
   serviceIp: '10.96.0.1',
@@ -28,12 +47,23 @@ describe('preflight checks', () => {
   it('explains swap, ports, kernel features, CPUs and a foreign installation', () => {
     expect(run('swap', { ...base, facts: { ...base.facts, swapOn: true } })).toEqual({ ok: false, problem: expect.stringContaining('swapoff -a') });
     expect(run('swap', { ...base, facts: { ...base.facts, swapOn: true }, failSwapOn: false }).ok).toBe(true);
-    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [22, 2379, 6443] } })).toEqual({ ok: false, problem: 'TCP port(s) 2379, 6443 are in use: stop what listens there (ss -ltnp shows it)' });
-    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [6443] }, preflight: { ...base.preflight, markerCluster: 'kcluster' } }).ok).toBe(true);
+    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [22, 2379, 6443] } })).toEqual({
+      ok: false,
+      problem: 'TCP port(s) 2379, 6443 are in use: stop what listens there (ss -ltnp shows it)',
+    });
+    expect(run('ports', { ...base, facts: { ...base.facts, listeningTcpPorts: [6443] }, preflight: { ...base.preflight, markerCluster: 'kcluster' } }).ok).toBe(
+      true,
+    );
     expect(run('cpu', { ...base, facts: { ...base.facts, cpus: 1 } }).ok).toBe(false);
     expect(run('cpu', { ...base, host: inventory.hosts[1]!, facts: { ...base.facts, cpus: 1 } }).ok).toBe(true);
-    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, kubernetesDirExists: true } })).toEqual({ ok: false, problem: expect.stringContaining('kcluster did not install this host') });
-    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, foreignManifests: ['/etc/kubernetes/manifests/x.yaml'] } })).toEqual({ ok: false, problem: expect.stringContaining('kubeadm reset') });
+    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, kubernetesDirExists: true } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('kcluster did not install this host'),
+    });
+    expect(run('foreign-install', { ...base, preflight: { ...base.preflight, foreignManifests: ['/etc/kubernetes/manifests/x.yaml'] } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('kubeadm reset'),
+    });
     expect(run('clock', { ...base, controllerEpochSeconds: 2000 })).toEqual({ ok: false, problem: expect.stringContaining('1000 s off') });
   });
 
@@ -45,16 +75,26 @@ describe('preflight checks', () => {
     });
     expect(run('kernel', { ...base, preflight: { ...missingBoth, overlayfs: true, bridgeNetfilterLoadable: false } })).toEqual({
       ok: false,
-      problem: "missing bridge netfilter (/proc/sys/net/bridge), module br_netfilter, and modprobe cannot load it: install the running kernel's modules (on Debian: its linux-image package) or use a kernel that has them",
+      problem:
+        "missing bridge netfilter (/proc/sys/net/bridge), module br_netfilter, and modprobe cannot load it: install the running kernel's modules (on Debian: its linux-image package) or use a kernel that has them",
     });
-    expect(run('kernel', { ...base, preflight: { ...missingBoth, loadableModules: false } })).toEqual({ ok: false, problem: expect.stringContaining('this host cannot load modules (a container?)') });
-    expect(run('kernel', { ...base, preflight: { ...missingBoth, loadableModules: false } })).toEqual({ ok: false, problem: expect.stringContaining('module overlay and bridge netfilter') });
+    expect(run('kernel', { ...base, preflight: { ...missingBoth, loadableModules: false } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('this host cannot load modules (a container?)'),
+    });
+    expect(run('kernel', { ...base, preflight: { ...missingBoth, loadableModules: false } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('module overlay and bridge netfilter'),
+    });
   });
 
   it('service-route: no route to the first Service IP fails with how to add one', () => {
     expect(run('service-route', base)).toEqual({ ok: true, note: 'the Service range is routed (10.96.0.1 via eth0)' });
     const none = run('service-route', { ...base, serviceRoute: parseRoute('RTNETLINK answers: Network is unreachable\nexit 2\n') });
-    expect(none).toEqual({ ok: false, problem: expect.stringContaining('no route to the first Service IP 10.96.0.1 (RTNETLINK answers: Network is unreachable)') });
+    expect(none).toEqual({
+      ok: false,
+      problem: expect.stringContaining('no route to the first Service IP 10.96.0.1 (RTNETLINK answers: Network is unreachable)'),
+    });
     expect(none).toEqual({ ok: false, problem: expect.stringContaining('ip route add 10.96.0.0/12 dev INTERFACE') });
   });
 

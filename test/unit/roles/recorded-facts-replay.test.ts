@@ -74,25 +74,37 @@ describe('recordedFactsConnection (a fake connection replaying recorded fact sec
 
   it('answers from a real recording (a fresh Debian host)', async () => {
     const recording = readRecording('empty-debian', 'kcrec1');
-    const facts = await gather(recordedFactsConnection(recording), [fileState('/etc/kubernetes/pki/ca.key', { content: true }), sysctlValue('net.ipv4.ip_forward'), systemdUnit('kubelet.service')]);
+    const facts = await gather(recordedFactsConnection(recording), [
+      fileState('/etc/kubernetes/pki/ca.key', { content: true }),
+      sysctlValue('net.ipv4.ip_forward'),
+      systemdUnit('kubelet.service'),
+    ]);
     expect(facts.get('file:/etc/kubernetes/pki/ca.key')).toMatchObject({ exists: false });
     expect(facts.get('systemd:kubelet.service')).toMatchObject({ loadState: 'not-found' });
   });
 
-  it('refuses a fact the recording does not hold, naming the role, the fact\'s script and the recording', async () => {
+  it("refuses a fact the recording does not hold, naming the role, the fact's script and the recording", async () => {
     const unknown = { key: 'uptime', script: sh`cat /proc/uptime`, parse: (s: string) => s };
     await expect(gather(recordedFactsConnection(made), [unknown])).rejects.toThrow(UnrecordedFactError);
-    await expect(gather(recordedFactsConnection(made), [forward, unknown])).rejects.toThrow(/^role some-role asks for a fact section that test\/made-up\.json does not hold: cat \/proc\/uptime .*npm run record:facts/);
+    await expect(gather(recordedFactsConnection(made), [forward, unknown])).rejects.toThrow(
+      /^role some-role asks for a fact section that test\/made-up\.json does not hold: cat \/proc\/uptime .*npm run record:facts/,
+    );
     // One unrecorded file among recorded ones: the group read as a whole cannot be answered.
-    await expect(gather(recordedFactsConnection(made), [motd, fileState('/etc/shadow', { content: true })])).rejects.toThrow(/role some-role asks for a fact section that test\/made-up\.json does not hold: .*\/etc\/shadow/);
+    await expect(gather(recordedFactsConnection(made), [motd, fileState('/etc/shadow', { content: true })])).rejects.toThrow(
+      /role some-role asks for a fact section that test\/made-up\.json does not hold: .*\/etc\/shadow/,
+    );
   });
 
   it('runs no command, writes, uploads or downloads nothing', async () => {
     const connection = recordedFactsConnection(made);
-    await expect(connection.exec(sh`systemctl restart kubelet`, { label: 'task:restart' })).rejects.toThrow('h1: a plan over recorded facts must not run a command (task:restart): systemctl restart kubelet');
+    await expect(connection.exec(sh`systemctl restart kubelet`, { label: 'task:restart' })).rejects.toThrow(
+      'h1: a plan over recorded facts must not run a command (task:restart): systemctl restart kubelet',
+    );
     await expect(connection.exec(sh`cat /proc/uptime`, { label: 'facts:x' })).rejects.toThrow(/must not run a command \(facts:x\)/);
     await expect(connection.writeFile('/etc/motd', 'x', { mode: 0o644 })).rejects.toThrow('must not write /etc/motd');
-    await expect(connection.uploadFile('/tmp/x', '/usr/local/bin/x', { mode: 0o755, sha256: 'a'.repeat(64) })).rejects.toThrow('must not upload /usr/local/bin/x');
+    await expect(connection.uploadFile('/tmp/x', '/usr/local/bin/x', { mode: 0o755, sha256: 'a'.repeat(64) })).rejects.toThrow(
+      'must not upload /usr/local/bin/x',
+    );
     await expect(connection.downloadFile('/var/lib/etcd/snap', '/tmp/snap')).rejects.toThrow('must not download');
   });
 
@@ -102,13 +114,27 @@ describe('recordedFactsConnection (a fake connection replaying recorded fact sec
       const { ['systemd:kubelet.service']: _dropped, ...facts } = recording.facts;
       return host === 'kcrec2' ? { ...recording, facts } : recording;
     });
-    expect(plan.failures).toEqual([expect.stringMatching(/^kcrec2: .*role kubelet-started asks for fact systemd:kubelet\.service that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/)]);
+    expect(plan.failures).toEqual([
+      expect.stringMatching(
+        /^kcrec2: .*role kubelet-started asks for fact systemd:kubelet\.service that test\/fixtures\/facts\/empty-debian\/kcrec2\.json does not hold: systemctl show .* kubelet\.service .*npm run record:facts/,
+      ),
+    ]);
   }, 60_000);
 
   it('names the facts of a group read the recording lacks, and a fact recorded with another script', async () => {
     const shadow = fileState('/etc/shadow', { content: true });
     const changed = { ...forward, script: sh`echo present; echo 1` };
-    await expect(gather(recordedFactsConnection(made, () => [motd, shadow]), [motd, shadow])).rejects.toThrow(/^role some-role asks for fact file:\/etc\/shadow that test\/made-up\.json does not hold: /);
-    await expect(gather(recordedFactsConnection(made, () => [changed]), [changed])).rejects.toThrow(/^role some-role asks for fact sysctl:net\.ipv4\.ip_forward \(recorded with another script\) that test\/made-up\.json does not hold/);
+    await expect(
+      gather(
+        recordedFactsConnection(made, () => [motd, shadow]),
+        [motd, shadow],
+      ),
+    ).rejects.toThrow(/^role some-role asks for fact file:\/etc\/shadow that test\/made-up\.json does not hold: /);
+    await expect(
+      gather(
+        recordedFactsConnection(made, () => [changed]),
+        [changed],
+      ),
+    ).rejects.toThrow(/^role some-role asks for fact sysctl:net\.ipv4\.ip_forward \(recorded with another script\) that test\/made-up\.json does not hold/);
   });
 });

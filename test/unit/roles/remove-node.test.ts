@@ -12,7 +12,13 @@ const ctx = hostContext('node-1');
 const noApi = (): ApiClient => {
   throw new Error('plans never call the API');
 };
-const target = (node: string, controlPlane: boolean, more: Partial<RemoveNodeTarget> = {}): RemoveNodeTarget => ({ node, controlPlane, drainTimeoutMs: 300_000, api: noApi, ...more });
+const target = (node: string, controlPlane: boolean, more: Partial<RemoveNodeTarget> = {}): RemoveNodeTarget => ({
+  node,
+  controlPlane,
+  drainTimeoutMs: 300_000,
+  api: noApi,
+  ...more,
+});
 
 const memberList = `8e9e05c52164694d, started, cp1, https://10.0.0.1:2380, https://10.0.0.1:2379, false
 91bc3c398fb3c146, started, cp2, https://10.0.0.2:2380, https://10.0.0.2:2379, false
@@ -24,7 +30,8 @@ const membership = (down: string[] = []): EtcdMember[] => parseEtcdMembership(`$
 
 const pods = (items: object[]) => JSON.stringify({ items });
 const pod = (name: string, extra: object = {}) => ({ metadata: { name, namespace: 'default', ...extra }, status: { phase: 'Running' } });
-const nodeState = (head: string, items: object[] = []): NodeDrainState => parseNodeDrainState(head === 'node absent' ? 'node absent\n' : `${head}\n${pods(items)}\n`);
+const nodeState = (head: string, items: object[] = []): NodeDrainState =>
+  parseNodeDrainState(head === 'node absent' ? 'node absent\n' : `${head}\n${pods(items)}\n`);
 
 function plan(role: ReturnType<typeof takeOutRole>, index: number, facts: Record<string, unknown>) {
   const task = role.tasks[index]!;
@@ -38,7 +45,9 @@ describe('remove-node facts', () => {
       ['91bc3c398fb3c146', 'cp2', true],
       ['fd422379fda50e48', 'cp3', false],
     ]);
-    expect(() => parseEtcdMembership('Error: context deadline exceeded\n', 1)).toThrow('etcdctl member list failed on this control plane: Error: context deadline exceeded');
+    expect(() => parseEtcdMembership('Error: context deadline exceeded\n', 1)).toThrow(
+      'etcdctl member list failed on this control plane: Error: context deadline exceeded',
+    );
   });
 
   it('Node state: absent, cordoned, and only the pods a drain evicts (not DaemonSet, mirror or finished pods)', () => {
@@ -51,7 +60,9 @@ describe('remove-node facts', () => {
     ]);
     expect(state).toEqual({ exists: true, unschedulable: true, evictable: ['default/web'] });
     expect(nodeState('node false')).toEqual({ exists: true, unschedulable: false, evictable: [] });
-    expect(() => parseNodeDrainState('error: You must be logged in to the server (Unauthorized)\n')).toThrow('could not read the Node: error: You must be logged in');
+    expect(() => parseNodeDrainState('error: You must be logged in to the server (Unauthorized)\n')).toThrow(
+      'could not read the Node: error: You must be logged in',
+    );
   });
 });
 
@@ -65,7 +76,10 @@ describe('remove-node roles (recorded facts -> changes)', () => {
   });
 
   it('a control plane whose host is gone: quorum check and member removal, no drain (its pods go with its Node)', () => {
-    expect(takeOutRole(target('cp3', true, { unreachable: true })).tasks.map((t) => t.name)).toEqual(['etcd keeps its quorum without cp3', 'remove the etcd member of cp3']);
+    expect(takeOutRole(target('cp3', true, { unreachable: true })).tasks.map((t) => t.name)).toEqual([
+      'etcd keeps its quorum without cp3',
+      'remove the etcd member of cp3',
+    ]);
   });
 
   it('refuses to leave an even number of members unless told, and says why; a member that does not answer can always go', () => {
@@ -73,26 +87,39 @@ describe('remove-node roles (recorded facts -> changes)', () => {
       'remove-node cp3 refused: etcd would be left with 2 members, an even number: they need 2 for quorum, so they survive no more failures than 1 would (none). ' +
         'Add a control plane first (kcluster apply with it in the inventory), or pass --allow-even to remove cp3 anyway (to replace it right after, for example); nothing was changed',
     );
-    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({
+      kind: 'none',
+      reason: '2 of 2 remaining members healthy',
+    });
     expect(plan(cp, 0, { members: membership(['10.0.0.3']) })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
   });
 
   it('the quorum check passes with a healthy majority left, and refuses (before any change) without one', () => {
-    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({ kind: 'none', reason: '2 of 2 remaining members healthy' });
+    expect(plan(takeOutRole(target('cp3', true, { allowEven: true })), 0, { members: membership() })).toEqual({
+      kind: 'none',
+      reason: '2 of 2 remaining members healthy',
+    });
     expect(() => plan(cp, 0, { members: membership(['10.0.0.2']) })).toThrow(
       'remove-node cp3 refused: after removing cp3, 1 of 2 remaining etcd members would be healthy, and quorum needs 2 (unhealthy: cp2): repair them first; nothing was changed',
     );
   });
 
   it('drains a schedulable node or one with pods left; nothing to do once cordoned and empty, or without a Node', () => {
-    expect(plan(worker, 0, { state: nodeState('node false', [pod('web')]) })).toMatchObject({ kind: 'run', summary: 'cordon and drain w1 (1 pods to evict: default/web; PodDisruptionBudgets respected, 300 s at most)' });
+    expect(plan(worker, 0, { state: nodeState('node false', [pod('web')]) })).toMatchObject({
+      kind: 'run',
+      summary: 'cordon and drain w1 (1 pods to evict: default/web; PodDisruptionBudgets respected, 300 s at most)',
+    });
     expect(plan(worker, 0, { state: nodeState('node false') })).toMatchObject({ kind: 'run', summary: expect.stringContaining('no pod to evict') });
     expect(plan(worker, 0, { state: nodeState('node true') })).toEqual({ kind: 'none', reason: 'w1 is cordoned and has no pod to evict' });
     expect(plan(worker, 0, { state: nodeState('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster: nothing to drain' });
   });
 
   it('removes the member by its hex id while it is listed, nothing once it is gone', () => {
-    expect(plan(cp, 2, { members: membership() })).toEqual({ kind: 'delete', summary: 'remove etcd member fd422379fda50e48 (cp3); 2 members left', payload: 'fd422379fda50e48' });
+    expect(plan(cp, 2, { members: membership() })).toEqual({
+      kind: 'delete',
+      summary: 'remove etcd member fd422379fda50e48 (cp3); 2 members left',
+      payload: 'fd422379fda50e48',
+    });
     const without = parseEtcdMembership(`${memberList.split('\n').slice(0, 2).join('\n')}\n--- kcluster etcd health ---\n${health()}\n`, 0);
     expect(plan(cp, 2, { members: without })).toEqual({ kind: 'none', reason: 'cp3 is not an etcd member' });
   });

@@ -7,11 +7,19 @@ describe('reset role plan', () => {
   });
 
   it('names everything it will remove', () => {
-    const change = planReset(parseLeftovers('path /etc/kubernetes\nbinary /usr/local/bin/kubelet\nunit kubelet.service\nlink cni0\nmount /var/lib/kubelet/pods/x/volumes\nrules iptables 42\n'));
+    const change = planReset(
+      parseLeftovers(
+        'path /etc/kubernetes\nbinary /usr/local/bin/kubelet\nunit kubelet.service\nlink cni0\nmount /var/lib/kubelet/pods/x/volumes\nrules iptables 42\n',
+      ),
+    );
     expect(change.kind).toBe('delete');
     if (change.kind !== 'delete') return;
-    expect(change.summary).toBe('remove 6 things kcluster installed or started (path /etc/kubernetes, binary /usr/local/bin/kubelet, unit kubelet.service, link cni0, ...)');
-    expect(change.diff).toBe('- path /etc/kubernetes\n- binary /usr/local/bin/kubelet\n- unit kubelet.service\n- link cni0\n- mount /var/lib/kubelet/pods/x/volumes\n- rules iptables 42\n');
+    expect(change.summary).toBe(
+      'remove 6 things kcluster installed or started (path /etc/kubernetes, binary /usr/local/bin/kubelet, unit kubelet.service, link cni0, ...)',
+    );
+    expect(change.diff).toBe(
+      '- path /etc/kubernetes\n- binary /usr/local/bin/kubelet\n- unit kubelet.service\n- link cni0\n- mount /var/lib/kubelet/pods/x/volumes\n- rules iptables 42\n',
+    );
   });
 
   it('refuses output it does not understand', () => {

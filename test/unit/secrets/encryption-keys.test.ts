@@ -28,11 +28,18 @@ describe('encryption keys', () => {
     const store = new EncryptionKeyStore(state);
     await store.ensure();
     writeFileSync(store.path, '{"keys": [{"name": "k", "secret": "short"}]}');
-    await expect(store.ensure()).rejects.toThrow(`${store.path}: expected { "keys": [{ "name", "secret": 32 bytes base64 }, ...] }: restore it from your backup of the state folder`);
+    await expect(store.ensure()).rejects.toThrow(
+      `${store.path}: expected { "keys": [{ "name", "secret": 32 bytes base64 }, ...] }: restore it from your backup of the state folder`,
+    );
   });
 
   it('render an EncryptionConfiguration: secretbox with the first key writing, every key reading, identity last', () => {
-    const keys = { keys: [{ name: 'key-new', secret: Buffer.alloc(32, 1).toString('base64') }, { name: 'key-old', secret: Buffer.alloc(32, 2).toString('base64') }] };
+    const keys = {
+      keys: [
+        { name: 'key-new', secret: Buffer.alloc(32, 1).toString('base64') },
+        { name: 'key-old', secret: Buffer.alloc(32, 2).toString('base64') },
+      ],
+    };
     const config = parse(renderEncryptionConfig(keys)) as { kind: string; resources: { resources: string[]; providers: Record<string, unknown>[] }[] };
     expect(config.kind).toBe('EncryptionConfiguration');
     expect(config.resources[0]!.resources).toEqual(['secrets']);
@@ -44,7 +51,14 @@ describe('encryption keys', () => {
 describe('Secrets at rest, as etcd holds them', () => {
   const value = (text: string): { value: string } => ({ value: Buffer.from(text).toString('base64') });
   it('counts each Secret by the key that encrypted it, or as plain text', () => {
-    const stdout = JSON.stringify({ kvs: [value('k8s:enc:secretbox:v1:key-a:\u0001\u0002binary'), value('k8s:enc:secretbox:v1:key-a:xyz'), value('k8s:enc:secretbox:v1:key-b:x'), value('k8s\u0000\n\u000bVersion: v1 Secret plain protobuf')] });
+    const stdout = JSON.stringify({
+      kvs: [
+        value('k8s:enc:secretbox:v1:key-a:\u0001\u0002binary'),
+        value('k8s:enc:secretbox:v1:key-a:xyz'),
+        value('k8s:enc:secretbox:v1:key-b:x'),
+        value('k8s\u0000\n\u000bVersion: v1 Secret plain protobuf'),
+      ],
+    });
     expect(parseSecretsAtRest(stdout, 0)).toEqual({ known: true, total: 4, byKey: { 'secretbox:key-a': 2, 'secretbox:key-b': 1, [PLAIN_TEXT]: 1 } });
     expect(parseSecretsAtRest('{"header":{}}', 0)).toEqual({ known: true, total: 0, byKey: {} });
   });
@@ -58,9 +72,13 @@ describe('cluster.audit in the inventory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-audit-'));
     const text = 'cluster:\n  audit:\n    policyFile: ./nope.yaml\n    maxAgeDays: 0\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
     const result = parseInventory(text, join(dir, 'inv.yaml'), { env: { SSH_AUTH_SOCK: '/a' }, homeDir: dir });
-    expect(result.ok ? [] : result.errors.map(formatDiagnostic)).toEqual([`${join(dir, 'inv.yaml')}:4:17: cluster.audit.maxAgeDays: must be a number of days 1-3650 (got 0)`]);
+    expect(result.ok ? [] : result.errors.map(formatDiagnostic)).toEqual([
+      `${join(dir, 'inv.yaml')}:4:17: cluster.audit.maxAgeDays: must be a number of days 1-3650 (got 0)`,
+    ]);
     const missing = parseInventory(text.replace('    maxAgeDays: 0\n', ''), join(dir, 'inv.yaml'), { env: { SSH_AUTH_SOCK: '/a' }, homeDir: dir });
-    expect(missing.ok ? [] : missing.errors.map(formatDiagnostic)).toEqual([`${join(dir, 'inv.yaml')}:3:17: cluster.audit.policyFile: audit policy ${join(dir, 'nope.yaml')} does not exist`]);
+    expect(missing.ok ? [] : missing.errors.map(formatDiagnostic)).toEqual([
+      `${join(dir, 'inv.yaml')}:3:17: cluster.audit.policyFile: audit policy ${join(dir, 'nope.yaml')} does not exist`,
+    ]);
   });
 });
 
@@ -81,6 +99,8 @@ describe('key rotation steps', () => {
   });
   it('refuses key files no rotation leaves', () => {
     const other = { name: 'key-x', secret: old.secret };
-    expect(() => rotationPlan({ keys: [old, other] }, new Date())).toThrow('the state folder holds 2 encryption keys and no rotation under way: restore keys.json from your backup');
+    expect(() => rotationPlan({ keys: [old, other] }, new Date())).toThrow(
+      'the state folder holds 2 encryption keys and no rotation under way: restore keys.json from your backup',
+    );
   });
 });

@@ -22,7 +22,8 @@ function fakeConnection(sudo: { passwordless: boolean; password?: string; missin
       const result = (code: number, stderr = ''): ExecResult => ({ code, stdout: '', stderr, durationMs: 1 });
       if (sudo.missing) return result(127, 'sh: 1: sudo: not found');
       if (wrapped.command.text.startsWith('sudo -n')) return sudo.passwordless ? result(0) : result(1, 'sudo: a password is required');
-      if (wrapped.command.text.startsWith('sudo -S')) return stdin.split('\n')[0] === sudo.password ? result(0) : result(1, 'sudo: 1 incorrect password attempt');
+      if (wrapped.command.text.startsWith('sudo -S'))
+        return stdin.split('\n')[0] === sudo.password ? result(0) : result(1, 'sudo: 1 incorrect password attempt');
       return result(0);
     },
   };
@@ -61,12 +62,16 @@ describe('become detection (fake connection)', () => {
     await expect(detectBecome(c, hostWith('debian', { enabled: true, method: 'sudo' }), {})).rejects.toThrow(
       'web1: unreachable: sudo asks debian for a password: set become.passwordEnv to the NAME of a variable holding it, or allow passwordless sudo for debian',
     );
-    await expect(detectBecome(c, hostWith('debian', { enabled: true, method: 'sudo', passwordEnv: 'SUDO_PW' }), {})).rejects.toThrow('$SUDO_PW (become.passwordEnv) is not set');
+    await expect(detectBecome(c, hostWith('debian', { enabled: true, method: 'sudo', passwordEnv: 'SUDO_PW' }), {})).rejects.toThrow(
+      '$SUDO_PW (become.passwordEnv) is not set',
+    );
   });
 
   it('a wrong password fails at connect time without showing it', async () => {
     const c = fakeConnection({ passwordless: false, password: 'right' });
-    const error = await detectBecome(c, hostWith('debian', { enabled: true, method: 'sudo', passwordEnv: 'SUDO_PW' }), { SUDO_PW: password }).catch((e: Error) => e);
+    const error = await detectBecome(c, hostWith('debian', { enabled: true, method: 'sudo', passwordEnv: 'SUDO_PW' }), { SUDO_PW: password }).catch(
+      (e: Error) => e,
+    );
     expect((error as Error).message).toBe('web1: unreachable: sudo rejected the password in $SUDO_PW for user debian (sudo: 1 incorrect password attempt)');
   });
 

@@ -26,7 +26,14 @@ describe('known_hosts', () => {
     const salt = Buffer.from('0123456789abcdef0123');
     const hash = createHmac('sha1', salt).update('[10.0.0.7]:2222').digest('base64');
     const entries = parseKnownHosts(
-      [`a.example,10.0.0.1 ssh-ed25519 AAAA`, `[10.0.0.2]:2222 ssh-ed25519 BBBB`, `*.lab,!bad.lab ssh-ed25519 CCCC`, `|1|${salt.toString('base64')}|${hash} ssh-ed25519 DDDD`, '# comment', '@cert-authority * ssh-ed25519 EEEE'].join('\n'),
+      [
+        `a.example,10.0.0.1 ssh-ed25519 AAAA`,
+        `[10.0.0.2]:2222 ssh-ed25519 BBBB`,
+        `*.lab,!bad.lab ssh-ed25519 CCCC`,
+        `|1|${salt.toString('base64')}|${hash} ssh-ed25519 DDDD`,
+        '# comment',
+        '@cert-authority * ssh-ed25519 EEEE',
+      ].join('\n'),
       'kh',
     );
     expect(entries).toHaveLength(4);
@@ -172,7 +179,12 @@ describe('trust decisions (kcluster trust)', () => {
     const pinFile = join(dir, 'trust-state', 'known_hosts');
     const policy = new HostKeyPolicy({ knownHostsFiles: [], pinFile, strict: true, inventoryFile: 'inv.yaml' });
     const first = newKey('trust1');
-    expect(trustHostKey(policy, target, first.blob, false)).toMatchObject({ kind: 'pinned', fingerprint: fingerprintSha256(first.blob), keyType: 'ssh-ed25519', where: pinFile });
+    expect(trustHostKey(policy, target, first.blob, false)).toMatchObject({
+      kind: 'pinned',
+      fingerprint: fingerprintSha256(first.blob),
+      keyType: 'ssh-ed25519',
+      where: pinFile,
+    });
     expect(readFileSync(pinFile, 'utf8')).toBe(`[10.0.0.7]:2200,[node7]:2200 ${first.line}\n`);
     expect(trustHostKey(policy, target, first.blob, true)).toMatchObject({ kind: 'already-trusted', where: `${pinFile}:1` });
     const second = newKey('trust2');

@@ -87,7 +87,10 @@ describe('session guard', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-guard-'));
     const n = 40_000 + Math.floor(Math.random() * 50_000);
     const { guard, exited } = startGuard(token);
-    const marked = startMarked(token, `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}8 > "$t"`);
+    const marked = startMarked(
+      token,
+      `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}8 > "$t"`,
+    );
     try {
       expect(await until(() => readdirSync(dir).length === 1 && pidsOf(`^sleep ${n}8$`).length === 1, 5_000)).toBe(true);
       guard.stdin!.end();
@@ -109,7 +112,10 @@ describe('session guard', () => {
     const n = 40_000 + Math.floor(Math.random() * 50_000);
     const { guard, exited } = startGuard(token);
     // The EXIT trap needs 2.5 s before it removes the temp file: a fixed 1 s grace killed it midway.
-    const marked = startMarked(token, `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'sleep 2.5; rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}7 > "$t"`);
+    const marked = startMarked(
+      token,
+      `t=$(mktemp ${dir}/.kcluster-write.XXXXXX) || exit 1; trap 'sleep 2.5; rm -f -- "$t"' EXIT; trap 'exit 1' HUP INT TERM PIPE; sleep ${n}7 > "$t"`,
+    );
     try {
       expect(await until(() => readdirSync(dir).length === 1 && pidsOf(`^sleep ${n}7$`).length === 1, 5_000)).toBe(true);
       guard.stdin!.end();
@@ -200,7 +206,7 @@ describe('session guard', () => {
 
   it('marks each command by an assignment before exec, under sudo too, and not without a token', () => {
     const t = '0123456789abcdef';
-    expect(underSh(sh`true`).text).toBe("exec sh -c true");
+    expect(underSh(sh`true`).text).toBe('exec sh -c true');
     expect(underSh(sh`true`, t).text).toBe(`KCLUSTER_SESSION=${t} exec sh -c true`);
     expect(wrapBecome({ kind: 'sudo-nopasswd' }, sh`true`, t).command.text).toBe(`KCLUSTER_SESSION=${t} exec sudo -n -H -- sh -c true`);
     expect(wrapBecome({ kind: 'sudo-password', password: 'p' }, sh`true`, t).command.text).toBe(`KCLUSTER_SESSION=${t} exec sudo -S -k -H -p '' -- sh -c true`);

@@ -16,7 +16,13 @@ export function writeFakeBundle(dir: string, inventories: readonly Inventory[]):
     for (const a of requiredArtifacts(inventory)) {
       const path = `${a.type}s/${a.component}/${a.name}-${a.version}-${a.arch}`;
       const id = { component: a.component, name: a.name, version: a.version, arch: a.arch, type: a.type };
-      entries.set(path, { ...id, path, size: 0, sha256: '0'.repeat(64), ...(a.type === 'image' ? { format: 'oci' as const, reference: `${a.name}:${a.version}` } : {}) });
+      entries.set(path, {
+        ...id,
+        path,
+        size: 0,
+        sha256: '0'.repeat(64),
+        ...(a.type === 'image' ? { format: 'oci' as const, reference: `${a.name}:${a.version}` } : {}),
+      });
     }
   }
   writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ kind: 'kcluster-bundle', formatVersion: 1, arch: 'amd64', artifacts: [...entries.values()] }, null, 2));

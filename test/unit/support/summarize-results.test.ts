@@ -15,7 +15,13 @@ function report(name: string, body: object): string {
   return file;
 }
 
-const unit = report('unit', { numPassedTests: 10, numFailedTests: 0, numPendingTests: 1, success: true, testResults: [{ name: resolve('test/unit/a.test.ts'), status: 'passed', startTime: 0, endTime: 500 }] });
+const unit = report('unit', {
+  numPassedTests: 10,
+  numFailedTests: 0,
+  numPendingTests: 1,
+  success: true,
+  testResults: [{ name: resolve('test/unit/a.test.ts'), status: 'passed', startTime: 0, endTime: 500 }],
+});
 const e2e = report('e2e', {
   numPassedTests: 3,
   numFailedTests: 1,

@@ -21,10 +21,25 @@ describe('templateFile converges (fake connection)', () => {
   it('creates, then plans none, then repairs a hand edit and a chmod', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kc-converge-'));
     const path = join(dir, "conf d'ir $(x)", 'app.conf');
-    const task = templateFile({ path, content: '{{> managed-header comment="#"}}\nhost={{host}}\n', data: (c) => ({ host: c.host.name }), mode: 0o640, owner, group, renderer: createTemplateRenderer() });
+    const task = templateFile({
+      path,
+      content: '{{> managed-header comment="#"}}\nhost={{host}}\n',
+      data: (c) => ({ host: c.host.name }),
+      mode: 0o640,
+      owner,
+      group,
+      renderer: createTemplateRenderer(),
+    });
     const ctx = hostContext('node-1');
     const connection = new LocalShellConnection('node-1');
-    const applyCtx: ApplyContext = { ...ctx, connection, signal: new AbortController().signal, log: () => undefined, publish: () => undefined, transfers: new Semaphore(1) };
+    const applyCtx: ApplyContext = {
+      ...ctx,
+      connection,
+      signal: new AbortController().signal,
+      log: () => undefined,
+      publish: () => undefined,
+      transfers: new Semaphore(1),
+    };
     const plan = () => task.plan({ file: readFactLocally(task.facts(ctx).file) }, ctx);
 
     const first = plan();

@@ -14,7 +14,14 @@ import { hostContext } from './support/host-context.js';
 const ctx = hostContext('node-1', demoRole.defaults);
 const installed: PackageState = { installed: true, version: '1', family: 'debian' };
 const noUnit: UnitState = { loadState: 'not-found', activeState: 'inactive', subState: 'dead', unitFileState: '', fragmentPath: '', needDaemonReload: false };
-const running: UnitState = { loadState: 'loaded', activeState: 'active', subState: 'running', unitFileState: 'enabled', fragmentPath: '/etc/systemd/system/kcluster-demo.service', needDaemonReload: false };
+const running: UnitState = {
+  loadState: 'loaded',
+  activeState: 'active',
+  subState: 'running',
+  unitFileState: 'enabled',
+  fragmentPath: '/etc/systemd/system/kcluster-demo.service',
+  needDaemonReload: false,
+};
 
 /** Fact values for a task, by the kind of each fact its facts() declares. */
 function factsFor(task: AnyTask, state: 'fresh' | 'converged', rendered: Map<string, Buffer>): Record<string, unknown> {
@@ -28,7 +35,19 @@ function factsFor(task: AnyTask, state: 'fresh' | 'converged', rendered: Map<str
     else if (kind === 'file') {
       const bytes = rendered.get(target);
       const mode = target.endsWith('host.conf') ? '0640' : '0644';
-      const file: FileState = state === 'fresh' || !bytes ? { exists: false } : { exists: true, type: 'file', mode, owner: 'root', group: 'root', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), content: bytes.toString('utf8') };
+      const file: FileState =
+        state === 'fresh' || !bytes
+          ? { exists: false }
+          : {
+              exists: true,
+              type: 'file',
+              mode,
+              owner: 'root',
+              group: 'root',
+              size: bytes.length,
+              sha256: createHash('sha256').update(bytes).digest('hex'),
+              content: bytes.toString('utf8'),
+            };
       out[name] = file;
     } else throw new Error(`unexpected fact ${fact.key}`);
   }
@@ -60,7 +79,10 @@ describe('demo role', () => {
     const rendered = new Map<string, Buffer>();
     for (const task of demoRole.tasks) {
       const change = task.plan(factsFor(task, 'fresh', rendered), ctx) as Change<{ content?: Buffer; persist?: Buffer }>;
-      const path = Object.values(task.facts(ctx) as Record<string, { key: string }>).map((f) => f.key).find((k) => k.startsWith('file:'))?.slice(5);
+      const path = Object.values(task.facts(ctx) as Record<string, { key: string }>)
+        .map((f) => f.key)
+        .find((k) => k.startsWith('file:'))
+        ?.slice(5);
       const bytes = change.kind !== 'none' && change.kind !== 'skip' ? (change.payload.content ?? change.payload.persist) : undefined;
       if (path && bytes) rendered.set(path, bytes);
     }

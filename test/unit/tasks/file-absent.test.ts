@@ -8,12 +8,18 @@ const state = (fields: Partial<FileState>): FileState => ({ exists: true, ...fie
 
 describe('fileAbsent', () => {
   it('removes a file that is there, saying why', () => {
-    expect(planFileAbsent(options, state({ type: 'file', mode: '0600' }))).toEqual({ kind: 'delete', summary: "remove /etc/kubernetes/pki/etcd/server.key (etcd's own keys are in /etc/kubernetes/etcd now)", payload: null });
+    expect(planFileAbsent(options, state({ type: 'file', mode: '0600' }))).toEqual({
+      kind: 'delete',
+      summary: "remove /etc/kubernetes/pki/etcd/server.key (etcd's own keys are in /etc/kubernetes/etcd now)",
+      payload: null,
+    });
   });
   it('changes nothing when the file is absent', () => {
     expect(planFileAbsent(options, { exists: false } as FileState)).toEqual({ kind: 'none', reason: '/etc/kubernetes/pki/etcd/server.key is absent' });
   });
   it('refuses a directory at the path (it may hold data)', () => {
-    expect(() => planFileAbsent(options, state({ type: 'directory' }))).toThrow('/etc/kubernetes/pki/etcd/server.key is a directory, where kcluster expects at most a file it no longer uses: move it away');
+    expect(() => planFileAbsent(options, state({ type: 'directory' }))).toThrow(
+      '/etc/kubernetes/pki/etcd/server.key is a directory, where kcluster expects at most a file it no longer uses: move it away',
+    );
   });
 });

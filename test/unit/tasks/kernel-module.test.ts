@@ -10,17 +10,59 @@ import { kernelModule, persistedModule, planKernelModule } from '../../../src/or
 import { shellRaw } from '../../../src/orchestrator/ssh/quote.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-const file = (content: string): FileState => ({ exists: true, type: 'file', mode: '0644', owner: 'root', group: 'root', size: content.length, sha256: sha(content), content });
+const file = (content: string): FileState => ({
+  exists: true,
+  type: 'file',
+  mode: '0644',
+  owner: 'root',
+  group: 'root',
+  size: content.length,
+  sha256: sha(content),
+  content,
+});
 const options = { name: 'br_netfilter', purpose: 'bridged traffic' };
 const bootFile = file(persistedModule(options));
 
 describe('kernelModule plan', () => {
   const cases: { what: string; state: { available: boolean; loadable: boolean }; file: FileState; kind: string; summary: string; payload?: object }[] = [
-    { what: 'available and listed for boot', state: { available: true, loadable: true }, file: bootFile, kind: 'none', summary: 'br_netfilter is available, loaded at boot by /etc/modules-load.d/kcluster-br_netfilter.conf' },
-    { what: 'built in (not loadable), listed for boot', state: { available: true, loadable: false }, file: bootFile, kind: 'none', summary: 'br_netfilter is available, loaded at boot by /etc/modules-load.d/kcluster-br_netfilter.conf' },
-    { what: 'available, not listed', state: { available: true, loadable: true }, file: { exists: false }, kind: 'update', summary: 'load it at boot (/etc/modules-load.d/kcluster-br_netfilter.conf)', payload: { load: false, persist: Buffer.from(persistedModule(options)) } },
-    { what: 'missing, loadable, listed', state: { available: false, loadable: true }, file: bootFile, kind: 'create', summary: 'load br_netfilter (modprobe)', payload: { load: true } },
-    { what: 'missing, loadable, listed with other text', state: { available: false, loadable: true }, file: file('br_netfilter\n'), kind: 'create', summary: 'load br_netfilter (modprobe); load it at boot (/etc/modules-load.d/kcluster-br_netfilter.conf)', payload: { load: true, persist: Buffer.from(persistedModule(options)) } },
+    {
+      what: 'available and listed for boot',
+      state: { available: true, loadable: true },
+      file: bootFile,
+      kind: 'none',
+      summary: 'br_netfilter is available, loaded at boot by /etc/modules-load.d/kcluster-br_netfilter.conf',
+    },
+    {
+      what: 'built in (not loadable), listed for boot',
+      state: { available: true, loadable: false },
+      file: bootFile,
+      kind: 'none',
+      summary: 'br_netfilter is available, loaded at boot by /etc/modules-load.d/kcluster-br_netfilter.conf',
+    },
+    {
+      what: 'available, not listed',
+      state: { available: true, loadable: true },
+      file: { exists: false },
+      kind: 'update',
+      summary: 'load it at boot (/etc/modules-load.d/kcluster-br_netfilter.conf)',
+      payload: { load: false, persist: Buffer.from(persistedModule(options)) },
+    },
+    {
+      what: 'missing, loadable, listed',
+      state: { available: false, loadable: true },
+      file: bootFile,
+      kind: 'create',
+      summary: 'load br_netfilter (modprobe)',
+      payload: { load: true },
+    },
+    {
+      what: 'missing, loadable, listed with other text',
+      state: { available: false, loadable: true },
+      file: file('br_netfilter\n'),
+      kind: 'create',
+      summary: 'load br_netfilter (modprobe); load it at boot (/etc/modules-load.d/kcluster-br_netfilter.conf)',
+      payload: { load: true, persist: Buffer.from(persistedModule(options)) },
+    },
   ];
   for (const c of cases) {
     it(c.what, () => {
@@ -69,7 +111,7 @@ describe('kernel module fact (local sh)', () => {
     expect(read('false')).toMatchObject({ available: false, loadable: false });
     expect(read('true').kernel).toBe(execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim());
   });
-  it('the prerequisites\' probes find what this machine\'s kernel has', () => {
+  it("the prerequisites' probes find what this machine's kernel has", () => {
     for (const m of KERNEL_PREREQUISITES) {
       const fact = kernelModuleState(m.name, m.probe);
       const out = execFileSync('/bin/sh', ['-c', fact.script.text], { encoding: 'utf8' });

@@ -11,10 +11,26 @@ import type { ApplyContext } from '../../../src/orchestrator/engine/types.js';
 import { hostContext } from './support/host-context.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-const file = (content: string): FileState => ({ exists: true, type: 'file', mode: '0644', owner: 'root', group: 'root', size: content.length, sha256: sha(content), content });
+const file = (content: string): FileState => ({
+  exists: true,
+  type: 'file',
+  mode: '0644',
+  owner: 'root',
+  group: 'root',
+  size: content.length,
+  sha256: sha(content),
+  content,
+});
 
 // What `systemctl show` reports for a running, enabled unit; tests vary one field at a time.
-const running: UnitState = { loadState: 'loaded', activeState: 'active', subState: 'running', unitFileState: 'enabled', fragmentPath: '/etc/systemd/system/a.service', needDaemonReload: false };
+const running: UnitState = {
+  loadState: 'loaded',
+  activeState: 'active',
+  subState: 'running',
+  unitFileState: 'enabled',
+  fragmentPath: '/etc/systemd/system/a.service',
+  needDaemonReload: false,
+};
 
 describe('systemdService plan', () => {
   const want = { name: 'a.service', enabled: true, state: 'started' } as const;
@@ -49,22 +65,34 @@ describe('systemdService plan', () => {
 describe('sysctl plan', () => {
   const options = { key: 'net.ipv4.ip_forward', value: '1', persistFile: '/etc/sysctl.d/90-k.conf' };
   it('is none when the live and persisted values match', () => {
-    expect(planSysctl(options, { present: true, value: '1' }, file(persistedSysctl(options)))).toEqual({ kind: 'none', reason: 'net.ipv4.ip_forward = 1, persisted in /etc/sysctl.d/90-k.conf' });
+    expect(planSysctl(options, { present: true, value: '1' }, file(persistedSysctl(options)))).toEqual({
+      kind: 'none',
+      reason: 'net.ipv4.ip_forward = 1, persisted in /etc/sysctl.d/90-k.conf',
+    });
   });
   it('sets the live value and persists it, with the file diff', () => {
     const change = planSysctl(options, { present: true, value: '0' }, { exists: false });
-    expect(change).toMatchObject({ kind: 'update', summary: 'set net.ipv4.ip_forward = 1 (was 0); persist in /etc/sysctl.d/90-k.conf', payload: { runtime: true, persist: Buffer.from(persistedSysctl(options)) } });
+    expect(change).toMatchObject({
+      kind: 'update',
+      summary: 'set net.ipv4.ip_forward = 1 (was 0); persist in /etc/sysctl.d/90-k.conf',
+      payload: { runtime: true, persist: Buffer.from(persistedSysctl(options)) },
+    });
     expect('diff' in change ? change.diff : '').toContain('+net.ipv4.ip_forward = 1');
   });
   it('only persists when the live value is already right', () => {
-    expect(planSysctl(options, { present: true, value: '1' }, file('net.ipv4.ip_forward = 0\n'))).toMatchObject({ summary: 'persist in /etc/sysctl.d/90-k.conf', payload: { runtime: false } });
+    expect(planSysctl(options, { present: true, value: '1' }, file('net.ipv4.ip_forward = 0\n'))).toMatchObject({
+      summary: 'persist in /etc/sysctl.d/90-k.conf',
+      payload: { runtime: false },
+    });
   });
   it('compares multi-value settings word by word', () => {
     const ports = { key: 'net.ipv4.ip_local_port_range', value: '1024  65000', persistFile: '/etc/sysctl.d/p.conf' };
     expect(planSysctl(ports, { present: true, value: '1024 65000' }, file(persistedSysctl(ports))).kind).toBe('none');
   });
   it('fails clearly when the kernel has no such key', () => {
-    expect(() => planSysctl(options, { present: false }, { exists: false })).toThrow('net.ipv4.ip_forward does not exist on this kernel (no /proc/sys/net/ipv4/ip_forward)');
+    expect(() => planSysctl(options, { present: false }, { exists: false })).toThrow(
+      'net.ipv4.ip_forward does not exist on this kernel (no /proc/sys/net/ipv4/ip_forward)',
+    );
   });
   it('a key its module provides, missing because the module is not loaded yet, plans loading it first', () => {
     const bridge = { key: 'net.bridge.bridge-nf-call-iptables', value: '1', module: 'br_netfilter', persistFile: '/etc/sysctl.d/b.conf' };
@@ -73,7 +101,10 @@ describe('sysctl plan', () => {
       summary: 'load br_netfilter, then set net.bridge.bridge-nf-call-iptables = 1; persist in /etc/sysctl.d/b.conf',
       payload: { runtime: true, persist: Buffer.from(persistedSysctl(bridge)) },
     });
-    expect(planSysctl(bridge, { present: false }, file(persistedSysctl(bridge)))).toMatchObject({ summary: 'load br_netfilter, then set net.bridge.bridge-nf-call-iptables = 1', payload: { runtime: true } });
+    expect(planSysctl(bridge, { present: false }, file(persistedSysctl(bridge)))).toMatchObject({
+      summary: 'load br_netfilter, then set net.bridge.bridge-nf-call-iptables = 1',
+      payload: { runtime: true },
+    });
   });
 });
 
@@ -83,17 +114,29 @@ describe('packagePresent', () => {
   const rocky = (line: string) => parsePackageState(`family=rhel\nid=rocky\nlike=rhel centos fedora\n${line}\n`);
 
   it('is none when everything is installed, listing the versions', () => {
-    expect(planPackages({ names: ['a', 'b'], install: false }, { a: debian('installed 1.0'), b: debian('installed 2.0') })).toEqual({ kind: 'none', reason: 'installed: a 1.0, b 2.0' });
+    expect(planPackages({ names: ['a', 'b'], install: false }, { a: debian('installed 1.0'), b: debian('installed 2.0') })).toEqual({
+      kind: 'none',
+      reason: 'installed: a 1.0, b 2.0',
+    });
   });
   it('plans the install through the adapter of the host family', () => {
-    expect(planPackages({ names: ['a', 'b'], install: true }, { a: rocky('installed 1'), b: rocky('not-installed') })).toEqual({ kind: 'run', summary: 'install b', payload: { missing: ['b'], family: 'rhel' } });
+    expect(planPackages({ names: ['a', 'b'], install: true }, { a: rocky('installed 1'), b: rocky('not-installed') })).toEqual({
+      kind: 'run',
+      summary: 'install b',
+      payload: { missing: ['b'], family: 'rhel' },
+    });
   });
   it('with install: false the summary gives the command, and apply fails with it', async () => {
     const options = { names: ['coreutils', 'procps'], install: false };
     const change = planPackages(options, { coreutils: debian('installed 9.1'), procps: debian('not-installed') });
-    expect(change).toMatchObject({ summary: 'install procps (not allowed here: run `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` as root)' });
+    expect(change).toMatchObject({
+      summary:
+        'install procps (not allowed here: run `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` as root)',
+    });
     if (change.kind !== 'run') throw new Error('expected a run change');
     const ctx = { ...hostContext('node-1') } as unknown as ApplyContext; // apply must fail before touching the connection
-    await expect(packagePresent(options).apply(change, ctx)).rejects.toThrow('procps is not installed: install it with `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` (as root)');
+    await expect(packagePresent(options).apply(change, ctx)).rejects.toThrow(
+      'procps is not installed: install it with `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- procps; }` (as root)',
+    );
   });
 });

@@ -12,8 +12,18 @@ import { hostContext } from './support/host-context.js';
 
 const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 const motd = { path: '/etc/motd', mode: 0o644 };
-const existing = (content: string, extra: Partial<FileState> = {}): FileState => ({ exists: true, type: 'file', mode: '0644', owner: 'root', group: 'root', size: Buffer.byteLength(content), sha256: sha(content), content, ...extra });
-const diffOf = (change: { kind: string; diff?: string }): string => ('diff' in change ? change.diff ?? '' : '');
+const existing = (content: string, extra: Partial<FileState> = {}): FileState => ({
+  exists: true,
+  type: 'file',
+  mode: '0644',
+  owner: 'root',
+  group: 'root',
+  size: Buffer.byteLength(content),
+  sha256: sha(content),
+  content,
+  ...extra,
+});
+const diffOf = (change: { kind: string; diff?: string }): string => ('diff' in change ? (change.diff ?? '') : '');
 
 describe('planManagedFile', () => {
   it('creates a missing file, with a diff from /dev/null', () => {
@@ -23,7 +33,10 @@ describe('planManagedFile', () => {
   });
 
   it('changes nothing when content, mode and owner match, and says why', () => {
-    expect(planManagedFile(motd, existing('hello\n'), Buffer.from('hello\n'))).toEqual({ kind: 'none', reason: '/etc/motd already has this content, mode 0644 and owner root:root' });
+    expect(planManagedFile(motd, existing('hello\n'), Buffer.from('hello\n'))).toEqual({
+      kind: 'none',
+      reason: '/etc/motd already has this content, mode 0644 and owner root:root',
+    });
   });
 
   it('shows a unified diff a/ -> b/ of a content change', () => {
@@ -49,7 +62,11 @@ describe('planManagedFile', () => {
     const binary = existing('', { sha256: sha(Buffer.from([0, 1])), size: 2 });
     const { content: _omitted, ...withoutContent } = binary;
     const change = planManagedFile(motd, withoutContent, Buffer.from('text\n'));
-    expect(change).toEqual({ kind: 'update', summary: 'update /etc/motd (content (binary or too large to diff))', payload: { content: Buffer.from('text\n') } });
+    expect(change).toEqual({
+      kind: 'update',
+      summary: 'update /etc/motd (content (binary or too large to diff))',
+      payload: { content: Buffer.from('text\n') },
+    });
   });
 
   it('compares the bytes a read brought, and still reports their sha256', () => {
@@ -72,7 +89,11 @@ describe('planManagedFile', () => {
     const created = planManagedFile({ path: '/etc/k.key', mode: 0o600 }, { exists: false }, Buffer.from(key));
     expect(created).toMatchObject({ kind: 'create', summary: `create /etc/k.key (mode 0600, root:root; ${key.length} bytes, secret: content not shown)` });
     expect(created).not.toHaveProperty('diff');
-    const rotated = planManagedFile({ path: '/etc/admin.conf', mode: 0o600 }, existing(kubeconfig, { mode: '0600' }), Buffer.from(kubeconfig.replace('c2VjcmV0', 'bmV3')));
+    const rotated = planManagedFile(
+      { path: '/etc/admin.conf', mode: 0o600 },
+      existing(kubeconfig, { mode: '0600' }),
+      Buffer.from(kubeconfig.replace('c2VjcmV0', 'bmV3')),
+    );
     expect(rotated).toMatchObject({ kind: 'update', summary: 'update /etc/admin.conf (content (secret: not shown))' });
     expect(rotated).not.toHaveProperty('diff');
     // The old content gives it away even when the new one does not.
@@ -99,7 +120,14 @@ describe('templateFile task', () => {
   it('renders a .hbs file with per-host data, then plans against the file fact', () => {
     const template = join(dir, 'motd.hbs');
     writeFileSync(template, '{{> managed-header comment="#"}}\n{{motd}} on {{host}}\n');
-    const task = templateFile({ path: '/etc/motd', template, mode: 0o644, renderer, data: (ctx) => ({ motd: ctx.vars['motd'], host: ctx.host.name }), notify: ['restart x'] });
+    const task = templateFile({
+      path: '/etc/motd',
+      template,
+      mode: 0o644,
+      renderer,
+      data: (ctx) => ({ motd: ctx.vars['motd'], host: ctx.host.name }),
+      notify: ['restart x'],
+    });
     const ctx = hostContext('node-2');
     const facts = task.facts(ctx);
     expect(facts.file.key).toBe('file:/etc/motd');
@@ -107,14 +135,17 @@ describe('templateFile task', () => {
     expect(task.invalidates).toEqual(['file:/etc/motd', 'file:/etc/motd#*']);
     const change = task.plan({ file: existing('old\n') }, ctx);
     expect(change.kind).toBe('update');
-    expect(diffOf(change)).toContain("-old\n+# Managed by kcluster");
+    expect(diffOf(change)).toContain('-old\n+# Managed by kcluster');
     expect(diffOf(change)).toContain("+it's $(not run) on node-2\n");
   });
 
   it('inline content with fixed data; a converged file plans none', () => {
     const task = templateFile({ path: '/etc/x.conf', content: 'a={{a}}\n', data: { a: 1 }, mode: 0o600, renderer });
     const ctx = hostContext('node-1');
-    expect(task.plan({ file: existing('a=1\n', { mode: '0600' }) }, ctx)).toEqual({ kind: 'none', reason: '/etc/x.conf already has this content, mode 0600 and owner root:root' });
+    expect(task.plan({ file: existing('a=1\n', { mode: '0600' }) }, ctx)).toEqual({
+      kind: 'none',
+      reason: '/etc/x.conf already has this content, mode 0600 and owner root:root',
+    });
   });
 
   it('a missing variable fails the plan, naming the template and the variable', () => {

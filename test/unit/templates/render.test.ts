@@ -31,7 +31,9 @@ describe('createTemplateRenderer', () => {
   });
 
   it('a variable missing inside a partial says so', () => {
-    expect(() => render(write('header-only.hbs', '{{> managed-header}}\n'), {})).toThrow('missing variable "comment" (used by a partial this template includes');
+    expect(() => render(write('header-only.hbs', '{{> managed-header}}\n'), {})).toThrow(
+      'missing variable "comment" (used by a partial this template includes',
+    );
   });
 
   it('the shared managed-header partial takes the comment character as a parameter', () => {
@@ -83,7 +85,11 @@ describe('demo role templates', () => {
     const conf = render(join(templateDir, 'host.conf.hbs'), data);
     expect(conf).toMatch(/^# Managed by kcluster/);
     expect(conf).toContain('name=node-1\nroles=control-plane,etcd\ncluster=lab\ngreeting=hello from kcluster\n');
-    expect(render(join(templateDir, 'hosts.txt.hbs'), data).split('\n').slice(1)).toEqual(['10.231.0.11 node-1 control-plane,etcd', '10.231.0.12 node-2 worker', '']);
+    expect(render(join(templateDir, 'hosts.txt.hbs'), data).split('\n').slice(1)).toEqual([
+      '10.231.0.11 node-1 control-plane,etcd',
+      '10.231.0.12 node-2 worker',
+      '',
+    ]);
   });
 
   it('motd carries the host var verbatim (no escaping, nothing evaluated)', () => {

@@ -5,7 +5,20 @@
 // folder, which a second build finds and returns.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { LOCK_FILE, type BundleEntry, type BundleLock } from '../bundle-lock.js';
@@ -126,12 +139,29 @@ export async function assembleBundle(options: AssembleOptions): Promise<Assemble
         for (const layer of spec.layers) args.push('-layer', layerDir(layer, stageDir));
         await run(join(mkimage, 'mkimage'), args, { signal: options.signal, maxBuffer: 16 * 1024 * 1024 });
         const file = join(partial, path);
-        images.push({ name: spec.name, component: w.component, version: imageVersion, arch: options.arch, type: 'image', format: 'oci', reference, path, size: statSync(file).size, sha256: await sha256File(file) });
+        images.push({
+          name: spec.name,
+          component: w.component,
+          version: imageVersion,
+          arch: options.arch,
+          type: 'image',
+          format: 'oci',
+          reference,
+          path,
+          size: statSync(file).size,
+          sha256: await sha256File(file),
+        });
       }
     }
     const debianPackages = netbase ? readFileSync(join(netbase, 'debian-packages.txt'), 'utf8').split('\n').filter(Boolean) : [];
     if (netbase) copyFileSync(join(netbase, 'debian-packages.txt'), join(partial, 'debian-packages.txt'));
-    const lock: BundleLock = { kind: 'kcluster-bundle', formatVersion: 1, arch: options.arch, artifacts: [...(await binaryEntries(partial, options.arch)), ...images], debianPackages };
+    const lock: BundleLock = {
+      kind: 'kcluster-bundle',
+      formatVersion: 1,
+      arch: options.arch,
+      artifacts: [...(await binaryEntries(partial, options.arch)), ...images],
+      debianPackages,
+    };
     writeFileSync(join(partial, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);
     rmSync(bundle, { recursive: true, force: true });
     renameSync(partial, bundle);

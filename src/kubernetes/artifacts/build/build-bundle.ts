@@ -48,7 +48,9 @@ export class BundleBuildError extends Error {
 export async function buildBundle(request: BundleBuildRequest): Promise<AssembledBundle> {
   const arch = BUNDLE_BUILD.arch;
   if (GO_ARCH[machineArch()] !== arch) {
-    throw new BundleBuildError(`the recipes build ${arch} binaries natively and this machine is ${GO_ARCH[machineArch()] ?? machineArch()}: run kcluster bundle build on an ${arch} machine`);
+    throw new BundleBuildError(
+      `the recipes build ${arch} binaries natively and this machine is ${GO_ARCH[machineArch()] ?? machineArch()}: run kcluster bundle build on an ${arch} machine`,
+    );
   }
   const wanted = uniqueComponents([...request.wanted, ...(request.testTools ? [{ component: 'test-tools', version: TOOL_VERSION }] : [])]);
   const stages = planBundleBuild(request.wanted, { testTools: request.testTools, fromReleases: request.fromReleases !== undefined });
@@ -59,10 +61,19 @@ export async function buildBundle(request: BundleBuildRequest): Promise<Assemble
     request.signal?.throwIfAborted();
     const dependencyDirs = stage.after.map((id) => outputs.get(id)?.dir ?? '');
     const key = stageKey(stage, { root: request.root, goToolchain: BUNDLE_BUILD.goToolchain, arch, dependencyDirs });
-    const stageEnv = { ...env, ...(stage.name === 'pause' && dependencyDirs[0] ? { KCLUSTER_PAUSE_SOURCE: `${dependencyDirs[0]}/.pause.c` } : {}), ...stage.env };
+    const stageEnv = {
+      ...env,
+      ...(stage.name === 'pause' && dependencyDirs[0] ? { KCLUSTER_PAUSE_SOURCE: `${dependencyDirs[0]}/.pause.c` } : {}),
+      ...stage.env,
+    };
     const produce =
       stage.origin === 'release'
-        ? releaseStageProducer(stage, { mirrors: request.fromReleases?.mirrors ?? {}, downloadDir: join(request.cacheDir, 'releases'), arch, signal: request.signal })
+        ? releaseStageProducer(stage, {
+            mirrors: request.fromReleases?.mirrors ?? {},
+            downloadDir: join(request.cacheDir, 'releases'),
+            arch,
+            signal: request.signal,
+          })
         : undefined;
     try {
       const output = await runStage(stage, { root: request.root, cacheDir: request.cacheDir, key, env: stageEnv, signal: request.signal, produce }, (log) =>
@@ -77,7 +88,14 @@ export async function buildBundle(request: BundleBuildRequest): Promise<Assemble
   }
   request.onEvent?.({ type: 'assembling' });
   const started = Date.now();
-  const bundle = await assembleBundle({ cacheDir: request.cacheDir, arch, imageRepository: BUNDLE_BUILD.imageRepository, wanted, outputs, signal: request.signal });
+  const bundle = await assembleBundle({
+    cacheDir: request.cacheDir,
+    arch,
+    imageRepository: BUNDLE_BUILD.imageRepository,
+    wanted,
+    outputs,
+    signal: request.signal,
+  });
   request.onEvent?.({ type: 'assembled', bundle, seconds: (Date.now() - started) / 1000 });
   return bundle;
 }

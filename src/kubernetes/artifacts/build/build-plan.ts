@@ -81,7 +81,15 @@ const stage = (name: string, version: string, after: readonly string[] = []): Bu
 /** Components whose releases publish every binary kcluster needs, with checksums (release-catalog.ts). */
 export const FROM_RELEASES = new Set(['kubernetes', 'etcd', 'containerd', 'runc', 'crictl', 'cni-plugins']);
 
-const released = (name: string, version: string): BuildStage => ({ id: `${name}@${version}`, name, version, after: [], sources: [], go: false, origin: 'release' });
+const released = (name: string, version: string): BuildStage => ({
+  id: `${name}@${version}`,
+  name,
+  version,
+  after: [],
+  sources: [],
+  go: false,
+  origin: 'release',
+});
 
 /** Each component at each version once, in the order first asked for. */
 export function uniqueComponents(wanted: readonly WantedComponent[]): WantedComponent[] {
@@ -100,7 +108,10 @@ export function uniqueComponents(wanted: readonly WantedComponent[]): WantedComp
  * own end-to-end tests run their pods with. `fromReleases` downloads what the official releases
  * publish with checksums (FROM_RELEASES) instead of building it; the rest is built as always.
  */
-export function planBundleBuild(wanted: readonly WantedComponent[], options: { testTools?: boolean | undefined; fromReleases?: boolean | undefined } = {}): BuildStage[] {
+export function planBundleBuild(
+  wanted: readonly WantedComponent[],
+  options: { testTools?: boolean | undefined; fromReleases?: boolean | undefined } = {},
+): BuildStage[] {
   const unique = uniqueComponents(wanted);
   const kubernetes = unique.filter((w) => w.component === 'kubernetes').map((w) => w.version);
   const stages: BuildStage[] = [];

@@ -45,10 +45,31 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
   'cni-plugins': { binaries: ['bridge', 'loopback', 'host-local', 'portmap'], images: [] },
   'cri-dockerd': { binaries: ['cri-dockerd'], images: [] },
   'kcluster-apiproxy': { binaries: ['kcluster-apiproxy'], images: [] },
-  coredns: { binaries: [], images: [{ name: 'coredns', entrypoint: '/coredns', user: '65532:65532', layers: [base, { kind: 'files', files: [{ from: 'coredns', to: 'coredns' }] }] }] },
-  'metrics-server': { binaries: [], images: [{ name: 'metrics-server', entrypoint: '/metrics-server', user: '65534:65534', layers: [base, { kind: 'files', files: [{ from: 'metrics-server', to: 'metrics-server' }] }] }] },
-  flannel: { binaries: [], images: [{ name: 'flannel', entrypoint: '/opt/bin/flanneld', layers: [base, netbase, { kind: 'files', files: [{ from: 'flanneld', to: 'opt/bin/flanneld' }] }] }] },
-  pause: { binaries: [], images: [{ name: 'pause', entrypoint: '/pause', user: '65535:65535', layers: [{ kind: 'files', files: [{ from: 'pause', to: 'pause' }] }] }] },
+  coredns: {
+    binaries: [],
+    images: [{ name: 'coredns', entrypoint: '/coredns', user: '65532:65532', layers: [base, { kind: 'files', files: [{ from: 'coredns', to: 'coredns' }] }] }],
+  },
+  'metrics-server': {
+    binaries: [],
+    images: [
+      {
+        name: 'metrics-server',
+        entrypoint: '/metrics-server',
+        user: '65534:65534',
+        layers: [base, { kind: 'files', files: [{ from: 'metrics-server', to: 'metrics-server' }] }],
+      },
+    ],
+  },
+  flannel: {
+    binaries: [],
+    images: [
+      { name: 'flannel', entrypoint: '/opt/bin/flanneld', layers: [base, netbase, { kind: 'files', files: [{ from: 'flanneld', to: 'opt/bin/flanneld' }] }] },
+    ],
+  },
+  pause: {
+    binaries: [],
+    images: [{ name: 'pause', entrypoint: '/pause', user: '65535:65535', layers: [{ kind: 'files', files: [{ from: 'pause', to: 'pause' }] }] }],
+  },
   'test-tools': {
     binaries: [],
     images: [{ name: 'busybox', entrypoint: '/bin/busybox', layers: [base, { kind: 'files', files: [{ from: 'rootfs/bin/busybox', to: 'bin/busybox' }] }] }],

@@ -28,7 +28,9 @@ export function releaseStageProducer(stage: BuildStage, options: ReleaseStageOpt
         const fetched = await fetcher.binary({ component: stage.name, name, version: stage.version, arch: options.arch, type: 'binary' });
         await copyFile(fetched.localPath, join(dir, name));
         await chmod(join(dir, name), 0o755);
-        log(`${name}: ${fetched.location.url}${fetched.location.member !== undefined ? ` (${fetched.location.member})` : ''}, sha256 checked against ${fetched.location.checksumUrl}`);
+        log(
+          `${name}: ${fetched.location.url}${fetched.location.member !== undefined ? ` (${fetched.location.member})` : ''}, sha256 checked against ${fetched.location.checksumUrl}`,
+        );
       }
     } finally {
       await verified.save();

@@ -70,27 +70,29 @@ export async function runStage(stage: BuildStage, options: RunStageOptions, onBu
   onBuilding?.(log);
   const started = Date.now();
   const fd = openSync(log, 'w');
-  const outcome = options.produce ? await produceInto(options.produce, partial, fd) : await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-    const child = spawn('bash', [recipePath(options.root, stage), stage.version, partial], {
-      cwd: options.cacheDir,
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', fd, fd],
-      detached: true,
-    });
-    const stop = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    };
-    options.signal?.addEventListener('abort', stop, { once: true });
-    child.on('error', (error) => resolve({ code: null, signal: null, error }));
-    child.on('close', (code, signal) => {
-      options.signal?.removeEventListener('abort', stop);
-      resolve({ code, signal });
-    });
-  });
+  const outcome = options.produce
+    ? await produceInto(options.produce, partial, fd)
+    : await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+        const child = spawn('bash', [recipePath(options.root, stage), stage.version, partial], {
+          cwd: options.cacheDir,
+          env: { ...process.env, ...options.env },
+          stdio: ['ignore', fd, fd],
+          detached: true,
+        });
+        const stop = (): void => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+          } catch {
+            // already gone
+          }
+        };
+        options.signal?.addEventListener('abort', stop, { once: true });
+        child.on('error', (error) => resolve({ code: null, signal: null, error }));
+        child.on('close', (code, signal) => {
+          options.signal?.removeEventListener('abort', stop);
+          resolve({ code, signal });
+        });
+      });
   closeSync(fd);
   if (outcome.code !== 0) {
     rmSync(partial, { recursive: true, force: true });
@@ -113,7 +115,11 @@ export async function runStage(stage: BuildStage, options: RunStageOptions, onBu
   return { stage, dir, cached: false, seconds, log };
 }
 
-async function produceInto(produce: NonNullable<RunStageOptions['produce']>, dir: string, fd: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
+async function produceInto(
+  produce: NonNullable<RunStageOptions['produce']>,
+  dir: string,
+  fd: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
   const log = (line: string): void => void writeSync(fd, `${line}\n`);
   try {
     await produce(dir, log);

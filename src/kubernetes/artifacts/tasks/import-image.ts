@@ -54,13 +54,23 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
         return;
       }
       await ctx.transfers.run(() =>
-        ctx.connection.uploadFile(change.payload.localPath, staged, { mode: 0o600, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256, label: `upload image ${artifact.name}` }),
+        ctx.connection.uploadFile(change.payload.localPath, staged, {
+          mode: 0o600,
+          owner: 'root',
+          group: 'root',
+          become: true,
+          mkdirParents: true,
+          sha256,
+          label: `upload image ${artifact.name}`,
+        }),
       );
       const load =
-        runtime === 'containerd'
-          ? sh`ctr -n k8s.io images import --platform ${`linux/${artifact.arch}`} ${staged}`
-          : sh`docker load --input ${staged}`;
-      await execChecked(ctx.connection, sh`trap 'rm -f -- ${staged}' EXIT; ${load} && ${pin}`, { become: true, label: `import ${artifact.name}`, timeoutMs: 300_000 });
+        runtime === 'containerd' ? sh`ctr -n k8s.io images import --platform ${`linux/${artifact.arch}`} ${staged}` : sh`docker load --input ${staged}`;
+      await execChecked(ctx.connection, sh`trap 'rm -f -- ${staged}' EXIT; ${load} && ${pin}`, {
+        become: true,
+        label: `import ${artifact.name}`,
+        timeoutMs: 300_000,
+      });
     },
   };
 }

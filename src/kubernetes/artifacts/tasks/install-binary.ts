@@ -25,9 +25,14 @@ export function planInstallBinary(artifact: PreparedArtifact, current: Installed
   const payload = { localPath: artifact.localPath!, sha256: artifact.sha256!, attributesOnly: false };
   if (!current.exists) return { kind: 'create', summary: `install ${what} at ${path}`, payload };
   if (current.regular === false) return { kind: 'update', summary: `replace what is at ${path} (not a regular file) with ${what}`, payload };
-  if (current.sha256 !== artifact.sha256) return { kind: 'update', summary: `replace ${path} with ${what} (sha256 ${current.sha256?.slice(0, 12)}… -> ${artifact.sha256!.slice(0, 12)}…)`, payload };
+  if (current.sha256 !== artifact.sha256)
+    return { kind: 'update', summary: `replace ${path} with ${what} (sha256 ${current.sha256?.slice(0, 12)}… -> ${artifact.sha256!.slice(0, 12)}…)`, payload };
   if (current.mode !== MODE || current.owner !== 'root' || current.group !== 'root') {
-    return { kind: 'update', summary: `fix ${path}: mode ${current.mode} -> ${MODE}, owner ${current.owner}:${current.group} -> root:root`, payload: { ...payload, attributesOnly: true } };
+    return {
+      kind: 'update',
+      summary: `fix ${path}: mode ${current.mode} -> ${MODE}, owner ${current.owner}:${current.group} -> root:root`,
+      payload: { ...payload, attributesOnly: true },
+    };
   }
   return noChange(`${path} is ${what}`);
 }
@@ -48,7 +53,15 @@ export function installBinary(artifact: PreparedArtifact, notify?: readonly stri
       const record = recordPathFor(path);
       if (!change.payload.attributesOnly) {
         await ctx.transfers.run(() =>
-          ctx.connection.uploadFile(change.payload.localPath, path, { mode: 0o755, owner: 'root', group: 'root', become: true, mkdirParents: true, sha256: change.payload.sha256, label: `upload ${artifact.name}` }),
+          ctx.connection.uploadFile(change.payload.localPath, path, {
+            mode: 0o755,
+            owner: 'root',
+            group: 'root',
+            become: true,
+            mkdirParents: true,
+            sha256: change.payload.sha256,
+            label: `upload ${artifact.name}`,
+          }),
         );
       }
       // An upload lands only after the host checked its size and sha256 (atomic-write.ts), so

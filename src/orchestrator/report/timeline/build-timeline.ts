@@ -84,7 +84,9 @@ export function buildTimeline(events: readonly RunEvent[]): Timeline {
         break;
       }
       case 'task-start':
-        hostOf(event.play, event.host)?.roles.findLast((r) => r.role === event.role)?.tasks.push({ role: event.role, task: event.task, start: time });
+        hostOf(event.play, event.host)
+          ?.roles.findLast((r) => r.role === event.role)
+          ?.tasks.push({ role: event.role, task: event.task, start: time });
         break;
       case 'task-result': {
         const role = hostOf(event.play, event.host)?.roles.findLast((r) => r.role === event.role);

@@ -37,15 +37,34 @@ function rows(timeline: Timeline, path: CriticalPath, minTaskMs: number): Row[] 
   const out: Row[] = [];
   for (const play of timeline.plays) {
     const aborted = play.aborted !== undefined ? `; aborted: ${play.aborted}` : '';
-    out.push({ mark: true, start: play.start, duration: play.end - play.start, label: `play ${play.play}`, note: `${play.hosts.length} host${play.hosts.length === 1 ? '' : 's'}${aborted}` });
+    out.push({
+      mark: true,
+      start: play.start,
+      duration: play.end - play.start,
+      label: `play ${play.play}`,
+      note: `${play.hosts.length} host${play.hosts.length === 1 ? '' : 's'}${aborted}`,
+    });
     for (const lane of play.hosts) {
       const critical = isCritical(path, play.index, lane.host);
-      out.push({ mark: critical, start: lane.start, duration: lane.end - lane.start, label: `  ${lane.host}`, note: hostNote(path, play.index, lane, critical) });
+      out.push({
+        mark: critical,
+        start: lane.start,
+        duration: lane.end - lane.start,
+        label: `  ${lane.host}`,
+        note: hostNote(path, play.index, lane, critical),
+      });
       for (const role of lane.roles) {
         const short = role.tasks.filter((t) => t.end - t.start < minTaskMs);
         const facts = role.factsMs >= 50 ? `facts ${seconds(role.factsMs)} s` : '';
-        const hidden = short.length > 0 ? `${short.length} short task${short.length === 1 ? '' : 's'} ${seconds(short.reduce((s, t) => s + t.end - t.start, 0))} s` : '';
-        out.push({ mark: critical, start: role.start, duration: role.end - role.start, label: `    ${role.role}`, note: [facts, hidden].filter(Boolean).join(', ') });
+        const hidden =
+          short.length > 0 ? `${short.length} short task${short.length === 1 ? '' : 's'} ${seconds(short.reduce((s, t) => s + t.end - t.start, 0))} s` : '';
+        out.push({
+          mark: critical,
+          start: role.start,
+          duration: role.end - role.start,
+          label: `    ${role.role}`,
+          note: [facts, hidden].filter(Boolean).join(', '),
+        });
         for (const task of role.tasks) {
           if (task.end - task.start < minTaskMs) continue;
           out.push({ mark: critical, start: task.start, duration: task.end - task.start, label: `      ${task.task}`, note: task.status });
@@ -62,7 +81,10 @@ export function criticalTasks(timeline: Timeline, path: CriticalPath, minTaskMs:
   for (const step of path.plays) {
     const play = timeline.plays[step.index];
     const lanes = play?.hosts.filter((h) => step.lanes.some((l) => l.host === h.host)) ?? [];
-    out.set(step.index, lanes.flatMap((l) => l.roles.flatMap((r) => r.tasks)).filter((t) => t.end - t.start >= minTaskMs));
+    out.set(
+      step.index,
+      lanes.flatMap((l) => l.roles.flatMap((r) => r.tasks)).filter((t) => t.end - t.start >= minTaskMs),
+    );
   }
   return out;
 }
@@ -87,11 +109,18 @@ function phaseSummary(timeline: Timeline): string[] {
   const windows = phaseWindows(timeline);
   const labels = timeline.plays.flatMap((p) => [`play ${p.play}`, ...windows.filter((w) => w.playIndex === p.index).map((w) => `  ${w.role}`)]);
   const width = Math.min(64, Math.max(5, ...labels.map((l) => l.length)));
-  const lines = [`phases (a role from its first host's start to its last host's end)`, `  ${'START'.padStart(7)} ${'TIME'.padStart(7)}  ${'PHASE'.padEnd(width)}  HOSTS  SLOWEST`];
+  const lines = [
+    `phases (a role from its first host's start to its last host's end)`,
+    `  ${'START'.padStart(7)} ${'TIME'.padStart(7)}  ${'PHASE'.padEnd(width)}  HOSTS  SLOWEST`,
+  ];
   for (const play of timeline.plays) {
-    lines.push(`  ${seconds(play.start).padStart(7)} ${seconds(play.end - play.start).padStart(7)}  ${`play ${play.play}`.padEnd(width)}  ${String(play.hosts.length).padStart(5)}`);
+    lines.push(
+      `  ${seconds(play.start).padStart(7)} ${seconds(play.end - play.start).padStart(7)}  ${`play ${play.play}`.padEnd(width)}  ${String(play.hosts.length).padStart(5)}`,
+    );
     for (const w of windows.filter((x) => x.playIndex === play.index)) {
-      lines.push(`  ${seconds(w.start).padStart(7)} ${seconds(w.end - w.start).padStart(7)}  ${`  ${w.role}`.padEnd(width)}  ${String(w.hosts).padStart(5)}  ${w.slowest.host} ${seconds(w.slowest.ms)} s`);
+      lines.push(
+        `  ${seconds(w.start).padStart(7)} ${seconds(w.end - w.start).padStart(7)}  ${`  ${w.role}`.padEnd(width)}  ${String(w.hosts).padStart(5)}  ${w.slowest.host} ${seconds(w.slowest.ms)} s`,
+      );
     }
   }
   return lines;
@@ -132,5 +161,17 @@ export function formatTimeline(timeline: Timeline, path: CriticalPath, options: 
   const fmt = (r: Row): string =>
     `${r.mark ? '*' : ' '} ${seconds(r.start).padStart(7)} ${seconds(r.duration).padStart(7)}  ${r.note ? `${r.label.padEnd(width)}  ${r.note}` : r.label}`;
   const body = [`  ${'START'.padStart(7)} ${'TIME'.padStart(7)}  PHASE`, ...table.map(fmt)];
-  return [...head, ...phaseSummary(timeline), '', 'per host, role and task', ...body, '', ...criticalSummary(timeline, path, options.minTaskMs), '', 'per host (busy: in its plays; waiting: in its plays, before it started or after it ended, while another host ran)', ...hostSummary(timeline), ''].join('\n');
+  return [
+    ...head,
+    ...phaseSummary(timeline),
+    '',
+    'per host, role and task',
+    ...body,
+    '',
+    ...criticalSummary(timeline, path, options.minTaskMs),
+    '',
+    'per host (busy: in its plays; waiting: in its plays, before it started or after it ended, while another host ran)',
+    ...hostSummary(timeline),
+    '',
+  ].join('\n');
 }

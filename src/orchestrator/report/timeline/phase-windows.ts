@@ -30,7 +30,8 @@ export function phaseWindows(timeline: Timeline): PhaseWindow[] {
       seen.hosts.add(host);
       if (ms > seen.slowest.ms) seen.slowest = { host, ms };
     }
-    for (const [role, w] of byRole) out.push({ play: play.play, playIndex: play.index, role, start: w.start, end: w.end, hosts: w.hosts.size, slowest: w.slowest });
+    for (const [role, w] of byRole)
+      out.push({ play: play.play, playIndex: play.index, role, start: w.start, end: w.end, hosts: w.hosts.size, slowest: w.slowest });
   }
   return out;
 }

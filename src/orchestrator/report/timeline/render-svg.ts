@@ -14,7 +14,17 @@ export interface SvgOptions {
 const ROW = 18;
 const LABEL_WIDTH = 230;
 const TOP = 48;
-const COLORS = { task: '#4c78a8', critical: '#d62728', play: '#9e9e9e', roleA: '#e8eef6', roleB: '#d5e1ef', lane: '#fafafa', laneCritical: '#fdecea', grid: '#dddddd', text: '#222222' } as const;
+const COLORS = {
+  task: '#4c78a8',
+  critical: '#d62728',
+  play: '#9e9e9e',
+  roleA: '#e8eef6',
+  roleB: '#d5e1ef',
+  lane: '#fafafa',
+  laneCritical: '#fdecea',
+  grid: '#dddddd',
+  text: '#222222',
+} as const;
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
@@ -53,24 +63,63 @@ export function renderSvg(timeline: Timeline, path: CriticalPath, options: SvgOp
   let y = TOP;
   for (const play of timeline.plays) {
     body.push(label(`${play.play} (${s(play.end - play.start)} s)`, y, 0, true));
-    body.push(rect('play critical', x(play.start), y + 3, w(play.start, play.end), ROW - 6, COLORS.play, `play ${play.play}: ${s(play.start)} s + ${s(play.end - play.start)} s${play.aborted ? `; aborted: ${play.aborted}` : ''}`));
+    body.push(
+      rect(
+        'play critical',
+        x(play.start),
+        y + 3,
+        w(play.start, play.end),
+        ROW - 6,
+        COLORS.play,
+        `play ${play.play}: ${s(play.start)} s + ${s(play.end - play.start)} s${play.aborted ? `; aborted: ${play.aborted}` : ''}`,
+      ),
+    );
     y += ROW;
     for (const lane of play.hosts) {
       const critical = isCritical(path, play.index, lane.host);
       body.push(label(lane.host, y, 12));
       body.push(
-        rect(`lane${critical ? ' critical' : ''}`, x(lane.start), y + 1, w(lane.start, lane.end), ROW - 2, critical ? COLORS.laneCritical : COLORS.lane, `${lane.host} in ${play.play}: ${s(lane.start)} s + ${s(lane.end - lane.start)} s (${lane.outcome})`, critical ? ` stroke="${COLORS.critical}" stroke-width="1"` : ''),
+        rect(
+          `lane${critical ? ' critical' : ''}`,
+          x(lane.start),
+          y + 1,
+          w(lane.start, lane.end),
+          ROW - 2,
+          critical ? COLORS.laneCritical : COLORS.lane,
+          `${lane.host} in ${play.play}: ${s(lane.start)} s + ${s(lane.end - lane.start)} s (${lane.outcome})`,
+          critical ? ` stroke="${COLORS.critical}" stroke-width="1"` : '',
+        ),
       );
       lane.roles.forEach((role, i) => {
-        body.push(rect('role', x(role.start), y + 2, w(role.start, role.end), ROW - 4, i % 2 === 0 ? COLORS.roleA : COLORS.roleB, `${lane.host} / ${role.role}: ${s(role.start)} s + ${s(role.end - role.start)} s (facts ${s(role.factsMs)} s)`));
+        body.push(
+          rect(
+            'role',
+            x(role.start),
+            y + 2,
+            w(role.start, role.end),
+            ROW - 4,
+            i % 2 === 0 ? COLORS.roleA : COLORS.roleB,
+            `${lane.host} / ${role.role}: ${s(role.start)} s + ${s(role.end - role.start)} s (facts ${s(role.factsMs)} s)`,
+          ),
+        );
         for (const task of role.tasks) {
           if (task.end - task.start < options.minTaskMs) continue;
           const barWidth = w(task.start, task.end);
           body.push(
-            rect(`task${critical ? ' critical' : ''}`, x(task.start), y + 4, barWidth, ROW - 8, critical ? COLORS.critical : COLORS.task, `${lane.host} / ${role.role} / ${task.task}: ${s(task.start)} s + ${s(task.end - task.start)} s (${task.status})`, ' stroke="#ffffff" stroke-width="0.5"'),
+            rect(
+              `task${critical ? ' critical' : ''}`,
+              x(task.start),
+              y + 4,
+              barWidth,
+              ROW - 8,
+              critical ? COLORS.critical : COLORS.task,
+              `${lane.host} / ${role.role} / ${task.task}: ${s(task.start)} s + ${s(task.end - task.start)} s (${task.status})`,
+              ' stroke="#ffffff" stroke-width="0.5"',
+            ),
           );
           // The name inside the bar when it fits (about 6 px a character at this size).
-          if (barWidth >= task.task.length * 6 + 8) body.push(`<text class="task-label" x="${n(x(task.start) + 4)}" y="${n(y + ROW - 6)}" font-size="9" fill="#ffffff">${escapeXml(task.task)}</text>`);
+          if (barWidth >= task.task.length * 6 + 8)
+            body.push(`<text class="task-label" x="${n(x(task.start) + 4)}" y="${n(y + ROW - 6)}" font-size="9" fill="#ffffff">${escapeXml(task.task)}</text>`);
         }
       });
       y += ROW;

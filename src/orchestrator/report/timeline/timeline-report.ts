@@ -32,7 +32,10 @@ export function timelineReport(text: string, source: string, options: TimelineRe
   const runs = splitRuns(parsed.events);
   const wanted = options.run ?? runs.length;
   const run = runs[wanted - 1];
-  if (!run) throw new InputError(`${source}: --run ${wanted}: the file holds ${runs.length} run${runs.length === 1 ? '' : 's'}; give a number from 1 to ${runs.length}`);
+  if (!run)
+    throw new InputError(
+      `${source}: --run ${wanted}: the file holds ${runs.length} run${runs.length === 1 ? '' : 's'}; give a number from 1 to ${runs.length}`,
+    );
   const notes = [...parsed.warnings];
   if (runs.length > 1) notes.push(`${source}: holds ${runs.length} runs; this is run ${wanted} (line ${run[0]!.line}); --run N shows another`);
   const timeline = buildTimeline(run.map((e) => e.event));

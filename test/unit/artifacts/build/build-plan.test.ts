@@ -50,7 +50,9 @@ describe('bundle build plan', () => {
   });
 
   it('an inventory gets only what it installs: containerd without cri-dockerd, no proxy with one control plane', () => {
-    const inv = inventory('hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\nssh:\n  user: root\n  agent: true\n');
+    const inv = inventory(
+      'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\nssh:\n  user: root\n  agent: true\n',
+    );
     const wanted = requiredArtifacts(inv).map((a) => ({ component: a.component, version: a.version }));
     const names = planBundleBuild(wanted).map((s) => s.name);
     expect(names).toContain('containerd');

@@ -35,16 +35,34 @@ let published: Map<string, Buffer>;
 beforeAll(async () => {
   server = await startReleaseServer(www);
   mirrors = { 'https://github.com': `${server.url}/gh`, 'https://dl.k8s.io': `${server.url}/k8s` };
-  const binaries = wanted.flatMap((w) => COMPONENT_CONTENTS[w.component]!.binaries.map((name) => ({ component: w.component, name, version: w.version, arch: 'amd64', type: 'binary' as const })));
+  const binaries = wanted.flatMap((w) =>
+    COMPONENT_CONTENTS[w.component]!.binaries.map((name) => ({ component: w.component, name, version: w.version, arch: 'amd64', type: 'binary' as const })),
+  );
   published = publishStandInReleases(www, join(dir, 'staging'), binaries, mirrors);
 });
 afterAll(() => server.close());
 
 describe('bundle build --from-releases (loopback mirror, stand-in binaries)', () => {
   it('plans release downloads for what releases publish with checksums, and builds the rest', () => {
-    const stages = planBundleBuild([...wanted, { component: 'kubernetes', version: KUBERNETES_RELEASES[0]! }, { component: 'pause', version: versions.pause }, { component: 'cri-dockerd', version: versions.criDockerd }], { fromReleases: true });
+    const stages = planBundleBuild(
+      [
+        ...wanted,
+        { component: 'kubernetes', version: KUBERNETES_RELEASES[0]! },
+        { component: 'pause', version: versions.pause },
+        { component: 'cri-dockerd', version: versions.criDockerd },
+      ],
+      { fromReleases: true },
+    );
     const origin = Object.fromEntries(stages.map((s) => [s.name, s.origin]));
-    expect(origin).toMatchObject({ kubernetes: 'release', runc: 'release', containerd: 'release', crictl: 'release', 'cni-plugins': 'release', 'cri-dockerd': 'source', pause: 'source' });
+    expect(origin).toMatchObject({
+      kubernetes: 'release',
+      runc: 'release',
+      containerd: 'release',
+      crictl: 'release',
+      'cni-plugins': 'release',
+      'cri-dockerd': 'source',
+      pause: 'source',
+    });
     // pause reads its C source from the kubernetes module itself when Kubernetes is downloaded
     expect(stages.find((s) => s.name === 'pause')).toMatchObject({ after: [], env: { KCLUSTER_PAUSE_MODULE: `k8s.io/kubernetes@${KUBERNETES_RELEASES[0]}` } });
   });
@@ -77,7 +95,12 @@ describe('bundle build --from-releases (loopback mirror, stand-in binaries)', ()
     const cacheDir = join(dir, 'cache-corrupt');
     // the runc binary on the mirror changes after its checksum was published
     appendFileSync(join(www, 'gh', 'opencontainers', 'runc', 'releases', 'download', versions.runc, 'runc.amd64'), 'tampered');
-    const error = await buildBundle({ wanted: [{ component: 'runc', version: versions.runc }], cacheDir, root: packageRoot(), fromReleases: { mirrors } }).catch((e: unknown) => e);
+    const error = await buildBundle({
+      wanted: [{ component: 'runc', version: versions.runc }],
+      cacheDir,
+      root: packageRoot(),
+      fromReleases: { mirrors },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageFailedError);
     expect((error as StageFailedError).tail).toContain(`runc.amd64`);
     expect((error as StageFailedError).tail).toMatch(/sha256/);

@@ -17,11 +17,20 @@ function standInRoot(recipes: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'kc-bb-root-'));
   mkdirSync(join(root, 'bundle', 'recipes'), { recursive: true });
   writeFileSync(join(root, 'bundle', 'recipes', 'lib.sh'), 'set -euo pipefail\n');
-  for (const [name, body] of Object.entries(recipes)) writeFileSync(join(root, 'bundle', 'recipes', `${name}.sh`), `. "$(dirname "$0")/lib.sh"\nv=$1 out=$2\n${body}\n`);
+  for (const [name, body] of Object.entries(recipes))
+    writeFileSync(join(root, 'bundle', 'recipes', `${name}.sh`), `. "$(dirname "$0")/lib.sh"\nv=$1 out=$2\n${body}\n`);
   return root;
 }
 
-const stage = (name: string, version: string, sources: string[] = []): BuildStage => ({ id: `${name}@${version}`, name, version, after: [], sources, go: false, origin: 'source' });
+const stage = (name: string, version: string, sources: string[] = []): BuildStage => ({
+  id: `${name}@${version}`,
+  name,
+  version,
+  after: [],
+  sources,
+  go: false,
+  origin: 'source',
+});
 const keyOf = (root: string, s: BuildStage): string => stageKey(s, { root, goToolchain: 'go1.26.8', arch: 'amd64', dependencyDirs: [] });
 
 describe('bundle build stages (stand-in recipes)', () => {
@@ -48,7 +57,9 @@ describe('bundle build stages (stand-in recipes)', () => {
     const s = stage('etcd', 'v3.6.16');
     const error = await runStage(s, { root, cacheDir, key: keyOf(root, s), env: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StageFailedError);
-    expect((error as StageFailedError).message).toBe(`etcd@v3.6.16: the recipe failed (exit 3); the whole log is ${join(cacheDir, 'logs', 'etcd-v3.6.16.log')}`);
+    expect((error as StageFailedError).message).toBe(
+      `etcd@v3.6.16: the recipe failed (exit 3); the whole log is ${join(cacheDir, 'logs', 'etcd-v3.6.16.log')}`,
+    );
     expect((error as StageFailedError).tail).toContain('go: module not found');
     expect(readdirSync(join(cacheDir, 'out', 'etcd'))).toEqual([]);
   });
@@ -102,7 +113,8 @@ describe('bundle build stages (stand-in recipes)', () => {
     });
     const cacheDir = mkdtempSync(join(tmpdir(), 'kc-bb-cache-'));
     const outputs = new Map<string, StageOutput>();
-    for (const s of [stage('runc', 'v1.4.3'), stage('crictl', 'v1.36.0')]) outputs.set(s.id, await runStage(s, { root, cacheDir, key: keyOf(root, s), env: {} }));
+    for (const s of [stage('runc', 'v1.4.3'), stage('crictl', 'v1.36.0')])
+      outputs.set(s.id, await runStage(s, { root, cacheDir, key: keyOf(root, s), env: {} }));
     const wanted = [
       { component: 'runc', version: 'v1.4.3' },
       { component: 'crictl', version: 'v1.36.0' },

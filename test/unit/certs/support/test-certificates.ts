@@ -16,7 +16,10 @@ export async function testCa(commonName = 'kubernetes', days = 3650): Promise<Te
 
 export async function testLeaf(ca: TestPair, commonName: string, days = 365, use: CertificateRequest['use'] = 'client'): Promise<TestPair> {
   const pair = await newRsaKeyPair();
-  const cert = signCertificate({ file: commonName, commonName, use, days, signer: 'ca' }, pair.publicKey, pair.privateKey, { certPem: ca.cert, keyPem: ca.key });
+  const cert = signCertificate({ file: commonName, commonName, use, days, signer: 'ca' }, pair.publicKey, pair.privateKey, {
+    certPem: ca.cert,
+    keyPem: ca.key,
+  });
   return { cert, key: pair.privateKey };
 }
 

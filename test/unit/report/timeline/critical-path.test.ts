@@ -36,7 +36,10 @@ describe('timeline model', () => {
   });
 
   it('ends what a cut-off log leaves open at its last event, marked running', () => {
-    const cut = SAMPLE_EVENTS.slice(0, SAMPLE_EVENTS.findIndex((e) => e.type === 'task-result' && e.task === 'download' && e.host === 'h2'));
+    const cut = SAMPLE_EVENTS.slice(
+      0,
+      SAMPLE_EVENTS.findIndex((e) => e.type === 'task-result' && e.task === 'download' && e.host === 'h2'),
+    );
     const t = buildTimeline(cut);
     expect(t.exitCode).toBeUndefined();
     expect(t.durationMs).toBe(120);
@@ -47,7 +50,9 @@ describe('timeline model', () => {
 
   it('marks a failed host and takes a task-result without its task-start from its duration', () => {
     const events = SAMPLE_EVENTS.filter((e) => !(e.type === 'task-start' && e.host === 'h2' && e.play === 'setup')).flatMap((e): RunEvent[] =>
-      e.type === 'host-end' && e.host === 'h2' && e.play === 'setup' ? [{ type: 'host-failed', play: 'setup', host: 'h2', error: 'boom', time: e.time }, e] : [e],
+      e.type === 'host-end' && e.host === 'h2' && e.play === 'setup'
+        ? [{ type: 'host-failed', play: 'setup', host: 'h2', error: 'boom', time: e.time }, e]
+        : [e],
     );
     const h2 = buildTimeline(events).plays[0]!.hosts.find((h) => h.host === 'h2')!;
     expect(h2.outcome).toBe('failed');
@@ -83,7 +88,12 @@ describe('critical path', () => {
   });
 
   it('a play without hosts is on the path with no lane', () => {
-    const events = [...SAMPLE_EVENTS.slice(0, -1), { type: 'play-start', play: 'empty', hosts: [], time: T0 + 3675 }, { type: 'play-end', play: 'empty', time: T0 + 3676 }, SAMPLE_EVENTS.at(-1)!] as RunEvent[];
+    const events = [
+      ...SAMPLE_EVENTS.slice(0, -1),
+      { type: 'play-start', play: 'empty', hosts: [], time: T0 + 3675 },
+      { type: 'play-end', play: 'empty', time: T0 + 3676 },
+      SAMPLE_EVENTS.at(-1)!,
+    ] as RunEvent[];
     const p = criticalPath(buildTimeline(events));
     expect(p.plays.at(-1)).toEqual({ index: 2, play: 'empty', start: 3675, end: 3676, lanes: [] });
   });

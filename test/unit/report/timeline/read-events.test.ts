@@ -45,14 +45,24 @@ describe('reading a run log', () => {
   });
 
   it('refuses a file that is not a kcluster log, with the file, the line and what to give', () => {
-    expect(refusal('hosts:\n  - name: cp1\n')).toMatch(/^run\.log:1: not a kcluster log: the line "hosts:" is neither a debug log line .*; give the debug log of a run .*<stateDir>\/logs\/\*\.log.* or the output of `kcluster apply -o json > FILE`$/);
+    expect(refusal('hosts:\n  - name: cp1\n')).toMatch(
+      /^run\.log:1: not a kcluster log: the line "hosts:" is neither a debug log line .*; give the debug log of a run .*<stateDir>\/logs\/\*\.log.* or the output of `kcluster apply -o json > FILE`$/,
+    );
     expect(refusal('')).toMatch(/^run\.log: the file is empty; give the debug log/);
-    expect(refusal('{"type":"run-start","playbook":"a","hosts":[],"check":false,"time":1}\n[1,2]\n{"a":1}\n')).toMatch(/^run\.log:2: not a kcluster log: the line "\[1,2\]" is not a kcluster event: it is not a JSON object;/);
+    expect(refusal('{"type":"run-start","playbook":"a","hosts":[],"check":false,"time":1}\n[1,2]\n{"a":1}\n')).toMatch(
+      /^run\.log:2: not a kcluster log: the line "\[1,2\]" is not a kcluster event: it is not a JSON object;/,
+    );
     expect(refusal('{"a":1}\n')).toContain('run.log:1: not a kcluster log: the line "{\\"a\\":1}" is not a kcluster event: it has no "type" field');
-    expect(refusal('{"type":"task-result","time":5,"play":"p","host":"h","role":"r","status":"ok","durationMs":1}\n{}\n')).toContain('run.log:1: not a kcluster log: the line');
-    expect(refusal('{"type":"task-result","time":5,"play":"p","host":"h","role":"r","status":"ok","durationMs":1}\n{}\n')).toContain('its task-result event has no "task"');
+    expect(refusal('{"type":"task-result","time":5,"play":"p","host":"h","role":"r","status":"ok","durationMs":1}\n{}\n')).toContain(
+      'run.log:1: not a kcluster log: the line',
+    );
+    expect(refusal('{"type":"task-result","time":5,"play":"p","host":"h","role":"r","status":"ok","durationMs":1}\n{}\n')).toContain(
+      'its task-result event has no "task"',
+    );
     expect(refusal('{"type":"play-start","play":"p","hosts":[]}\n{}\n')).toContain('its play-start event has no numeric "time" field');
-    expect(refusal('2026-11-26T10:00:00.000Z cp1: connect\n2026-11-26T10:00:00.001Z event {"type": oops}\n2026-11-26T10:00:00.002Z end\n')).toMatch(/^run\.log:2: not a kcluster log: the line "2026-.*" is not a kcluster event: it is not JSON;/);
+    expect(refusal('2026-11-26T10:00:00.000Z cp1: connect\n2026-11-26T10:00:00.001Z event {"type": oops}\n2026-11-26T10:00:00.002Z end\n')).toMatch(
+      /^run\.log:2: not a kcluster log: the line "2026-.*" is not a kcluster event: it is not JSON;/,
+    );
     expect(refusal('2026-11-26T10:00:00.000Z cp1: connect\n')).toMatch(/^run\.log: not a kcluster log: it holds no kcluster events;/);
     const headless = sampleNdjson().split('\n').slice(1).join('\n');
     expect(refusal(headless)).toMatch(/^run\.log: not a kcluster log: it holds \d+ events but no run-start \(is it the start of a log cut off\?\);/);
