@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (`npm test`, called by .ci/run):
-#   1. host packages (apt), a fresh build, and a strict type-check of sources and tests;
+#   1. host packages (apt), a fresh build, a strict type-check of sources and tests, and the
+#      linter and formatter check (npm run lint);
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts);
 #   4. integration tests over real SSH on a shared 3-host test lab brought up here;
@@ -17,6 +18,8 @@ bash src/lab/scripts/install-host-deps.sh || exit 1
 [ -d node_modules ] || npm ci || exit 1
 npm run --silent build || exit 1
 npm run --silent typecheck || exit 1
+# ESLint and Prettier's check (npm run format rewrites what the check refuses).
+npm run --silent lint || exit 1
 
 RESULTS=$(mktemp -d /tmp/kcluster-test-results.XXXXXX)
 status=0
@@ -27,7 +30,7 @@ stage_done() { # name: the time since the last stage ended
   printf '%s\t%s\n' "$1" "$((now - STAGE_START))" >> "$RESULTS/stages.tsv"
   STAGE_START=$now
 }
-stage_done "install, build, typecheck"
+stage_done "install, build, typecheck, lint"
 run_project() { # name [extra env...]
   local project=$1; shift
   echo "== vitest project: $project"
