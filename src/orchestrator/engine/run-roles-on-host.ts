@@ -118,6 +118,23 @@ async function planApplyVerify(
   return waits ? { status: 'ok', reason: `${change.summary}: done after ${((Date.now() - started) / 1000).toFixed(1)} s` } : outcome;
 }
 
+interface TaskResult {
+  readonly status: 'ok' | 'changed' | 'skipped' | 'failed';
+  readonly summary?: string;
+  readonly reason?: string;
+  readonly warning?: string;
+  readonly diff?: string;
+  readonly error?: string;
+}
+
+/** Says a task started on the host; the function it returns says how it ended (with its duration and round trips). */
+function taskStarted(run: HostRunContext, role: Role, task: string): (result: TaskResult) => void {
+  const base = { play: run.play.name, host: run.host.name, role: role.name, task, check: run.check };
+  run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task });
+  const started = Date.now();
+  return (result) => run.emit({ type: 'task-result', ...base, ...result, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+}
+
 /**
  * A role's BeforeFirstChange, once per run (see types.ts): the first host about to change runs
  * it, reported as a task of its own; every other host awaits the same promise, so a failed one
@@ -132,11 +149,7 @@ async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFi
     });
     return;
   }
-  const base = { play: run.play.name, host: run.host.name, role: role.name, task: hook.name, check: run.check };
-  run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
-  const started = Date.now();
-  const done = (extra: { status: 'changed' | 'failed'; summary?: string; error?: string }): void =>
-    run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+  const done = taskStarted(run, role, hook.name);
   run.recap.changed += 1;
   if (run.check) {
     run.shared.set(key, Promise.resolve());
@@ -167,17 +180,7 @@ async function runTask(
   applyCtx: ApplyContext,
   notified: Set<string>,
 ): Promise<void> {
-  const base = { play: run.play.name, host: run.host.name, role: role.name, task: task.name, check: run.check };
-  run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task: base.task });
-  const started = Date.now();
-  const done = (extra: {
-    status: 'ok' | 'changed' | 'skipped' | 'failed';
-    summary?: string;
-    reason?: string;
-    warning?: string;
-    diff?: string;
-    error?: string;
-  }): void => run.emit({ type: 'task-result', ...base, ...extra, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+  const done = taskStarted(run, role, task.name);
   let outcome: Outcome;
   try {
     outcome = await planApplyVerify(run, gatherCtx, role, task, ctx, applyCtx);
