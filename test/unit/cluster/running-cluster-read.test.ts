@@ -2,17 +2,13 @@
 // with certificates from kcluster's own signer, answering canned lists): a list that fails is
 // asked again and then stops the run with the server and path named; it is never taken as empty.
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunningCluster, RunningClusterReadError } from '../../../src/kubernetes/cluster/running-cluster.js';
-import { newRsaKeyPair } from '../../../src/kubernetes/pki/key-pair.js';
-import { signCertificate } from '../../../src/kubernetes/pki/sign-certificate.js';
-import { testCa, testLeaf } from '../certs/support/test-certificates.js';
+import { startFakeApiServer, type FakeApiServer } from '../kube/support/fake-api-server.js';
 
-let server: Server;
+let server: FakeApiServer;
 let port = 0;
 let stateDir = '';
 /** Requests to the etcd pod list that fail (HTTP 503) before one answers. */
@@ -20,21 +16,7 @@ let podListFailures = 0;
 let podListRequests = 0;
 
 beforeAll(async () => {
-  const ca = await testCa();
-  const admin = await testLeaf(ca, 'kubernetes-admin');
-  stateDir = mkdtempSync(join(tmpdir(), 'kc-running-'));
-  mkdirSync(join(stateDir, 'pki'));
-  writeFileSync(join(stateDir, 'pki', 'ca.crt'), ca.cert);
-  writeFileSync(join(stateDir, 'pki', 'admin.crt'), admin.cert);
-  writeFileSync(join(stateDir, 'pki', 'admin.key'), admin.key);
-  const pair = await newRsaKeyPair();
-  const cert = signCertificate(
-    { file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] },
-    pair.publicKey,
-    pair.privateKey,
-    { certPem: ca.cert, keyPem: ca.key },
-  );
-  server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
+  server = await startFakeApiServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === '/version') return json(200, { gitVersion: 'v1.37.2' });
     if (req.url === '/api/v1/nodes')
@@ -54,10 +36,14 @@ beforeAll(async () => {
     }
     return json(404, { kind: 'Status', reason: 'NotFound', message: 'not found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = server.port;
+  stateDir = mkdtempSync(join(tmpdir(), 'kc-running-'));
+  mkdirSync(join(stateDir, 'pki'));
+  writeFileSync(join(stateDir, 'pki', 'ca.crt'), server.ca.cert);
+  writeFileSync(join(stateDir, 'pki', 'admin.crt'), server.admin.cert);
+  writeFileSync(join(stateDir, 'pki', 'admin.key'), server.admin.key);
 }, 120_000);
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 const topology = () => ({ adminServerUrl: `https://127.0.0.1:${port}`, controlPlanes: [], apiPort: port });
 

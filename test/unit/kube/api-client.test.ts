@@ -1,31 +1,16 @@
 // The controller's API client against a real local HTTPS server (certificates from kcluster's
 // own signer): a connection reset is retried, an HTTP error is not, a refused port fails at once.
-import { createServer, type Server } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, ApiError } from '../../../src/kubernetes/kube/api-client.js';
-import { newRsaKeyPair } from '../../../src/kubernetes/pki/key-pair.js';
-import { signCertificate } from '../../../src/kubernetes/pki/sign-certificate.js';
-import { testCa, testLeaf, type TestPair } from '../certs/support/test-certificates.js';
+import { startFakeApiServer, type FakeApiServer } from './support/fake-api-server.js';
 
-let ca: TestPair;
-let client: TestPair;
-let server: Server;
-let port = 0;
+let server: FakeApiServer;
 let requests = 0;
 let resetsLeft = 0;
 
 beforeAll(async () => {
-  ca = await testCa();
-  client = await testLeaf(ca, 'kubernetes-admin');
-  const pair = await newRsaKeyPair();
-  const cert = signCertificate(
-    { file: 'apiserver', commonName: 'kube-apiserver', use: 'server', days: 1, signer: 'ca', ipAddresses: ['127.0.0.1'] },
-    pair.publicKey,
-    pair.privateKey,
-    { certPem: ca.cert, keyPem: ca.key },
-  );
-  server = createServer({ cert, key: pair.privateKey, ca: ca.cert, requestCert: true }, (req, res) => {
+  server = await startFakeApiServer((req, res) => {
     requests++;
     if (resetsLeft > 0) {
       resetsLeft--;
@@ -38,12 +23,10 @@ beforeAll(async () => {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ gitVersion: 'v1.35.8' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
 }, 120_000);
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
-const api = () => apiClient({ server: `https://127.0.0.1:${port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key });
+const api = () => apiClient({ server: server.url, caCert: server.ca.cert, clientCert: server.admin.cert, clientKey: server.admin.key });
 
 describe('API client', () => {
   it('retries a request whose connection was reset, and gets the answer', async () => {
@@ -83,7 +66,12 @@ describe('API client', () => {
     const stop = new AbortController();
     const started = Date.now();
     const pending = apiClient(
-      { server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, caCert: ca.cert, clientCert: client.cert, clientKey: client.key },
+      {
+        server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        caCert: server.ca.cert,
+        clientCert: server.admin.cert,
+        clientKey: server.admin.key,
+      },
       15_000,
       stop.signal,
     ).get('/version');
@@ -97,9 +85,9 @@ describe('API client', () => {
 
   it('fails at once on a refused connection (no API server: callers probe for that)', async () => {
     const started = Date.now();
-    await expect(apiClient({ server: 'https://127.0.0.1:1', caCert: ca.cert, clientCert: client.cert, clientKey: client.key }).get('/version')).rejects.toThrow(
-      /ECONNREFUSED/,
-    );
+    await expect(
+      apiClient({ server: 'https://127.0.0.1:1', caCert: server.ca.cert, clientCert: server.admin.cert, clientKey: server.admin.key }).get('/version'),
+    ).rejects.toThrow(/ECONNREFUSED/);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
