@@ -1,7 +1,7 @@
 // What a journal file says about its run, per host: what it changed, what failed, which of its
 // plays it finished, and where it was when the run stopped. Pure: records in, a model out.
 import { commandLine } from './command-line.js';
-import type { ChangeRecord, EndStatus, HostEndRecord } from './journal-records.js';
+import type { ChangeRecord, EndStatus, HostEndRecord, RunRecord } from './journal-records.js';
 import type { JournalFile } from './read-journal.js';
 
 /** A run with no end record: still running (its process holds the lock), or killed. */
@@ -28,16 +28,10 @@ export interface HostOutcome {
   readonly inFlight?: { readonly play: string; readonly role: string; readonly task?: string };
 }
 
-export interface RunOutcome {
-  readonly id: string;
+/** What the run record said (its first line), then what its other records add. */
+export interface RunOutcome extends Pick<RunRecord, 'id' | 'argv' | 'cwd' | 'inventory' | 'version' | 'playbook' | 'started'> {
   readonly file: string;
   readonly command: string;
-  readonly argv: readonly string[];
-  readonly cwd: string;
-  readonly inventory: { readonly file: string; readonly sha256: string };
-  readonly version: string;
-  readonly playbook: string;
-  readonly started: string;
   /** The end record's time, or for a run that did not finish its last record's. */
   readonly ended: string;
   readonly durationMs: number;
