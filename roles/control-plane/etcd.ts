@@ -99,7 +99,10 @@ const PROMOTE_TIMEOUT_MS = 300_000;
  * A learner is promoted to a voting member once it has caught up with the leader (etcd refuses
  * before: "can only promote a learner member which is in sync with leader"), through the other
  * members (a learner does not answer for the cluster). Before the API server's manifest: that
- * API server talks to this member only.
+ * API server talks to this member only. On the only control plane, whose member always votes,
+ * the wait still holds the API server's manifest until a restarting etcd answers: written at
+ * once, the new API server fails against the etcd that is not back yet and the kubelet's
+ * back-off makes the whole restart slower (CHANGELOG, certs renew on one control plane).
  */
 export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<EtcdJoinState> }, null> {
   return {
