@@ -3,7 +3,7 @@
 // etcd member, and copied to the controller (<stateDir>/backups, sha256 checked, as `etcd
 // snapshot save`), once per run. A converged run takes none. Joins have their own
 // (snapshot-before-join.ts), upgrades theirs (roles/upgrade).
-import { saveEtcdSnapshot } from '../../src/kubernetes/etcd/etcd-snapshot.js';
+import { saveEtcdSnapshot, savedSnapshotFigures } from '../../src/kubernetes/etcd/etcd-snapshot.js';
 import type { BeforeFirstChange } from '../../src/orchestrator/engine/types.js';
 
 export function etcdSnapshotBeforeChange(stateDir: string, name: string): BeforeFirstChange {
@@ -12,7 +12,7 @@ export function etcdSnapshotBeforeChange(stateDir: string, name: string): Before
     once: 'etcd-snapshot',
     run: async (ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, stateDir, name);
-      return `etcd snapshot ${saved.file} from ${ctx.host.name}: ${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`;
+      return `etcd snapshot ${saved.file} from ${ctx.host.name}: ${savedSnapshotFigures(saved)}`;
     },
   };
 }

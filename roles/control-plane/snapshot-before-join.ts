@@ -5,7 +5,7 @@
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { etcdMemberList } from '../../src/kubernetes/etcd/etcd-member-list.js';
-import { saveEtcdSnapshot } from '../../src/kubernetes/etcd/etcd-snapshot.js';
+import { saveEtcdSnapshot, savedSnapshotFigures } from '../../src/kubernetes/etcd/etcd-snapshot.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 
@@ -29,7 +29,7 @@ export function snapshotBeforeJoinRole(inputs: Pick<ClusterInputs, 'inventory' |
     },
     apply: async (_change, ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, inputs.inventory.stateDir, name);
-      ctx.log(`etcd snapshot ${saved.file}: ${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`);
+      ctx.log(`etcd snapshot ${saved.file}: ${savedSnapshotFigures(saved)}`);
     },
     verify: false,
   };

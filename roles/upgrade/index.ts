@@ -7,7 +7,7 @@
 // See README.md beside this file.
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { adminApi } from '../../src/kubernetes/cluster/admin-api.js';
-import { saveEtcdSnapshot, snapshotName } from '../../src/kubernetes/etcd/etcd-snapshot.js';
+import { saveEtcdSnapshot, savedSnapshotFigures, snapshotName } from '../../src/kubernetes/etcd/etcd-snapshot.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
@@ -39,7 +39,7 @@ export function etcdBackupRole(inputs: ClusterInputs): Role {
         : { kind: 'run', summary: `save an etcd snapshot to ${inputs.inventory.stateDir}/backups and verify it`, payload: null },
     apply: async (_change, ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, inputs.inventory.stateDir, snapshotName(new Date()));
-      ctx.log(`etcd snapshot ${saved.file}: ${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`);
+      ctx.log(`etcd snapshot ${saved.file}: ${savedSnapshotFigures(saved)}`);
     },
     verify: false,
   };

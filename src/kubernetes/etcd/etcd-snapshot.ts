@@ -17,6 +17,11 @@ export interface SavedSnapshot {
   readonly keys: number;
 }
 
+/** What a saved snapshot is, for a log line or a summary: "N bytes, revision R, K keys, sha256 S". */
+export function savedSnapshotFigures(saved: SavedSnapshot): string {
+  return `${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`;
+}
+
 export function snapshotName(date: Date): string {
   return `etcd-${date.toISOString().replace(/[:.]/g, '-')}.db`;
 }
