@@ -2,7 +2,6 @@
 // hosts did, from the journal in <stateDir>/journal: the last runs, then the last one (or
 // --run ID) per host: what it changed, what failed, what was left and where it stopped, and
 // the command to run next. Read-only: no SSH, no lock.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { readJournalFolder } from '../journal/read-journal.js';
 import { nextCommand, runDetail, runTable } from '../journal/render-status.js';
 import { runOutcome, type RunOutcome } from '../journal/run-outcome.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
+import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 
 interface StatusOptions {
   readonly inventory: string;
@@ -37,7 +37,7 @@ function holdsLock(stateDir: string, pid: number): boolean {
 
 function sha256Of(file: string): string | undefined {
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
+    return sha256SmallFile(file);
   } catch {
     return undefined;
   }

@@ -2,13 +2,13 @@
 // changes no host, and its runs would push real ones out of the retention count), a record for
 // each role begun, each change and failure, each host's end of a play, Ctrl-C with the tasks in
 // flight, and the end. A journal that cannot be written warns once; the run goes on.
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RunEvent } from '../../orchestrator/engine/events.js';
 import type { RunSummary } from '../../orchestrator/engine/recap.js';
-import { JOURNAL_FOLDER, type EndStatus, type HostEndRecord, type InFlight } from './journal-records.js';
+import { JOURNAL_FOLDER, type ChangeRecord, type EndStatus, type HostEndRecord, type InFlight } from './journal-records.js';
 import { openJournal, type JournalWriter } from './journal-writer.js';
+import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 
 export interface RunJournalOptions {
   readonly stateDir: string;
@@ -38,6 +38,27 @@ export function newRunId(now: Date): string {
 
 const MAX_ERROR = 2000;
 const clip = (text: string): string => (text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR - 3)}...` : text);
+
+/** A task, handler or undo that changed or failed, as its journal record (its error clipped). */
+function changeRecord(
+  t: string,
+  event: { readonly play: string; readonly host: string; readonly role: string; readonly error?: string },
+  kind: ChangeRecord['kind'],
+  name: string,
+  status: ChangeRecord['status'],
+): ChangeRecord {
+  return {
+    type: 'change',
+    t,
+    play: event.play,
+    host: event.host,
+    role: event.role,
+    kind,
+    name,
+    status,
+    ...(event.error !== undefined ? { error: clip(event.error) } : {}),
+  };
+}
 
 export function endStatus(summary: RunSummary): EndStatus {
   return summary.interrupted ? 'interrupted' : summary.exitCode === 0 ? 'completed' : 'failed';
@@ -70,7 +91,7 @@ export function runJournal(options: RunJournalOptions): RunJournal {
     const now = new Date(event.time);
     const id = newRunId(now);
     try {
-      const sha256 = createHash('sha256').update(readFileSync(options.inventoryFile)).digest('hex');
+      const sha256 = sha256SmallFile(options.inventoryFile);
       writer = openJournal(join(options.stateDir, JOURNAL_FOLDER), id, warnOnce, options.keep);
       started = event.time;
       writer.append({
@@ -125,45 +146,13 @@ export function runJournal(options: RunJournalOptions): RunJournal {
           return;
         case 'task-result':
           inFlight.delete(event.host);
-          if (event.status === 'changed' || event.status === 'failed') {
-            writer.append({
-              type: 'change',
-              t,
-              play: event.play,
-              host: event.host,
-              role: event.role,
-              kind: 'task',
-              name: event.task,
-              status: event.status,
-              ...(event.error !== undefined ? { error: clip(event.error) } : {}),
-            });
-          }
+          if (event.status === 'changed' || event.status === 'failed') writer.append(changeRecord(t, event, 'task', event.task, event.status));
           return;
         case 'handler-result':
-          writer.append({
-            type: 'change',
-            t,
-            play: event.play,
-            host: event.host,
-            role: event.role,
-            kind: 'handler',
-            name: event.handler,
-            status: event.status,
-            ...(event.error !== undefined ? { error: clip(event.error) } : {}),
-          });
+          writer.append(changeRecord(t, event, 'handler', event.handler, event.status));
           return;
         case 'undo-result':
-          writer.append({
-            type: 'change',
-            t,
-            play: event.play,
-            host: event.host,
-            role: event.role,
-            kind: 'undo',
-            name: event.undo,
-            status: event.status,
-            ...(event.error !== undefined ? { error: clip(event.error) } : {}),
-          });
+          writer.append(changeRecord(t, event, 'undo', event.undo, event.status));
           return;
         case 'host-failed':
           hostOutcome.set(event.host, { outcome: 'failed', error: clip(event.error) });

@@ -1,10 +1,10 @@
 // Reads a plan file for `--plan` and refuses, before any host is touched, one that this run
 // cannot carry out: another kcluster, another inventory, another command or selection.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { packageVersion } from '../../orchestrator/util/package-version.js';
+import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 import { commandLine } from '../journal/command-line.js';
 import { parsePlanFile, type PlanFile } from './plan-file.js';
 import { applyArgv } from './plan-options.js';
@@ -14,8 +14,6 @@ export interface Selection {
   readonly tags?: string;
   readonly skipTags?: string;
 }
-
-export const sha256File = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /** Reads `file` (as given) and parses it; an InputError naming the file when it cannot. */
 export function readPlan(file: string, shown: string): PlanFile {
@@ -55,7 +53,7 @@ export function planMismatch(
 /** The plan, checked against this run's command, inventory, kcluster and selection. */
 export function loadPlan(file: string, shown: string, command: string | undefined, inventory: Inventory, selection: Selection): PlanFile {
   const plan = readPlan(file, shown);
-  const problem = planMismatch(plan, shown, { command, inventory, inventorySha256: sha256File(inventory.file), version: packageVersion(), selection });
+  const problem = planMismatch(plan, shown, { command, inventory, inventorySha256: sha256SmallFile(inventory.file), version: packageVersion(), selection });
   if (problem) throw new InputError(problem);
   return plan;
 }

@@ -10,10 +10,11 @@ import { InputError } from '../../orchestrator/engine/input-error.js';
 import { runPlaybook, type RunOptions, type RunSummary } from '../../orchestrator/engine/run-playbook.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { packageVersion } from '../../orchestrator/util/package-version.js';
+import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 import { commandLine, journalArgv } from '../journal/command-line.js';
 import { beyondPlan } from './beyond-plan.js';
 import { comparePlans } from './compare-plan.js';
-import { sha256File, type Selection } from './load-plan.js';
+import type { Selection } from './load-plan.js';
 import { serializePlan, PLAN_FORMAT, PLAN_KIND, type PlanFile } from './plan-file.js';
 import { applyArgv } from './plan-options.js';
 import { planRecorder } from './plan-recorder.js';
@@ -40,7 +41,7 @@ function writePlan(run: RunOptions, options: PlannedRunOptions, out: { file: str
     createdAt: new Date().toISOString(),
     argv,
     playbook: run.playbook.name,
-    inventory: { file: options.inventory.file, sha256: sha256File(options.inventory.file) },
+    inventory: { file: options.inventory.file, sha256: sha256SmallFile(options.inventory.file) },
     selection: options.selection,
     salt,
     hosts,
