@@ -27,7 +27,8 @@ describe('plan files on 3 lab hosts over real SSH', () => {
       await sshHost(
         lab,
         host.name,
-        'rm -rf /etc/kcluster-demo /etc/systemd/system/kcluster-demo.service /etc/sysctl.d/90-kcluster-demo.conf; systemctl daemon-reload',
+        // Stopped and disabled first: an earlier test file's demo service would otherwise keep running without its unit file.
+        'systemctl disable --now kcluster-demo.service 2>/dev/null; rm -rf /etc/kcluster-demo /etc/systemd/system/kcluster-demo.service /etc/sysctl.d/90-kcluster-demo.conf; systemctl daemon-reload',
       );
     }
   });
@@ -55,7 +56,7 @@ describe('plan files on 3 lab hosts over real SSH', () => {
     expect(applied.stderr).toContain('matches every host');
     // What a plan cannot foresee, said: the service, planned before its unit file was written.
     expect(applied.stderr).toContain(
-      'demo / demo / service kcluster-demo.service enabled, started: planned run: daemon-reload, enable kcluster-demo.service; at its turn nothing (none)',
+      'demo / demo / service kcluster-demo.service enabled, started: planned run: daemon-reload, enable, start kcluster-demo.service; at its turn run: enable, start kcluster-demo.service',
     );
     for (const h of recapOf(applied.stdout)) expect(h.changed, h.host).toBeGreaterThan(0);
     const again = await kcluster(['run', 'demo', '-i', lab.inventoryFile, '--check']);
