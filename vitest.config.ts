@@ -10,6 +10,13 @@ import { defineConfig } from 'vitest/config';
 // - vagrant: the same through `vagrant up` (vagrant-libvirt), test/vagrant/run.sh;
 // - record-facts: not tests, the recorder of test/fixtures/facts/ (npm run record:facts).
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
+const e2eLanes = lanes(process.env['KCLUSTER_E2E_LANES'] ?? '2');
+
+function lanes(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`KCLUSTER_E2E_LANES must be a whole number from 1 to 8 (got "${value}")`);
+  return n;
+}
 
 export default defineConfig({
   test: {
@@ -30,8 +37,20 @@ export default defineConfig({
           ...slow,
         },
       },
-      // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE).
-      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...slow, testTimeout: 900_000 } },
+      // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE). Two files at
+      // a time (KCLUSTER_E2E_LANES): each has its own lab and subnet, and most of a cluster test
+      // is waiting (pods, restarts, the Conformance specs), so two lanes on 2 cores take about
+      // two thirds of the time of one (CHANGELOG.md); KCLUSTER_E2E_LANES=1 runs them one by one.
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          ...slow,
+          testTimeout: 900_000,
+          fileParallelism: e2eLanes > 1,
+          maxWorkers: e2eLanes,
+        },
+      },
       // Hardening a cluster that kcluster installed before (npm run test:migration; two installs, not part of npm test).
       { test: { name: 'migration', include: ['test/migration/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
       // A cluster on a real kernel in a QEMU VM (test/vm/run.sh; slow, not part of npm test).

@@ -5,8 +5,8 @@
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts);
 #   4. integration tests over real SSH on a shared 3-host test lab brought up here;
-#   5. the offline bundle (built from source, cached) and a real cluster installed from it,
-#      with kube-bench (the CIS benchmark) run on it.
+#   5. the offline bundle (built from source, cached) and real clusters installed from it (two
+#      e2e files at a time, see vitest.config.ts), with kube-bench (the CIS benchmark) run on them.
 # Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
