@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The end-to-end tests that do not fit CI's 45 minutes beside `npm test` (docs/developers/tests.md):
-# the README's install and quick start run as written (test/e2e/quick-start.test.ts) and the
-# control plane's shrink and replacement (the rest of test/e2e/control-plane-lifecycle.test.ts).
+# The end-to-end test that does not fit CI's 45 minutes beside `npm test` (docs/developers/tests.md):
+# the README's install and quick start run as written (test/e2e/quick-start.test.ts).
 # Needs root, like npm test; the bundle is the one npm test builds (cached).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +8,4 @@ cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci || exit 1
 npm run --silent build || exit 1
 BUNDLE=$(node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) || exit 1
-KCLUSTER_E2E_EXTENDED=1 KCLUSTER_TEST_BUNDLE="$BUNDLE" npx vitest run --project e2e test/e2e/quick-start.test.ts test/e2e/control-plane-lifecycle.test.ts
+KCLUSTER_E2E_EXTENDED=1 KCLUSTER_TEST_BUNDLE="$BUNDLE" npx vitest run --project e2e test/e2e/quick-start.test.ts

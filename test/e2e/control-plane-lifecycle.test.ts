@@ -32,9 +32,6 @@ import {
 } from './support/e2e-support.js';
 
 const run = promisify(execFile);
-// npm test runs the growth (CI's 45 minutes); `npm run test:extended` adds the shrink and the
-// replacement of a destroyed control plane (test/run-extended.sh).
-const extended = process.env['KCLUSTER_E2E_EXTENDED'] === '1';
 const NAME = 'kcecp';
 const NET = '10.231.12';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
@@ -89,7 +86,7 @@ async function nodesReady(): Promise<Record<string, string>> {
 beforeAll(async () => {
   bundleDir();
   await kcluster(['lab', 'down', '--name', NAME]);
-  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', extended ? '5' : '4', '--privileged', '--subnet', `${NET}.0/24`, '--bundle', bundleDir()]);
+  const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '5', '--privileged', '--subnet', `${NET}.0/24`, '--bundle', bundleDir()]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
 });
 afterAll(async () => {
@@ -170,7 +167,7 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     await convergedAgain(three, 4);
   });
 
-  it.runIf(extended)('shrinks to two control planes (an even count only with --allow-even) and grows back to three', async () => {
+  it('shrinks to two control planes (an even count only with --allow-even) and grows back to three', async () => {
     const three = join(labDir, 'inventory-3cp.yaml');
     const refused = await kcluster(['remove-node', '-i', three, host(4), '--yes']);
     expect(refused.code, refused.stderr).toBe(4);
@@ -190,7 +187,7 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     await until('every node Ready', 120_000, async () => (JSON.stringify(await nodesReady()) === JSON.stringify(all) ? true : undefined));
   });
 
-  it.runIf(extended)('replaces the first control plane after its host is destroyed: removed through another, a new host joins', async () => {
+  it('replaces the first control plane after its host is destroyed: removed through another, a new host joins', async () => {
     const three = join(labDir, 'inventory-3cp.yaml');
     const service = poller(`http://${address(2)}:30080/`);
     const apis = apiServersPoller(labDir, [1, 3, 4, 5].map(address));
