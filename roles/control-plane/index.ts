@@ -20,7 +20,7 @@ import { extraFilesPruned, extraFilesWritten } from './extra-files.js';
 import { controlPlaneFiles } from './files.js';
 import { controlPlaneManifests, templateDir } from './manifests.js';
 import { etcdDataOwnedTask, etcdMemberAddedTask, etcdMemberPromotedTask, etcdUserTask, joinStateAt, type EtcdPlace } from './etcd.js';
-import { lastGoodManifestsKeptTask, lastGoodManifestsUndo, waitForControlPlane } from './wait.js';
+import { lastGoodManifestsKeptTask, lastGoodManifestsUndo, waitForApiServerFirst, waitForControlPlane } from './wait.js';
 import { etcdSnapshotBeforeChange } from './snapshot-before-change.js';
 
 export { controlPlaneFiles } from './files.js';
@@ -101,6 +101,7 @@ export function controlPlaneRole(inputs: ClusterInputs, options: ControlPlaneRol
             ),
           ]),
       manifests.component('kube-apiserver'),
+      ...(options.running ? [waitForApiServerFirst()] : []),
       manifests.component('kube-controller-manager'),
       manifests.component('kube-scheduler'),
       waitForControlPlane(options.running),

@@ -1,6 +1,8 @@
-// The control plane's last task: wait until the API server is ready (and, on a running
-// cluster, every static pod runs its current manifest); on a running cluster whose control
-// plane does not come back, put back the last good manifests; name the likely cause.
+// The control plane's waits: the last task waits until the API server is ready (and, on a
+// running cluster, every static pod runs its current manifest); on a running cluster one more
+// wait sits between the API server's manifest and the controller-manager's (kubeadm's order).
+// On a running cluster whose control plane does not come back, put back the last good
+// manifests; name the likely cause.
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { ApplyContext, Task, Undo } from '../../src/orchestrator/engine/types.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
@@ -8,7 +10,9 @@ import { pollUntil, type PollOutcome } from '../../src/orchestrator/engine/poll-
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
-import { lagging, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
+import { lagging, STATIC_POD_COMPONENTS, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
+
+type StaticPodComponent = (typeof STATIC_POD_COMPONENTS)[number];
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import {
   keepLastGoodManifests,
@@ -30,16 +34,38 @@ const READY_TIMEOUT_MS = 300_000;
  * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
  * install from empty hosts.
  */
-const pending = (api: ApiReadiness, pods: StaticPods | undefined): string[] => [
+const pending = (api: ApiReadiness, pods: StaticPods | undefined, scope: WaitScope): string[] => [
   ...(api.ready ? [] : [`/readyz (${api.detail})`]),
-  ...(pods ? lagging(pods) : []),
+  ...(pods ? lagging(pods).filter((what) => scope.components.some((c) => what.startsWith(`${c} `))) : []),
 ];
 
+/** Which static pods a wait requires to run their current manifest (none: /readyz only, a fresh install). */
+interface WaitScope {
+  readonly components: readonly StaticPodComponent[];
+  readonly name: string;
+  readonly done: string;
+}
+
+const FRESH: WaitScope = { components: [], name: 'API server ready', done: 'the API server answers /readyz' };
+const EVERY_STATIC_POD: WaitScope = {
+  components: STATIC_POD_COMPONENTS,
+  name: 'API server ready, static pods current',
+  done: 'the API server answers /readyz; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready',
+};
+/**
+ * kubeadm's order on a running cluster: the API server (and its etcd member) back on their
+ * current manifests before the controller-manager's and the scheduler's are written, so those
+ * two never start against an API server that is restarting (they exit and the kubelet backs
+ * them off); see roles/control-plane/README.md.
+ */
+const API_SERVER_FIRST: WaitScope = {
+  components: ['etcd', 'kube-apiserver'],
+  name: 'API server current, before the controller-manager and scheduler',
+  done: 'etcd and kube-apiserver run their current manifests and are Ready, and the API server answers /readyz',
+};
+
 /** Polls the API server's readiness (and the static pods, on a running cluster) until ready or the host's timeout; logs each change of what is awaited. */
-function controlPlaneReadiness(
-  ctx: ApplyContext,
-  staticPodsCurrent: boolean,
-): { readonly timeoutMs: number; readonly wait: () => Promise<PollOutcome<string[]>> } {
+function controlPlaneReadiness(ctx: ApplyContext, scope: WaitScope): { readonly timeoutMs: number; readonly wait: () => Promise<PollOutcome<string[]>> } {
   const pods = staticPods(ctx.host.name);
   const timeoutMs = readyTimeoutMs(ctx.vars, READY_TIMEOUT_MS, ctx.host.name);
   // The debug log gets what is still awaited each time it changes: a slow wait names its component.
@@ -55,11 +81,12 @@ function controlPlaneReadiness(
       intervalMs: 2000,
       signal: ctx.signal,
       probe: async () => {
-        const [api, current] = await readFacts(ctx.connection, staticPodsCurrent ? ([apiReady, pods] as const) : ([apiReady] as const), {
-          label: staticPodsCurrent ? 'probe /readyz and the static pods' : 'probe /readyz',
+        const withPods = scope.components.length > 0;
+        const [api, current] = await readFacts(ctx.connection, withPods ? ([apiReady, pods] as const) : ([apiReady] as const), {
+          label: withPods ? 'probe /readyz and the static pods' : 'probe /readyz',
           timeoutMs: 30_000,
         });
-        const waiting = pending(api, current);
+        const waiting = pending(api, current, scope);
         logWaiting(waiting);
         return waiting;
       },
@@ -68,23 +95,32 @@ function controlPlaneReadiness(
   return { timeoutMs, wait };
 }
 
+/** The control plane's last wait: /readyz, and on a running cluster every static pod current. */
 export function waitForControlPlane(staticPodsCurrent: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
+  return readinessWait(staticPodsCurrent ? EVERY_STATIC_POD : FRESH, true);
+}
+
+/** On a running cluster, between the API server's manifest and the controller-manager's (API_SERVER_FIRST). */
+export function waitForApiServerFirst(): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
+  return readinessWait(API_SERVER_FIRST, false);
+}
+
+/** A wait for `scope`; `last` keeps the manifests that run as the last good ones once reached (only once all four are current). */
+function readinessWait(scope: WaitScope, last: boolean): Task<{ api: typeof apiReady; pods?: Fact<StaticPods> }, { readonly detail: string }> {
+  const withPods = scope.components.length > 0;
   return {
-    name: staticPodsCurrent ? 'API server ready, static pods current' : 'API server ready',
+    name: scope.name,
     tags: ['control-plane'],
-    facts: (ctx) => (staticPodsCurrent ? { api: apiReady, pods: staticPods(ctx.host.name) } : { api: apiReady }),
+    facts: (ctx) => (withPods ? { api: apiReady, pods: staticPods(ctx.host.name) } : { api: apiReady }),
     plan: (facts) => {
-      const waiting = pending(facts.api, facts.pods);
-      return waiting.length === 0
-        ? noChange(
-            `the API server answers /readyz${staticPodsCurrent ? '; etcd, kube-apiserver, kube-controller-manager and kube-scheduler run their current manifests and are Ready' : ''}`,
-          )
-        : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
+      const waiting = pending(facts.api, facts.pods, scope);
+      return waiting.length === 0 ? noChange(scope.done) : { kind: 'wait', summary: `wait for ${waiting.join(', ')}`, payload: { detail: waiting.join(', ') } };
     },
     apply: async (_change, ctx) => {
-      const readiness = controlPlaneReadiness(ctx, staticPodsCurrent);
+      const readiness = controlPlaneReadiness(ctx, scope);
       const outcome = await readiness.wait();
       if (outcome.reached) {
+        if (!last) return;
         await execChecked(ctx.connection, keepLastGoodManifests, { become: true, label: 'keep the manifests that run as the last good ones' });
         return;
       }
@@ -116,7 +152,7 @@ export function lastGoodManifestsUndo(): Undo {
       const restored = await execChecked(ctx.connection, restoreLastGoodManifests, { become: true, label: 'put back the last good manifests' });
       const files = restored.stdout.split('\n').filter((line) => line.endsWith('.yaml'));
       if (files.length === 0) return '';
-      const back = await controlPlaneReadiness(ctx, true).wait();
+      const back = await controlPlaneReadiness(ctx, EVERY_STATIC_POD).wait();
       const what = `the last good ${files.join(', ')} (from ${LAST_GOOD_MANIFESTS_DIR}) ${files.length === 1 ? 'is' : 'are'} back`;
       return back.reached
         ? `The change is undone on this host: ${what} and the control plane is ready again; no other control plane was touched. Fix what the log lines above show, then apply again.`

@@ -127,7 +127,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     const failure = parseEvents(refused.stdout).find((e) => e['type'] === 'task-result' && e['status'] === 'failed') as
       { host: string; task: string; error: string } | undefined;
     expect(failure?.host).toBe(`${NAME}1`);
-    expect(failure?.task).toBe('API server ready, static pods current');
+    expect(failure?.task).toBe('API server current, before the controller-manager and scheduler');
     expect(failure?.error).toContain('unknown flag: --no-such-flag');
     // The control-plane role's undo (an engine contract) ran on that host, and the host's error says so.
     const undone =
