@@ -36,7 +36,7 @@ const READY_TIMEOUT_MS = 300_000;
  */
 const pending = (api: ApiReadiness, pods: StaticPods | undefined, scope: WaitScope): string[] => [
   ...(api.ready ? [] : [`/readyz (${api.detail})`]),
-  ...(pods ? lagging(pods).filter((what) => scope.components.some((c) => what.startsWith(`${c} `))) : []),
+  ...(pods ? lagging(pods, api.ready).filter((what) => scope.components.some((c) => what.startsWith(`${c} `))) : []),
 ];
 
 /** Which static pods a wait requires to run their current manifest (none: /readyz only, a fresh install). */

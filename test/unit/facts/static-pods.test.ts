@@ -59,4 +59,53 @@ describe('static pods after a renewal', () => {
     expect(text).toContain('get pod etcd-cp2 kube-apiserver-cp2 kube-controller-manager-cp2 kube-scheduler-cp2 ');
     expect(text).toContain('for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do');
   });
+
+  it("counts the host's own view when the kubelet reports the recreated mirror pod late: a ready sandbox with the hash running its container, and the component serving", () => {
+    // The mirror pods still show the previous hashes (or not Ready): the kubelet's status lags.
+    const mirror = 'pod etcd e1 True\npod kube-apiserver a1 True\npod kube-controller-manager c1 False\npod kube-scheduler s0 True\n';
+    const sandboxes = (hashes: Record<string, string>) =>
+      `sandboxes ${JSON.stringify({
+        items: Object.entries(hashes).map(([component, hash]) => ({
+          id: `sb-${component}`,
+          state: 'SANDBOX_READY',
+          labels: { component, tier: 'control-plane' },
+          annotations: { 'kcluster.io/inputs-sha256': hash },
+        })),
+      })}\n`;
+    const running = (names: string[]) =>
+      `containers ${JSON.stringify({ containers: names.map((name) => ({ metadata: { name }, createdAt: '1000000000000', podSandboxId: `sb-${name}` })) })}\n`;
+    const all = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
+    const current = { etcd: 'e2', 'kube-apiserver': 'a2', 'kube-controller-manager': 'c1', 'kube-scheduler': 's1' };
+    const listening = 'listening 127.0.0.1:2379 10.0.0.11:2379 127.0.0.1:10257 127.0.0.1:10259 *:6443 \n';
+    const pods = parseStaticPods(`${manifests}${mirror}${running(all)}${sandboxes(current)}${listening}`);
+    expect(pods.components.map((c) => c.local)).toEqual(
+      all.map(() => ({ current: true, listening: true })).map((l, i) => (i === 1 ? { ...l, listening: false } : l)),
+    );
+    expect(lagging(pods, true)).toEqual([]);
+    // The API server serves when /readyz answers (read by the apiReady fact), not by a port.
+    expect(lagging(pods, false)).toEqual(['kube-apiserver (the previous pod still runs)']);
+    // A port that does not listen, a sandbox with another hash, or no running container: the mirror pod decides.
+    expect(lagging(parseStaticPods(`${manifests}${mirror}${running(all)}${sandboxes(current)}listening 127.0.0.1:2379 127.0.0.1:10259\n`), true)).toEqual([
+      'kube-controller-manager (not Ready)',
+    ]);
+    expect(lagging(parseStaticPods(`${manifests}${mirror}${running(all)}${sandboxes({ ...current, etcd: 'e1' })}${listening}`), true)).toEqual([
+      'etcd (the previous pod still runs)',
+    ]);
+    expect(
+      lagging(parseStaticPods(`${manifests}${mirror}${running(['etcd', 'kube-apiserver', 'kube-controller-manager'])}${sandboxes(current)}${listening}`), true),
+    ).toEqual(['kube-scheduler (the previous pod still runs)']);
+    // Without the runtime's answer (crictl missing or failing) the mirror pods decide, as before.
+    expect(lagging(parseStaticPods(`${manifests}${mirror}containers \nsandboxes \n${listening}`), true)).toEqual([
+      'etcd (the previous pod still runs)',
+      'kube-apiserver (the previous pod still runs)',
+      'kube-controller-manager (not Ready)',
+      'kube-scheduler (the previous pod still runs)',
+    ]);
+  });
+
+  it('asks the runtime for the control-plane sandboxes and the host for its listening ports', () => {
+    const text = staticPods('cp1').script.text;
+    expect(text).toContain('crictl pods --state ready --label tier=control-plane -o json');
+    expect(text).toContain('ss -Hltn');
+  });
 });
