@@ -1,11 +1,13 @@
 // End to end: `kcluster upgrade` from the bundle's second-newest release to its newest (npm test's
 // bundle: v1.36.5 and v1.37.2, the default; a bundle of v1.35.8 and v1.36.5 gives the documented
 // 1.35 -> 1.36 run) on 1 control plane + 2 workers, while a 2-replica Deployment behind a NodePort
-// Service is polled from the controller: no failed request. A worker made unreachable in the
-// middle of the rollout stops it with a clear message (`kcluster status` names the run failed,
-// that worker's play left, and the command again); once it is back, a rerun completes (status:
-// completed); the next apply changes nothing.
-import { execFile, spawn } from 'node:child_process';
+// Service is polled from the controller: no failed request. The first run gets SIGINT once the
+// first worker's batch has changed something (`kcluster status` names the run interrupted and
+// the workers' play left); the second has a worker made unreachable in the middle of the
+// rollout, which stops it with a clear message (status: failed, that worker's play left, the
+// command again); once it is back, a third run completes (status: completed); the next apply
+// changes nothing.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import {
   until,
   webDeploymentBehindNodePort,
 } from './support/e2e-support.js';
+import { kclusterWatched } from './support/kcluster-watched.js';
 
 const run = promisify(execFile);
 const NAME = 'kceup';
@@ -82,7 +85,7 @@ afterAll(async () => {
 });
 
 describe('kcluster upgrade from the previous release in the bundle to the newest, under load', () => {
-  it('upgrades with zero failed requests, stops cleanly on an unreachable worker, and a rerun completes', async () => {
+  it('upgrades with zero failed requests, stops cleanly on Ctrl-C and on an unreachable worker, and a rerun completes', async () => {
     setVersion(OLD());
     const install = await kcluster(['apply', '-i', inventory]);
     expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
@@ -107,22 +110,31 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     const upgradeStarted = Date.now();
 
     setVersion(NEW());
-    // Make the second worker unreachable for kcluster (SSH only) once the node batches begin.
-    const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/kcluster.js'), 'upgrade', '-i', inventory, '--output', 'json'], {
-      env: { ...process.env, CI: 'true' },
+    // Ctrl-C once the first worker's batch has changed something: the run stops cleanly (130)
+    // and the journal says what was left.
+    let interruptedAt = '';
+    const interrupted = await kclusterWatched(['upgrade', '-i', inventory], (event, child) => {
+      if (interruptedAt === '' && event['type'] === 'task-result' && event['play'] === 'nodes, in batches' && event['status'] === 'changed') {
+        interruptedAt = `${String(event['host'])}: ${String(event['task'])}`;
+        child.kill('SIGINT');
+      }
     });
-    let out = '';
-    let err = '';
+    expect(interruptedAt, interrupted.err + interrupted.out.slice(-2000)).not.toBe('');
+    expect(interrupted.code, interrupted.err + interrupted.out.slice(-2000)).toBe(130);
+    const afterSigint = await runStatus();
+    console.log(`upgrade: SIGINT after ${interruptedAt}; status: ${JSON.stringify(afterSigint.last.hosts.map((h) => [h.host, h.left]))}`);
+    expect(afterSigint.last).toMatchObject({ result: 'interrupted', next: `kcluster upgrade -i ${inventory} --output json` });
+    for (const worker of [`${NAME}2`, `${NAME}3`]) expect(afterSigint.last.hosts.find((h) => h.host === worker)?.left, worker).toContain('nodes, in batches');
+    expect((await nodeVersions())[`${NAME}1`]).toBe(NEW());
+
+    // Make the second worker unreachable for kcluster (SSH only) once the node batches begin.
     let blocked = false;
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (!blocked && out.includes('"type":"play-start","play":"nodes, in batches"')) {
+    const { code, out, err } = await kclusterWatched(['upgrade', '-i', inventory], (event) => {
+      if (!blocked && event['type'] === 'play-start' && event['play'] === 'nodes, in batches') {
         blocked = true;
         execFile('iptables', ['-I', ...BLOCK]);
       }
     });
-    const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
     expect(blocked, err).toBe(true);
     expect(code, err + out.slice(-2000)).toBe(5);
     expect(err).toContain('upgrade plan: API servers');
@@ -152,7 +164,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     await new Promise((r) => setTimeout(r, 3000));
     await poll.stop();
     console.log(
-      `upgrade under load: ${((Date.now() - upgradeStarted) / 1000).toFixed(0)} s (two runs), ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`,
+      `upgrade under load: ${((Date.now() - upgradeStarted) / 1000).toFixed(0)} s (three runs), ${poll.counts.ok} answers, ${poll.counts.failed} failures ${JSON.stringify(poll.counts.failures.slice(0, 5))}`,
     );
     expect(poll.counts.ok).toBeGreaterThan(100);
     expect(poll.counts.failed).toBe(0);
