@@ -455,17 +455,31 @@ spec:
     expect(fetched.stderr).toContain(`sha256 ${local}`);
   });
 
-  it('shows drift with --check --diff, and apply repairs it, restarting only what depends on it', async () => {
+  it('shows drift with --check --diff, refuses a plan file made stale by a hand edit, and carries out a reviewed one that repairs it, restarting only what depends on it', async () => {
     const worker = `${NAME}3`;
     await ssh(worker, "sed -i 's/^clusterDomain: .*/clusterDomain: drifted.example/' /var/lib/kubelet/config.yaml");
     const before = (await ssh(worker, 'systemctl show -p ActiveEnterTimestampMonotonic --value kubelet')).trim();
     const apiserverBefore = (await ssh(`${NAME}1`, 'crictl ps --name kube-apiserver -q')).trim();
-    const check = await kcluster(['apply', '-i', inventory, '--check', '--diff']);
-    expect(check.code).toBe(3);
+    // The repair is reviewed as a plan file, and that plan is what apply carries out.
+    const planFile = join(work, 'drift-plan.json');
+    const check = await kcluster(['apply', '-i', inventory, '--check', '--diff', '--plan-out', planFile]);
+    expect(check.code, check.stderr).toBe(3);
     expect(check.stdout).toContain('-clusterDomain: drifted.example');
     expect(check.stdout).toContain('+clusterDomain: cluster.local');
-    const fix = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    const shown = await kcluster(['plan', 'show', planFile]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('+clusterDomain: cluster.local');
+    // A hand edit after the review makes the plan stale: refused, exit 2, nothing changed.
+    await ssh(worker, "sed -i 's/^clusterDomain: .*/clusterDomain: drifted-again.example/' /var/lib/kubelet/config.yaml");
+    const stale = await kcluster(['apply', '-i', inventory, '--plan', planFile]);
+    expect(stale.code, stale.stderr).toBe(2);
+    expect(stale.stderr).toContain('is stale, nothing was changed');
+    expect(stale.stderr).toMatch(new RegExp(`${worker}: [^\\n]*/var/lib/kubelet/config\\.yaml[^\\n]* changed since the plan`));
+    expect(await ssh(worker, 'grep ^clusterDomain: /var/lib/kubelet/config.yaml')).toContain('drifted-again.example');
+    expect((await kcluster(['apply', '-i', inventory, '--check', '--plan-out', planFile])).code).toBe(3);
+    const fix = await kcluster(['apply', '-i', inventory, '--plan', planFile, '--output', 'json']);
     expect(fix.code, fix.stderr).toBe(0);
+    expect(fix.stderr).toContain('matches every host');
     const recap = recapOf(fix.stdout);
     expect(recap.find((h) => h.host === worker)?.changed).toBe(1);
     expect(recap.filter((h) => h.host !== worker).map((h) => h.changed)).toEqual([0, 0]);
