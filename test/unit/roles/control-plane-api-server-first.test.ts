@@ -12,6 +12,9 @@ import { waitForApiServerFirst, waitForControlPlane } from '../../../roles/contr
 const inputs = { pki: {}, inventory: { cluster: {} }, topology: { controlPlanes: [], apiPort: 6443 } } as unknown as ClusterInputs;
 const host = {} as HostContext;
 const ready = { ready: true, detail: '' };
+/** What the waits' plan reads (the optional static-pods fact present): one type for both waits. */
+type WaitFacts = Parameters<ReturnType<typeof waitForControlPlane>['plan']>[0];
+const facts = (api: { ready: boolean; detail: string }, pods: StaticPods) => ({ api, pods }) as unknown as WaitFacts;
 const pods = (lagging: Record<string, 'old' | 'not-ready'>): StaticPods => ({
   detail: '',
   components: ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((component) => ({
@@ -40,7 +43,7 @@ describe('the control plane on a running cluster: the API server before the cont
     expect(names).toContain('API server ready');
   });
   it('the wait in between waits for etcd and the API server only', () => {
-    const plan = (p: StaticPods, api = ready) => waitForApiServerFirst().plan({ api, pods: p }, host);
+    const plan = (p: StaticPods, api = ready) => waitForApiServerFirst().plan(facts(api, p), host);
     expect(plan(pods({ 'kube-controller-manager': 'old', 'kube-scheduler': 'not-ready' }))).toMatchObject({ kind: 'none' });
     expect(plan(pods({ 'kube-apiserver': 'old', 'kube-scheduler': 'old' }))).toEqual({
       kind: 'wait',
@@ -53,7 +56,7 @@ describe('the control plane on a running cluster: the API server before the cont
     });
   });
   it('the last wait still waits for all four', () => {
-    const plan = waitForControlPlane(true).plan({ api: ready, pods: pods({ 'kube-scheduler': 'old' }) }, host);
+    const plan = waitForControlPlane(true).plan(facts(ready, pods({ 'kube-scheduler': 'old' })), host);
     expect(plan).toMatchObject({ kind: 'wait', summary: 'wait for kube-scheduler (the previous pod still runs)' });
   });
 });
