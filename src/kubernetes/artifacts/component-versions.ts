@@ -32,6 +32,8 @@ export interface ComponentVersions {
   readonly criDockerd: string;
   /** metrics-server (the resource metrics API; cluster.metricsServer). */
   readonly metricsServer: string;
+  /** rancher's local-path-provisioner (the default StorageClass; cluster.localPathStorage). */
+  readonly localPathProvisioner: string;
   /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
   readonly pause: string;
   /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
@@ -48,6 +50,8 @@ const RUNTIME = {
   criDockerd: 'v0.4.6',
   // 0.9.x supports Kubernetes 1.34 and newer (its README's compatibility matrix).
   metricsServer: 'v0.9.0',
+  // Needs only the core, RBAC and storage v1 APIs; v0.0.30 is the newest the module proxy serves.
+  localPathProvisioner: 'v0.0.30',
   apiproxy: '1',
 } as const;
 
@@ -109,6 +113,8 @@ export const UPSTREAM_IMAGES: Readonly<Record<string, UpstreamImage>> = {
   etcd: { registry: 'registry.k8s.io', repository: 'etcd', tag: (v) => `${v.replace(/^v/, '')}-0` },
   flannel: { registry: 'ghcr.io', repository: 'flannel-io/flannel', tag: asIs },
   'metrics-server': { registry: 'registry.k8s.io', repository: 'metrics-server/metrics-server', tag: asIs },
+  // Docker Hub, as rancher publishes it (its deploy/local-path-storage.yaml names rancher/local-path-provisioner).
+  'local-path-provisioner': { registry: 'docker.io', repository: 'rancher/local-path-provisioner', tag: asIs },
 };
 
 /**

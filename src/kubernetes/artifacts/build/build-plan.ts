@@ -48,6 +48,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'coredns', version: v.coredns },
       { component: 'flannel', version: v.flannel },
       { component: 'metrics-server', version: v.metricsServer },
+      { component: 'local-path-provisioner', version: v.localPathProvisioner },
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
     );
@@ -62,7 +63,11 @@ const needsNetbase = (component: string): boolean => COMPONENT_CONTENTS[componen
 /** Recipes that do not compile Go. */
 const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
 /** Recipes built from sources in this repository. */
-const SOURCES: Readonly<Record<string, readonly string[]>> = { 'kcluster-apiproxy': ['src/kubernetes/apiproxy'], mkimage: ['bundle/mkimage'] };
+const SOURCES: Readonly<Record<string, readonly string[]>> = {
+  'kcluster-apiproxy': ['src/kubernetes/apiproxy'],
+  'local-path-provisioner': ['src/kubernetes/local-path-helper'],
+  mkimage: ['bundle/mkimage'],
+};
 /** The tools' own stages: their version is the recipe's, not a component's. */
 export const TOOL_VERSION = '1';
 export const MKIMAGE_STAGE = `mkimage@${TOOL_VERSION}`;

@@ -60,6 +60,27 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
       },
     ],
   },
+  // Its helper pod runs the same image with kcluster-local-path-helper (no shell in the image).
+  'local-path-provisioner': {
+    binaries: [],
+    images: [
+      {
+        name: 'local-path-provisioner',
+        entrypoint: '/local-path-provisioner',
+        user: '65534:65534',
+        layers: [
+          base,
+          {
+            kind: 'files',
+            files: [
+              { from: 'local-path-provisioner', to: 'local-path-provisioner' },
+              { from: 'kcluster-local-path-helper', to: 'kcluster-local-path-helper' },
+            ],
+          },
+        ],
+      },
+    ],
+  },
   flannel: {
     binaries: [],
     images: [

@@ -28,12 +28,14 @@ describe('bundle build plan', () => {
       'coredns@v1.13.1',
       'flannel@v0.28.10',
       'metrics-server@v0.9.0',
+      'local-path-provisioner@v0.0.30',
       'pause@3.10.1',
       'kcluster-apiproxy@1',
       'netbase-rootfs@1',
     ]);
     expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
     expect(stages.find((s) => s.name === 'kcluster-apiproxy')!.sources).toEqual(['src/kubernetes/apiproxy']);
+    expect(stages.find((s) => s.name === 'local-path-provisioner')!.sources).toEqual(['src/kubernetes/local-path-helper']);
     expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'netbase-rootfs']);
   });
 

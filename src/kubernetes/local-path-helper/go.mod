@@ -1,0 +1,3 @@
+module kcluster.local/local-path-helper
+
+go 1.22
