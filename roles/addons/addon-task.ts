@@ -107,3 +107,21 @@ export function metricsServerAddonTask(inputs: ClusterInputs): Task<{ record: ty
   const render = (): string => template({ ...addonCommonData(inputs), image: enabled ? imageReference(inputs, 'metrics-server') : 'not-installed' });
   return enabled ? addonTask('metrics-server', render) : addonRemovalTask('metrics-server', render);
 }
+
+/** What the local-path-provisioner image runs: kcluster's image, or rancher's published one (`source: release`). */
+const LOCAL_PATH_COMMANDS = {
+  // kcluster's image has no shell: the helper pod runs kcluster-local-path-helper (src/kubernetes/local-path-helper).
+  bundle: { provisionerCommand: '/local-path-provisioner', helperCommand: '/kcluster-local-path-helper' },
+  // rancher's image is Alpine's: its busybox shell runs upstream's setup and teardown scripts.
+  release: { provisionerCommand: '/usr/bin/local-path-provisioner', helperCommand: undefined },
+} as const;
+
+/** The default StorageClass (cluster.localPathStorage.enabled): applied, or removed when turned off. */
+export function localPathStorageAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
+  const template = createTemplateRenderer().compile(join(templateDir, 'local-path-storage.yaml.hbs'));
+  const { enabled, path } = inputs.inventory.cluster.localPathStorage;
+  const commands = LOCAL_PATH_COMMANDS[inputs.inventory.cluster.artifacts.kind];
+  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
+  const render = (): string => template({ path, ...commands, image: enabled ? imageReference(inputs, 'local-path-provisioner') : 'not-installed' });
+  return enabled ? addonTask('local-path-storage', render) : addonRemovalTask('local-path-storage', render);
+}

@@ -1,9 +1,9 @@
 // The addons role, run once per cluster on the first control plane: cluster RBAC, kube-proxy,
 // the CNI (flannel by default; none when cluster.cni is none), CoreDNS (unless the playbook
-// applies it later, see AddonsRoleOptions) and metrics-server (cluster.metricsServer; deleted
-// when turned off), applied with server-side apply through the local
-// API server (addon-task.ts). Each addon is re-applied only when its
-// rendered manifest changed since kcluster last applied it (sha256 and text recorded in the
+// applies it later, see AddonsRoleOptions), metrics-server (cluster.metricsServer) and the
+// default StorageClass (cluster.localPathStorage), each deleted when turned off, applied with
+// server-side apply through the local API server (addon-task.ts). Each addon is re-applied
+// only when its rendered manifest changed since kcluster last applied it (sha256 and text recorded in the
 // ConfigMap kube-system/kcluster-addons; `--check --diff` shows the text that changes). Last,
 // every Secret is checked in etcd to be encrypted with the current key, and rewritten when it is
 // not (secrets-encrypted.ts). See README.md beside this file.
@@ -15,7 +15,7 @@ import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { secretsEncryptedTask } from './secrets-encrypted.js';
-import { addonCommonData, addonTask, coreDnsAddonTask, metricsServerAddonTask, templateDir } from './addon-task.js';
+import { addonCommonData, addonTask, coreDnsAddonTask, localPathStorageAddonTask, metricsServerAddonTask, templateDir } from './addon-task.js';
 import { join } from 'node:path';
 import type { Role } from '../../src/orchestrator/engine/types.js';
 import { renderKubeProxyConfigFragment } from '../../src/kubernetes/cluster/kube-proxy-config.js';
@@ -58,6 +58,8 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
     ...(options.coreDns ? [coreDnsAddonTask(inputs)] : []),
     // Not waited for: nothing kcluster does needs the metrics API (addons README).
     metricsServerAddonTask(inputs),
+    // Not waited for either: a claim waits for its pod, which waits for the provisioner.
+    localPathStorageAddonTask(inputs),
     secretsEncryptedTask(inputs.encryption),
   ];
   return { name: 'addons', templateDir, tags: ['addons'], tasks };

@@ -57,5 +57,6 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   image('coredns', 'coredns', v.coredns, all);
   if (cluster.cni === 'flannel') image('flannel', 'flannel', v.flannel, all);
   if (cluster.metricsServer.enabled) image('metrics-server', 'metrics-server', v.metricsServer, all);
+  if (cluster.localPathStorage.enabled) image('local-path-provisioner', 'local-path-provisioner', v.localPathProvisioner, all);
   return out;
 }

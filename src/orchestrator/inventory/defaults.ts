@@ -14,6 +14,10 @@ export const CLUSTER_DEFAULTS = {
   kubeProxyMode: 'iptables',
   /** The resource metrics API (issue 33: on by default, as RKE2 and k0s ship it). */
   metricsServerEnabled: true,
+  /** The default StorageClass (issue 33: optional, so off: its volumes live on one node's disk). */
+  localPathStorageEnabled: false,
+  /** rancher's own default folder for the volumes. */
+  localPathStoragePath: '/opt/local-path-provisioner',
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,

@@ -87,6 +87,8 @@ export interface ClusterSettings {
   readonly kubeProxy: KubeProxySettings;
   /** metrics-server, the resource metrics API (kubectl top, HorizontalPodAutoscalers). */
   readonly metricsServer: MetricsServerSettings;
+  /** The default StorageClass `local-path` (rancher's local-path-provisioner). */
+  readonly localPathStorage: LocalPathStorageSettings;
   /** Absolute paths on the controller of the operator's manifest files and folders. */
   readonly manifests: readonly string[];
   /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
@@ -136,6 +138,13 @@ export interface KubeProxySettings {
   readonly mode: 'iptables' | 'nftables';
   /** The operator's KubeProxyConfiguration fields, after kcluster's own. */
   readonly config: Readonly<Record<string, unknown>>;
+}
+
+export interface LocalPathStorageSettings {
+  /** true: installed, its StorageClass the default; false: removed when kcluster had applied it (the folders stay). */
+  readonly enabled: boolean;
+  /** The folder on each node under which each volume gets its folder. */
+  readonly path: string;
 }
 
 export interface MetricsServerSettings {

@@ -207,6 +207,10 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       ),
       kubeProxy: { mode: cluster.kubeProxy?.mode ?? CLUSTER_DEFAULTS.kubeProxyMode, config: { ...(cluster.kubeProxy?.config ?? {}) } },
       metricsServer: { enabled: cluster.metricsServer?.enabled ?? CLUSTER_DEFAULTS.metricsServerEnabled },
+      localPathStorage: {
+        enabled: cluster.localPathStorage?.enabled ?? CLUSTER_DEFAULTS.localPathStorageEnabled,
+        path: cluster.localPathStorage?.path ?? CLUSTER_DEFAULTS.localPathStoragePath,
+      },
       dns: {
         upstreams: [...(cluster.dns?.upstreams ?? [])],
         stubDomains: Object.fromEntries(Object.entries(cluster.dns?.stubDomains ?? {}).map(([domain, servers]) => [domain, [...servers]])),

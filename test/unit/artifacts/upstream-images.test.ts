@@ -57,7 +57,7 @@ describe('upstream image references (source: release)', () => {
   });
 
   it('every image any inventory needs has an upstream reference (Docker runtime, cni: none too)', () => {
-    for (const cluster of ['', '  containerRuntime: docker\n', '  cni: none\n']) {
+    for (const cluster of ['', '  containerRuntime: docker\n', '  cni: none\n', '  localPathStorage: { enabled: true }\n']) {
       for (const a of requiredArtifacts(inventory(cluster)).filter((x) => x.type === 'image')) expect(UPSTREAM_IMAGES[a.name], a.name).toBeDefined();
     }
     expect(Object.keys(COMPONENT_VERSIONS).length).toBe(KUBERNETES_RELEASES.length);
@@ -79,6 +79,16 @@ describe('upstream image references (source: release)', () => {
   it('metricsServer.enabled: false: no metrics-server image', async () => {
     expect(Object.keys(await imagesOf(inventory('  metricsServer: { enabled: false }\n')))).not.toContain('metrics-server');
     expect(await imagesOf(inventory('', undefined, ', imageRepository: m.lan'))).toHaveProperty('metrics-server', 'm.lan/metrics-server/metrics-server:v0.9.0');
+  });
+
+  it('localPathStorage: off by default, no image; on: rancher/local-path-provisioner as rancher publishes it', async () => {
+    expect(Object.keys(await imagesOf(inventory('')))).not.toContain('local-path-provisioner');
+    const on = '  localPathStorage: { enabled: true }\n';
+    expect(await imagesOf(inventory(on))).toHaveProperty('local-path-provisioner', 'docker.io/rancher/local-path-provisioner:v0.0.30');
+    expect(await imagesOf(inventory(on, undefined, ', imageRepository: m.lan'))).toHaveProperty(
+      'local-path-provisioner',
+      'm.lan/rancher/local-path-provisioner:v0.0.30',
+    );
   });
 });
 

@@ -81,6 +81,8 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.kubeProxy.mode': cluster.kubeProxy.mode,
     'cluster.kubeProxy.config': cluster.kubeProxy.config,
     'cluster.metricsServer.enabled': cluster.metricsServer.enabled,
+    'cluster.localPathStorage.enabled': cluster.localPathStorage.enabled,
+    'cluster.localPathStorage.path': cluster.localPathStorage.path,
     'cluster.manifests': cluster.manifests,
     'cluster.proxy.noProxy': [],
     'cluster.registries': cluster.registries,

@@ -90,6 +90,7 @@ describe('inventory resolution from the HA fixture', async () => {
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
+      localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

@@ -52,6 +52,7 @@ describe('inventory resolution', () => {
       dns: { upstreams: [], stubDomains: {} },
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
+      localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

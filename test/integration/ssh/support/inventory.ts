@@ -47,6 +47,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       registries: {},
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
+      localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
       dns: { upstreams: [], stubDomains: {} },
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
