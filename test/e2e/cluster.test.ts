@@ -2,7 +2,8 @@
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; metrics-server turned off and on
-// again, then resource metrics (kubectl top, an HPA scaling up and back down); a second apply changes nothing;
+// again, then resource metrics (kubectl top, an HPA scaling up and back down); the default
+// StorageClass turned on (a claim keeps its data across pods) and off; a second apply changes nothing;
 // a scheduled etcd snapshot (the timer active, one run listed and fetched, sha256 checked);
 // drift is shown and repaired; certs renew refuses a control plane that is no etcd member yet
 // before anything changes (apply adds it: control-plane-lifecycle.test.ts); a kubelet certificate from another CA is refused; and the Conformance selection
@@ -21,8 +22,9 @@ import { cisFailures } from './support/kube-bench.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods, writeKubeconfigAs } from './support/e2e-support.js';
 
 const run = promisify(execFile);
-const NAME = 'kce2e';
-const SUBNET = '10.231.4.0/24';
+// Lab name and subnet: KCLUSTER_E2E_LAB (default kce2e) and KCLUSTER_E2E_SUBNET (10.231.4.0/24).
+const NAME = process.env['KCLUSTER_E2E_LAB'] ?? 'kce2e';
+const SUBNET = process.env['KCLUSTER_E2E_SUBNET'] ?? '10.231.4.0/24';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-e2e-'));
@@ -203,6 +205,89 @@ spec:
     );
     await kubectl('apply', '-f', hpaFile);
     timings['metricsServerOffOnSeconds'] = (Date.now() - started) / 1000;
+  });
+
+  it('local-path storage: turned on, claims on the default StorageClass are bound once a pod uses them, data outlives the pod on its node, a deleted claim loses its folder; turned off, the rest stays', async () => {
+    const started = Date.now();
+    const doc = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    doc.cluster['localPathStorage'] = { enabled: true };
+    const on = join(labDir, 'inventory-local-path-on.yaml');
+    writeFileSync(on, stringify(doc));
+    // images: its image is not on the hosts while it is off (the default).
+    const applied = await kcluster(['apply', '-i', on, '--tags', 'images,local-path-storage', '--output', 'json']);
+    expect(applied.code, applied.stderr + applied.stdout.slice(-3000)).toBe(0);
+    expect(changesIn(applied.stdout)).toContain('apply local-path-storage');
+    expect(await kubectl('get', 'storageclass', 'local-path', '-o', 'jsonpath={.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class}')).toBe(
+      'true',
+    );
+
+    // Two claims without a class (so the default's), used by one pod on the first worker: "kept"
+    // is read again by a second pod on that node, "dropped" is deleted with its folder.
+    const busybox = lock().find((a) => a.name === 'busybox')!;
+    const node = `${NAME}2`;
+    const claim = (name: string): string => `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: ${name} }
+spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 16Mi } } }
+`;
+    const pod = (name: string, script: string, claims: string[]): string => `apiVersion: v1
+kind: Pod
+metadata: { name: ${name} }
+spec:
+  nodeSelector: { kubernetes.io/hostname: ${node} }
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  containers:
+    - name: c
+      image: ${busybox.reference!}
+      imagePullPolicy: Never
+      command: [/bin/busybox, sh, -c, '${script}']
+      volumeMounts: [${claims.map((c) => `{ name: ${c}, mountPath: /${c} }`).join(', ')}]
+  volumes: [${claims.map((c) => `{ name: ${c}, persistentVolumeClaim: { claimName: ${c} } }`).join(', ')}]
+`;
+    const file = join(work, 'local-path.yaml');
+    writeFileSync(
+      file,
+      [claim('kept'), claim('dropped'), pod('writer', 'echo written-by-writer > /kept/file && echo x > /dropped/file', ['kept', 'dropped'])].join('---\n'),
+    );
+    await kubectl('apply', '-f', file);
+    expect(await kubectl('get', 'pvc', 'kept', 'dropped', '-o', 'jsonpath={.items[*].spec.storageClassName}')).toBe('local-path local-path');
+    await kubectl('wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/writer', '--timeout=120s');
+    expect(await kubectl('get', 'pvc', 'kept', 'dropped', '-o', 'jsonpath={.items[*].status.phase}')).toBe('Bound Bound');
+    const volume = (c: string) => kubectl('get', 'pvc', c, '-o', 'jsonpath={.spec.volumeName}');
+    const [kept, dropped] = [await volume('kept'), await volume('dropped')];
+    const folders = async () => (await ssh(node, 'ls /opt/local-path-provisioner')).split('\n').filter(Boolean);
+    expect(await folders()).toEqual([`${dropped}_default_dropped`, `${kept}_default_kept`].sort());
+
+    await kubectl('delete', 'pod', 'writer', '--wait=true');
+    writeFileSync(file, pod('reader', 'cat /kept/file', ['kept']));
+    await kubectl('apply', '-f', file);
+    await kubectl('wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/reader', '--timeout=60s');
+    expect(await kubectl('logs', 'reader')).toBe('written-by-writer\n');
+    await kubectl('delete', 'pod', 'reader', '--wait=true');
+
+    // reclaimPolicy Delete: the claim's helper pod deletes its folder, then the volume goes.
+    await kubectl('delete', 'pvc', 'dropped', '--wait=true');
+    await until(`volume ${dropped} deleted`, 60_000, async () => ((await kubectl('get', 'pv', dropped, '--ignore-not-found')) === '' ? 'gone' : undefined));
+    expect(await folders()).toEqual([`${kept}_default_kept`]);
+
+    // Turned off (the default again, so the rest of this file runs on the default cluster): its
+    // objects go, the volume it made and the folder on the host stay.
+    const check = await kcluster(['apply', '-i', inventory, '--check', '--diff', '--tags', 'local-path-storage']);
+    expect(check.code, check.stderr).toBe(3);
+    expect(check.stdout).toContain('delete local-path-storage (turned off in the inventory)');
+    const removed = await kcluster(['apply', '-i', inventory, '--tags', 'local-path-storage', '--output', 'json']);
+    expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
+    expect(await kubectl('get', 'storageclass/local-path', 'clusterrole/local-path-provisioner-role', '--ignore-not-found')).toBe('');
+    expect(await kubectl('get', 'namespace', 'local-path-storage', '--ignore-not-found', '-o', 'jsonpath={.status.phase}')).not.toBe('Active');
+    expect(await kubectl('get', 'configmap', '-n', 'kube-system', 'kcluster-addons', '-o', 'jsonpath={.data.local-path-storage}')).toBe('');
+    expect(await kubectl('get', 'pvc', 'kept', '-o', 'jsonpath={.status.phase}')).toBe('Bound');
+    expect(await ssh(node, `cat /opt/local-path-provisioner/${kept}_default_kept/file`)).toBe('written-by-writer\n');
+    // Left for the operator: here the test cleans up after itself.
+    await kubectl('delete', 'pvc', 'kept', '--wait=false');
+    await kubectl('delete', 'pv', kept, '--wait=false');
+    await ssh(node, 'rm -rf /opt/local-path-provisioner');
+    timings['localPathStorageSeconds'] = (Date.now() - started) / 1000;
   });
 
   it('admits pods by Pod Security: baseline enforced and restricted warned by default, a namespace label wins, kube-system exempt', async () => {
