@@ -34,6 +34,8 @@ export interface ComponentVersions {
   readonly metricsServer: string;
   /** rancher's local-path-provisioner (the default StorageClass; cluster.localPathStorage). */
   readonly localPathProvisioner: string;
+  /** kube-network-policies (the NetworkPolicy agent; cluster.networkPolicy). */
+  readonly kubeNetworkPolicies: string;
   /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
   readonly pause: string;
   /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
@@ -52,6 +54,9 @@ const RUNTIME = {
   metricsServer: 'v0.9.0',
   // Needs only the core, RBAC and storage v1 APIs; v0.0.30 is the newest the module proxy serves.
   localPathProvisioner: 'v0.0.30',
+  // The newest the module proxy serves (v0.7.0, v0.8.0); it reads only stable APIs (v1 Pods,
+  // Namespaces, NetworkPolicies), so one version serves every minor.
+  kubeNetworkPolicies: 'v0.8.0',
   apiproxy: '1',
 } as const;
 
@@ -115,6 +120,7 @@ export const UPSTREAM_IMAGES: Readonly<Record<string, UpstreamImage>> = {
   'metrics-server': { registry: 'registry.k8s.io', repository: 'metrics-server/metrics-server', tag: asIs },
   // Docker Hub, as rancher publishes it (its deploy/local-path-storage.yaml names rancher/local-path-provisioner).
   'local-path-provisioner': { registry: 'docker.io', repository: 'rancher/local-path-provisioner', tag: asIs },
+  'kube-network-policies': { registry: 'registry.k8s.io', repository: 'networking/kube-network-policies', tag: asIs },
 };
 
 /**

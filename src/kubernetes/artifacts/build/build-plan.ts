@@ -49,6 +49,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'flannel', version: v.flannel },
       { component: 'metrics-server', version: v.metricsServer },
       { component: 'local-path-provisioner', version: v.localPathProvisioner },
+      { component: 'kube-network-policies', version: v.kubeNetworkPolicies },
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
     );

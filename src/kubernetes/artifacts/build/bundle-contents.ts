@@ -81,6 +81,17 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
       },
     ],
   },
+  // Root without a user: its capability NET_ADMIN (nftables, the netfilter queue) is given to uid 0 only.
+  'kube-network-policies': {
+    binaries: [],
+    images: [
+      {
+        name: 'kube-network-policies',
+        entrypoint: '/bin/netpol',
+        layers: [base, { kind: 'files', files: [{ from: 'kube-network-policies', to: 'bin/netpol' }] }],
+      },
+    ],
+  },
   flannel: {
     binaries: [],
     images: [
