@@ -125,3 +125,14 @@ export function localPathStorageAddonTask(inputs: ClusterInputs): Task<{ record:
   const render = (): string => template({ path, ...commands, image: enabled ? imageReference(inputs, 'local-path-provisioner') : 'not-installed' });
   return enabled ? addonTask('local-path-storage', render) : addonRemovalTask('local-path-storage', render);
 }
+
+/** kube-network-policies (cluster.networkPolicy.enabled): applied, or removed when turned off. */
+export function networkPolicyAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
+  const template = createTemplateRenderer().compile(join(templateDir, 'kube-network-policies.yaml.hbs'));
+  const enabled = inputs.inventory.cluster.networkPolicy.enabled;
+  const { apiEndpointHost, apiServerPort } = inputs.topology;
+  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
+  const render = (): string =>
+    template({ image: enabled ? imageReference(inputs, 'kube-network-policies') : 'not-installed', apiServerHost: apiEndpointHost, apiServerPort });
+  return enabled ? addonTask('kube-network-policies', render) : addonRemovalTask('kube-network-policies', render);
+}

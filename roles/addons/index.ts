@@ -1,7 +1,8 @@
 // The addons role, run once per cluster on the first control plane: cluster RBAC, kube-proxy,
 // the CNI (flannel by default; none when cluster.cni is none), CoreDNS (unless the playbook
-// applies it later, see AddonsRoleOptions), metrics-server (cluster.metricsServer) and the
-// default StorageClass (cluster.localPathStorage), each deleted when turned off, applied with
+// applies it later, see AddonsRoleOptions), the NetworkPolicy agent kube-network-policies
+// (cluster.networkPolicy), metrics-server (cluster.metricsServer) and the default
+// StorageClass (cluster.localPathStorage), each deleted when turned off, applied with
 // server-side apply through the local API server (addon-task.ts). Each addon is re-applied
 // only when its rendered manifest changed since kcluster last applied it (sha256 and text recorded in the
 // ConfigMap kube-system/kcluster-addons; `--check --diff` shows the text that changes). Last,
@@ -15,7 +16,15 @@ import { certificateSubjectCn } from '../../src/kubernetes/pki/cluster-pki.js';
 import { kubeProxyConntrackMaxPerCoreOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { secretsEncryptedTask } from './secrets-encrypted.js';
-import { addonCommonData, addonTask, coreDnsAddonTask, localPathStorageAddonTask, metricsServerAddonTask, templateDir } from './addon-task.js';
+import {
+  addonCommonData,
+  addonTask,
+  coreDnsAddonTask,
+  localPathStorageAddonTask,
+  metricsServerAddonTask,
+  networkPolicyAddonTask,
+  templateDir,
+} from './addon-task.js';
 import { join } from 'node:path';
 import type { Role } from '../../src/orchestrator/engine/types.js';
 import { renderKubeProxyConfigFragment } from '../../src/kubernetes/cluster/kube-proxy-config.js';
@@ -55,6 +64,8 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
           ),
         ]
       : []),
+    // After the pod network; addons-running waits for it on every node (addons README).
+    networkPolicyAddonTask(inputs),
     ...(options.coreDns ? [coreDnsAddonTask(inputs)] : []),
     // Not waited for: nothing kcluster does needs the metrics API (addons README).
     metricsServerAddonTask(inputs),

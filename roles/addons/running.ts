@@ -26,12 +26,16 @@ import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 /** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;
 
-/** What runs on every node: kube-proxy and, when it is kcluster's, the pod network. */
+/** What runs on every node: kube-proxy, the pod network when it is kcluster's, and the
+ * NetworkPolicy agent when on (a policy is enforced on a node only once it runs there). */
 export function nodeWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload[] {
   const flannel = inputs.inventory.cluster.cni === 'flannel';
   return [
     { kind: 'daemonset', name: 'kube-proxy', selector: 'k8s-app=kube-proxy' },
     ...(flannel ? [{ kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' } as const] : []),
+    ...(inputs.inventory.cluster.networkPolicy.enabled
+      ? [{ kind: 'daemonset', name: 'kube-network-policies', selector: 'k8s-app=kube-network-policies' } as const]
+      : []),
   ];
 }
 

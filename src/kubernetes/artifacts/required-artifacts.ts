@@ -56,6 +56,7 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   image('kubernetes', 'kube-proxy', k8s, all);
   image('coredns', 'coredns', v.coredns, all);
   if (cluster.cni === 'flannel') image('flannel', 'flannel', v.flannel, all);
+  if (cluster.networkPolicy.enabled) image('kube-network-policies', 'kube-network-policies', v.kubeNetworkPolicies, all);
   if (cluster.metricsServer.enabled) image('metrics-server', 'metrics-server', v.metricsServer, all);
   if (cluster.localPathStorage.enabled) image('local-path-provisioner', 'local-path-provisioner', v.localPathProvisioner, all);
   return out;

@@ -18,6 +18,8 @@ export const CLUSTER_DEFAULTS = {
   localPathStorageEnabled: false,
   /** rancher's own default folder for the volumes. */
   localPathStoragePath: '/opt/local-path-provisioner',
+  /** NetworkPolicy enforced (issue 33: on by default, as RKE2 and k0s ship a policy-enforcing network). */
+  networkPolicyEnabled: true,
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,

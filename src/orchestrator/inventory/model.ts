@@ -89,6 +89,8 @@ export interface ClusterSettings {
   readonly metricsServer: MetricsServerSettings;
   /** The default StorageClass `local-path` (rancher's local-path-provisioner). */
   readonly localPathStorage: LocalPathStorageSettings;
+  /** The NetworkPolicy agent (kube-network-policies), beside the pod network. */
+  readonly networkPolicy: NetworkPolicySettings;
   /** Absolute paths on the controller of the operator's manifest files and folders. */
   readonly manifests: readonly string[];
   /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
@@ -145,6 +147,11 @@ export interface LocalPathStorageSettings {
   readonly enabled: boolean;
   /** The folder on each node under which each volume gets its folder. */
   readonly path: string;
+}
+
+export interface NetworkPolicySettings {
+  /** false: NetworkPolicies are not enforced, and the agent is removed when kcluster had applied it. */
+  readonly enabled: boolean;
 }
 
 export interface MetricsServerSettings {

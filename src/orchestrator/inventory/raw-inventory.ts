@@ -83,6 +83,7 @@ export interface RawInventory {
     readonly kubeProxy?: { readonly mode?: 'iptables' | 'nftables'; readonly config?: Readonly<Record<string, unknown>> };
     readonly metricsServer?: { readonly enabled?: boolean };
     readonly localPathStorage?: { readonly enabled?: boolean; readonly path?: string };
+    readonly networkPolicy?: { readonly enabled?: boolean };
     readonly dns?: { readonly upstreams?: readonly string[]; readonly stubDomains?: Readonly<Record<string, readonly string[]>> };
     readonly artifacts?: {
       readonly source?: 'release' | 'bundle';

@@ -211,6 +211,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         enabled: cluster.localPathStorage?.enabled ?? CLUSTER_DEFAULTS.localPathStorageEnabled,
         path: cluster.localPathStorage?.path ?? CLUSTER_DEFAULTS.localPathStoragePath,
       },
+      networkPolicy: { enabled: cluster.networkPolicy?.enabled ?? CLUSTER_DEFAULTS.networkPolicyEnabled },
       dns: {
         upstreams: [...(cluster.dns?.upstreams ?? [])],
         stubDomains: Object.fromEntries(Object.entries(cluster.dns?.stubDomains ?? {}).map(([domain, servers]) => [domain, [...servers]])),

@@ -52,6 +52,7 @@ describe('upstream image references (source: release)', () => {
         'kube-proxy': `registry.k8s.io/kube-proxy:${k8s}`,
         flannel: 'ghcr.io/flannel-io/flannel:v0.28.10',
         'metrics-server': 'registry.k8s.io/metrics-server/metrics-server:v0.9.0',
+        'kube-network-policies': 'registry.k8s.io/networking/kube-network-policies:v0.8.0',
       });
     }
   });
@@ -88,6 +89,14 @@ describe('upstream image references (source: release)', () => {
     expect(await imagesOf(inventory(on, undefined, ', imageRepository: m.lan'))).toHaveProperty(
       'local-path-provisioner',
       'm.lan/rancher/local-path-provisioner:v0.0.30',
+    );
+  });
+
+  it('networkPolicy.enabled: false: no kube-network-policies image', async () => {
+    expect(Object.keys(await imagesOf(inventory('  networkPolicy: { enabled: false }\n')))).not.toContain('kube-network-policies');
+    expect(await imagesOf(inventory('', undefined, ', imageRepository: m.lan'))).toHaveProperty(
+      'kube-network-policies',
+      'm.lan/networking/kube-network-policies:v0.8.0',
     );
   });
 });

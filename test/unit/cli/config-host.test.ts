@@ -74,6 +74,7 @@ describe('kcluster config --host', () => {
       'registry.k8s.io/kube-scheduler:v1.37.2',
       'registry.k8s.io/kube-proxy:v1.37.2',
       'ghcr.io/flannel-io/flannel:v0.28.10',
+      'registry.k8s.io/networking/kube-network-policies:v0.8.0',
       'registry.k8s.io/metrics-server/metrics-server:v0.9.0',
       'registry.k8s.io/coredns/coredns:v1.14.6',
     ]);

@@ -83,6 +83,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.metricsServer.enabled': cluster.metricsServer.enabled,
     'cluster.localPathStorage.enabled': cluster.localPathStorage.enabled,
     'cluster.localPathStorage.path': cluster.localPathStorage.path,
+    'cluster.networkPolicy.enabled': cluster.networkPolicy.enabled,
     'cluster.manifests': cluster.manifests,
     'cluster.proxy.noProxy': [],
     'cluster.registries': cluster.registries,

@@ -91,6 +91,7 @@ describe('inventory resolution from the HA fixture', async () => {
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
       localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
+      networkPolicy: { enabled: true },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

@@ -53,6 +53,7 @@ describe('inventory resolution', () => {
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
       localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
+      networkPolicy: { enabled: true },
       registries: {},
       manifests: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },

@@ -52,7 +52,7 @@ describe('workload readiness', () => {
     });
     expect(() => parseWorkloads('garbage', [ds])).toThrow('unexpected workload status output');
   });
-  it('checks kube-proxy and flannel on the nodes, then CoreDNS, with flannel; kube-proxy alone without a CNI of ours; plans a wait until they run', () => {
+  it('checks kube-proxy, flannel and the NetworkPolicy agent on the nodes, then CoreDNS, with flannel; without a CNI of ours no flannel nor CoreDNS; plans a wait until they run', () => {
     const inv = (cni: string) => {
       const r = parseInventory(`ssh: {agent: true}\ncluster: {cni: ${cni}}\nhosts: [{name: cp1, address: 10.0.0.1, roles: [control-plane]}]\n`, '/x.yaml', {
         env: {},
@@ -61,9 +61,9 @@ describe('workload readiness', () => {
       return { inventory: r.inventory };
     };
     const all = (i: ReturnType<typeof inv>) => [...nodeWorkloads(i), ...dnsWorkloads(i)].map((w) => w.name);
-    expect(all(inv('flannel'))).toEqual(['kube-proxy', 'kube-flannel', 'coredns']);
-    expect(all(inv('none'))).toEqual(['kube-proxy']);
-    expect(nodeWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel']);
+    expect(all(inv('flannel'))).toEqual(['kube-proxy', 'kube-flannel', 'kube-network-policies', 'coredns']);
+    expect(all(inv('none'))).toEqual(['kube-proxy', 'kube-network-policies']);
+    expect(nodeWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['kube-proxy', 'kube-flannel', 'kube-network-policies']);
     expect(dnsWorkloads(inv('flannel')).map((w) => w.name)).toEqual(['coredns']);
     expect(dnsWorkloads(inv('none'))).toEqual([]);
     const task = workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inv('none')));

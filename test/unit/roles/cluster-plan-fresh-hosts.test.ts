@@ -64,6 +64,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
       `kube-proxy:${K8S}`,
       `coredns:${companions.coredns}`,
       `flannel:${companions.flannel}`,
+      `kube-network-policies:${companions.kubeNetworkPolicies}`,
       `metrics-server:${companions.metricsServer}`,
     ].map(image);
     expect(one.tasks('kcrec2', 'images')).toEqual(node);
@@ -196,6 +197,7 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
       'addon cluster-rbac',
       'addon kube-proxy',
       'addon flannel',
+      'addon kube-network-policies',
       'addon metrics-server',
       'Secrets encrypted at rest with the current key',
     ]);

@@ -48,6 +48,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
       localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
+      networkPolicy: { enabled: true },
       dns: { upstreams: [], stubDomains: {} },
       artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
     },
