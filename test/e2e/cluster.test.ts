@@ -1,7 +1,8 @@
 // End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts,
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
-// pod-to-pod traffic across workers, a ClusterIP Service; metrics-server turned off and on
+// pod-to-pod traffic across workers, a ClusterIP Service; NetworkPolicy enforced (deny, then
+// allow, ingress and egress); metrics-server turned off and on
 // again, then resource metrics (kubectl top, an HPA scaling up and back down); the default
 // StorageClass turned on (a claim keeps its data across pods) and off; a second apply changes nothing;
 // a scheduled etcd snapshot (the timer active, one run listed and fetched, sha256 checked);
@@ -132,6 +133,50 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
         (await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined,
       ),
     ).toBe('ok');
+  });
+
+  it('enforces NetworkPolicy (kube-network-policies): a default-deny ingress policy blocks pod-to-pod traffic across workers that worked, an allow rule by namespace and pod selector reopens it, a default-deny egress policy blocks it again', async () => {
+    const started = Date.now();
+    const ns = 'netpol-e2e';
+    const busybox = lock().find((a) => a.name === 'busybox')!;
+    const file = (name: string, text: string): string => {
+      const path = join(work, `${ns}-${name}.yaml`);
+      writeFileSync(path, text);
+      return path;
+    };
+    await kubectl('apply', '-f', file('namespace', `apiVersion: v1\nkind: Namespace\nmetadata: { name: ${ns} }\n`));
+    await kubectl('-n', ns, 'apply', '-f', file('pods', webAndClientPods(busybox.reference!, `${NAME}2`, `${NAME}3`, 'hello-netpol')));
+    await kubectl('-n', ns, 'label', '--overwrite', 'pod', 'client', 'role=client');
+    await kubectl('-n', ns, 'wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=120s');
+    const webIp = (await kubectl('-n', ns, 'get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
+    const reaches = async (): Promise<boolean> =>
+      kubectl('-n', ns, 'exec', 'client', '--', '/bin/busybox', 'timeout', '3', '/bin/busybox', 'wget', '-qO-', `http://${webIp}:8080/`).then(
+        (out) => out.includes('hello-netpol'),
+        () => false,
+      );
+    const policy = (name: string, spec: string): string =>
+      file(name, `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: { name: ${name} }\nspec:\n${spec}`);
+    const expectReach = async (what: string, want: boolean) =>
+      expect(await until(what, 30_000, async () => ((await reaches()) === want ? 'as expected' : undefined))).toBe('as expected');
+
+    await expectReach('client reaches web across workers before any policy', true);
+    await kubectl('-n', ns, 'apply', '-f', policy('deny-ingress', '  podSelector: {}\n  policyTypes: [Ingress]\n'));
+    await expectReach('a default-deny ingress policy blocks it', false);
+    await kubectl(
+      '-n',
+      ns,
+      'apply',
+      '-f',
+      policy(
+        'allow-client',
+        `  podSelector: { matchLabels: { app: web } }\n  policyTypes: [Ingress]\n  ingress:\n    - from: [{ namespaceSelector: { matchLabels: { kubernetes.io/metadata.name: ${ns} } }, podSelector: { matchLabels: { role: client } } }]\n      ports: [{ port: 8080, protocol: TCP }]\n`,
+      ),
+    );
+    await expectReach('an allow rule (namespace and pod selector, port) reopens it', true);
+    await kubectl('-n', ns, 'apply', '-f', policy('deny-egress', '  podSelector: { matchLabels: { role: client } }\n  policyTypes: [Egress]\n'));
+    await expectReach('a default-deny egress policy on the client blocks it', false);
+    await kubectl('delete', 'namespace', ns, '--wait=false');
+    timings['networkPolicySeconds'] = (Date.now() - started) / 1000;
   });
 
   it('metrics-server: --check --diff shows it going when turned off, apply deletes it and its record, and brings it back when on; an HPA starts on a CPU-bound Deployment', async () => {
