@@ -147,6 +147,7 @@ describe('source: release offline, images by their upstream names through contai
       /^registry\.k8s\.io\/kube-proxy:/,
       /^registry\.k8s\.io\/coredns\/coredns:v/,
       /^registry\.k8s\.io\/metrics-server\/metrics-server:v/,
+      /^registry\.k8s\.io\/networking\/kube-network-policies:v/,
       /^ghcr\.io\/flannel-io\/flannel:v/,
     ];
     const images = await until('a Running pod of every component', 240_000, async () => {
