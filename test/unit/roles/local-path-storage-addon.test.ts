@@ -5,45 +5,21 @@
 // source (kcluster's image has no shell, rancher's runs upstream's scripts), and the inventory
 // switch: off by default; turned off, nothing when never applied, else its recorded objects
 // deleted (shown as removed lines by --check --diff).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { localPathStorageAddonTask } from '../../../roles/addons/addon-task.js';
 import { addonsRole } from '../../../roles/addons/index.js';
-import { addonRecord, type AddonRecord } from '../../../src/kubernetes/facts/addon-record.js';
-import type { ClusterInputs } from '../../../src/kubernetes/cluster/cluster-inputs.js';
-import { topologyOf } from '../../../src/kubernetes/cluster/topology.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
 import { effectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
-import { isPending, type Change } from '../../../src/orchestrator/engine/change.js';
-import type { HostContext } from '../../../src/orchestrator/engine/types.js';
-import { loadInventoryText, parseInventoryText } from '../support/inventory-text.js';
+import { isPending } from '../../../src/orchestrator/engine/change.js';
+import { parseInventoryText } from '../support/inventory-text.js';
+import { addonFixture, TWO_HOSTS } from './support/addon-fixture.js';
 
-const root = mkdtempSync(join(tmpdir(), 'kc-local-path-'));
-const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2, roles: [worker] }\n';
+const { root, inputs, planOf, manifestOf } = addonFixture('local-path', localPathStorageAddonTask);
 const ON = '  localPathStorage: { enabled: true }\n';
 const BUNDLE = `  artifacts: { source: bundle, bundle: ${join(root, 'bundle')} }\n`;
 const IMAGE = 'kcluster.local/local-path-provisioner:v0.0.30';
-
-function inputs(cluster = ''): ClusterInputs {
-  const inventory = loadInventoryText(root, `${cluster ? `cluster:\n${cluster}` : ''}${hosts}`);
-  const artifacts = requiredArtifacts(inventory).map((a) => ({ ...a, reference: a.type === 'image' ? `kcluster.local/${a.name}:${a.version}` : undefined }));
-  return { inventory, topology: topologyOf(inventory), artifacts, encryption: { keys: [{ name: 'key-1', secret: 'unused' }] } } as unknown as ClusterInputs;
-}
-
-const record = (data: Record<string, string>): AddonRecord => addonRecord.parse(`ok\n${JSON.stringify(data)}\n`, 0);
-
-function planOf(cluster: string, data: Record<string, string>): Change<{ manifest: string; sha256: string }> {
-  return localPathStorageAddonTask(inputs(cluster)).plan({ record: record(data) } as never, {} as HostContext) as Change<{ manifest: string; sha256: string }>;
-}
-
-function manifestOf(cluster: string): string {
-  const change = planOf(cluster, {});
-  if (!isPending(change)) throw new Error(`expected local-path-storage to be applied, got ${change.kind}`);
-  return change.payload.manifest;
-}
 
 interface K8sObject {
   kind: string;
@@ -153,7 +129,7 @@ describe('cluster.localPathStorage', () => {
     expect(inputs().inventory.cluster.localPathStorage).toEqual(off);
     expect((effectiveConfig(inputs().inventory)['cluster'] as { localPathStorage: unknown }).localPathStorage).toEqual(off);
     for (const path of ['/', 'relative/dir', '/opt/../etc', '/with space', '/quo"te']) {
-      const { file, result } = parseInventoryText(root, `cluster:\n  localPathStorage:\n    enabled: true\n    path: '${path}'\n${hosts}`);
+      const { file, result } = parseInventoryText(root, `cluster:\n  localPathStorage:\n    enabled: true\n    path: '${path}'\n${TWO_HOSTS}`);
       expect(result.ok, path).toBe(false);
       if (!result.ok)
         expect(result.errors.map((e) => `${e.file === file ? 'file' : e.file}:${e.line}: ${e.path}`)).toEqual(['file:4: cluster.localPathStorage.path']);

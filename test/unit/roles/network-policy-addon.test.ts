@@ -3,44 +3,20 @@
 // kube-proxy and flannel, and the inventory switch: on by default, applied by the addons role
 // after the pod network; turned off, nothing when kcluster never applied it, else its recorded
 // objects deleted (shown as removed lines by --check --diff) and its keys taken out of the record.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { networkPolicyAddonTask } from '../../../roles/addons/addon-task.js';
 import { addonsRole } from '../../../roles/addons/index.js';
 import { nodeWorkloads } from '../../../roles/addons/running.js';
-import { addonRecord, addonRecordRemoval, type AddonRecord } from '../../../src/kubernetes/facts/addon-record.js';
-import type { ClusterInputs } from '../../../src/kubernetes/cluster/cluster-inputs.js';
-import { topologyOf } from '../../../src/kubernetes/cluster/topology.js';
+import { addonRecordRemoval } from '../../../src/kubernetes/facts/addon-record.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
 import { effectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
-import { isPending, type Change } from '../../../src/orchestrator/engine/change.js';
-import type { HostContext } from '../../../src/orchestrator/engine/types.js';
-import { loadInventoryText, parseInventoryText } from '../support/inventory-text.js';
+import { isPending } from '../../../src/orchestrator/engine/change.js';
+import { parseInventoryText } from '../support/inventory-text.js';
+import { addonFixture, TWO_HOSTS } from './support/addon-fixture.js';
 
-const root = mkdtempSync(join(tmpdir(), 'kc-network-policy-'));
-const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2, roles: [worker] }\n';
+const { root, inputs, planOf, manifestOf } = addonFixture('network-policy', networkPolicyAddonTask);
 const OFF = '  networkPolicy: { enabled: false }\n';
-
-function inputs(cluster = ''): ClusterInputs {
-  const inventory = loadInventoryText(root, `${cluster ? `cluster:\n${cluster}` : ''}${hosts}`);
-  const artifacts = requiredArtifacts(inventory).map((a) => ({ ...a, reference: a.type === 'image' ? `kcluster.local/${a.name}:${a.version}` : undefined }));
-  return { inventory, topology: topologyOf(inventory), artifacts, encryption: { keys: [{ name: 'key-1', secret: 'unused' }] } } as unknown as ClusterInputs;
-}
-
-const record = (data: Record<string, string>): AddonRecord => addonRecord.parse(`ok\n${JSON.stringify(data)}\n`, 0);
-
-function planOf(cluster: string, data: Record<string, string>): Change<{ manifest: string; sha256: string }> {
-  return networkPolicyAddonTask(inputs(cluster)).plan({ record: record(data) } as never, {} as HostContext) as Change<{ manifest: string; sha256: string }>;
-}
-
-function manifestOf(): string {
-  const change = planOf('', {});
-  if (!isPending(change)) throw new Error(`expected kube-network-policies to be applied, got ${change.kind}`);
-  return change.payload.manifest;
-}
 
 interface K8sObject {
   kind: string;
@@ -116,7 +92,7 @@ describe('cluster.networkPolicy.enabled', () => {
     expect(inputs().inventory.cluster.networkPolicy).toEqual({ enabled: true });
     expect((effectiveConfig(inputs().inventory)['cluster'] as { networkPolicy: unknown }).networkPolicy).toEqual({ enabled: true });
     expect(inputs(OFF).inventory.cluster.networkPolicy).toEqual({ enabled: false });
-    const { file, result } = parseInventoryText(root, `cluster:\n  networkPolicy: { enabled: 1 }\n${hosts}`);
+    const { file, result } = parseInventoryText(root, `cluster:\n  networkPolicy: { enabled: 1 }\n${TWO_HOSTS}`);
     expect(result.ok).toBe(false);
     if (!result.ok)
       expect(result.errors.map((e) => `${e.file === file ? 'file' : e.file}:${e.line}: ${e.path}`)).toEqual(['file:2: cluster.networkPolicy.enabled']);
