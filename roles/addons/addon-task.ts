@@ -99,13 +99,30 @@ export function coreDnsAddonTask(inputs: ClusterInputs): Task<{ record: typeof a
   );
 }
 
-/** metrics-server (cluster.metricsServer.enabled): applied, or removed when turned off. */
+/**
+ * An addon the inventory turns on or off: applied when on; turned off, the objects kcluster
+ * recorded for it are deleted. Off, its image is not among the artifacts: the template gets a
+ * placeholder, since deleting goes by the objects' names.
+ */
+function switchedAddonTask(
+  inputs: ClusterInputs,
+  addon: { readonly name: string; readonly template: string; readonly image: string; readonly enabled: boolean },
+  data: Readonly<Record<string, unknown>>,
+): Task<{ record: typeof addonRecord }, AddonPayload> {
+  const template = createTemplateRenderer().compile(join(templateDir, addon.template));
+  const render = (): string => template({ ...data, image: addon.enabled ? imageReference(inputs, addon.image) : 'not-installed' });
+  return addon.enabled ? addonTask(addon.name, render) : addonRemovalTask(addon.name, render);
+}
+
+/** metrics-server (cluster.metricsServer.enabled). */
 export function metricsServerAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
-  const template = createTemplateRenderer().compile(join(templateDir, 'metrics-server.yaml.hbs'));
-  const enabled = inputs.inventory.cluster.metricsServer.enabled;
-  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
-  const render = (): string => template({ ...addonCommonData(inputs), image: enabled ? imageReference(inputs, 'metrics-server') : 'not-installed' });
-  return enabled ? addonTask('metrics-server', render) : addonRemovalTask('metrics-server', render);
+  const addon = {
+    name: 'metrics-server',
+    template: 'metrics-server.yaml.hbs',
+    image: 'metrics-server',
+    enabled: inputs.inventory.cluster.metricsServer.enabled,
+  };
+  return switchedAddonTask(inputs, addon, addonCommonData(inputs));
 }
 
 /** What the local-path-provisioner image runs: kcluster's image, or rancher's published one (`source: release`). */
@@ -116,23 +133,21 @@ const LOCAL_PATH_COMMANDS = {
   release: { provisionerCommand: '/usr/bin/local-path-provisioner', helperCommand: undefined },
 } as const;
 
-/** The default StorageClass (cluster.localPathStorage.enabled): applied, or removed when turned off. */
+/** The default StorageClass (cluster.localPathStorage.enabled). */
 export function localPathStorageAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
-  const template = createTemplateRenderer().compile(join(templateDir, 'local-path-storage.yaml.hbs'));
   const { enabled, path } = inputs.inventory.cluster.localPathStorage;
-  const commands = LOCAL_PATH_COMMANDS[inputs.inventory.cluster.artifacts.kind];
-  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
-  const render = (): string => template({ path, ...commands, image: enabled ? imageReference(inputs, 'local-path-provisioner') : 'not-installed' });
-  return enabled ? addonTask('local-path-storage', render) : addonRemovalTask('local-path-storage', render);
+  const addon = { name: 'local-path-storage', template: 'local-path-storage.yaml.hbs', image: 'local-path-provisioner', enabled };
+  return switchedAddonTask(inputs, addon, { path, ...LOCAL_PATH_COMMANDS[inputs.inventory.cluster.artifacts.kind] });
 }
 
-/** kube-network-policies (cluster.networkPolicy.enabled): applied, or removed when turned off. */
+/** kube-network-policies (cluster.networkPolicy.enabled). */
 export function networkPolicyAddonTask(inputs: ClusterInputs): Task<{ record: typeof addonRecord }, AddonPayload> {
-  const template = createTemplateRenderer().compile(join(templateDir, 'kube-network-policies.yaml.hbs'));
-  const enabled = inputs.inventory.cluster.networkPolicy.enabled;
   const { apiEndpointHost, apiServerPort } = inputs.topology;
-  // Turned off, its image is not among the artifacts: deleting goes by the objects' names.
-  const render = (): string =>
-    template({ image: enabled ? imageReference(inputs, 'kube-network-policies') : 'not-installed', apiServerHost: apiEndpointHost, apiServerPort });
-  return enabled ? addonTask('kube-network-policies', render) : addonRemovalTask('kube-network-policies', render);
+  const addon = {
+    name: 'kube-network-policies',
+    template: 'kube-network-policies.yaml.hbs',
+    image: 'kube-network-policies',
+    enabled: inputs.inventory.cluster.networkPolicy.enabled,
+  };
+  return switchedAddonTask(inputs, addon, { apiServerHost: apiEndpointHost, apiServerPort });
 }
