@@ -10,9 +10,7 @@ import { pollUntil, type PollOutcome } from '../../src/orchestrator/engine/poll-
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { apiReady, type ApiReadiness } from '../../src/kubernetes/facts/api-ready.js';
-import { lagging, STATIC_POD_COMPONENTS, staticPods, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
-
-type StaticPodComponent = (typeof STATIC_POD_COMPONENTS)[number];
+import { lagging, STATIC_POD_COMPONENTS, staticPods, type StaticPodComponent, type StaticPods } from '../../src/kubernetes/facts/static-pods.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import {
   keepLastGoodManifests,
@@ -36,7 +34,7 @@ const READY_TIMEOUT_MS = 300_000;
  */
 const pending = (api: ApiReadiness, pods: StaticPods | undefined, scope: WaitScope): string[] => [
   ...(api.ready ? [] : [`/readyz (${api.detail})`]),
-  ...(pods ? lagging(pods, api.ready).filter((what) => scope.components.some((c) => what.startsWith(`${c} `))) : []),
+  ...(pods ? lagging(pods, api.ready, scope.components) : []),
 ];
 
 /** Which static pods a wait requires to run their current manifest (none: /readyz only, a fresh install). */

@@ -17,6 +17,7 @@ import { adminKubectl } from './admin-kubectl.js';
 /** Where the kubelet reads static pod manifests (its staticPodPath). */
 export const MANIFESTS_DIR = '/etc/kubernetes/manifests';
 export const STATIC_POD_COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
+export type StaticPodComponent = (typeof STATIC_POD_COMPONENTS)[number];
 
 export interface ComponentState {
   readonly component: string;
@@ -123,28 +124,32 @@ export function parseStaticPods(stdout: string): StaticPods {
     return { current, listening: port !== undefined && (listening?.has(port) ?? false) };
   };
   return {
-    components: STATIC_POD_COMPONENTS.map((component) => ({
-      component,
-      want: want.get(component) ?? '',
-      have: have.get(component)?.hash ?? '',
-      ready: have.get(component)?.ready ?? false,
-      ...(written.has(component) ? { manifestWritten: written.get(component)! } : {}),
-      ...(created.has(component) ? { containerCreated: created.get(component)! } : {}),
-      ...(localState(component, want.get(component) ?? '') !== undefined ? { local: localState(component, want.get(component) ?? '')! } : {}),
-    })),
+    components: STATIC_POD_COMPONENTS.map((component) => {
+      const local = localState(component, want.get(component) ?? '');
+      return {
+        component,
+        want: want.get(component) ?? '',
+        have: have.get(component)?.hash ?? '',
+        ready: have.get(component)?.ready ?? false,
+        ...(written.has(component) ? { manifestWritten: written.get(component)! } : {}),
+        ...(created.has(component) ? { containerCreated: created.get(component)! } : {}),
+        ...(local !== undefined ? { local } : {}),
+      };
+    }),
     detail: other.join(' ').slice(0, 300),
     ...(now !== undefined ? { now } : {}),
   };
 }
 
 /**
- * Components not yet running their manifest, Ready: "kube-apiserver (old pod)", ... A component
+ * Components (of `only`) not yet running their manifest, Ready: "kube-apiserver (old pod)", ... A component
  * is current when its mirror pod carries the manifest's hash and is Ready, or when the host
  * shows it (a ready sandbox with that hash running its container, and it serves: its port
  * listens, or for the API server `apiAnswers`, its /readyz), whichever comes first.
  */
-export function lagging(pods: StaticPods, apiAnswers = false): string[] {
+export function lagging(pods: StaticPods, apiAnswers = false, only: readonly StaticPodComponent[] = STATIC_POD_COMPONENTS): string[] {
   return pods.components.flatMap((c) => {
+    if (!(only as readonly string[]).includes(c.component)) return [];
     if (c.want === '') return [`${c.component} (no manifest with kcluster.io/inputs-sha256)`];
     // The same hash, but the container predates its manifest: a hand edit that kept the
     // annotation, undone by this write; the kubelet has not restarted the pod yet.
