@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { playDurations } from '../play-durations.mjs';
 
 const [work, prefix, topology, hosts, controlPlanes, revision] = process.argv.slice(2);
 const median = (values) => {
@@ -13,19 +14,6 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const s = (ms) => (ms < 0 ? 'never' : (ms / 1000).toFixed(1));
-
-/** Each play's duration in ms, from play-start to play-end, in the order the run had them. */
-function playDurations(file) {
-  const started = new Map();
-  const plays = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const event = JSON.parse(line);
-    if (event.type === 'play-start') started.set(event.play, event.time);
-    if (event.type === 'play-end' && started.has(event.play)) plays.push([event.play, event.time - started.get(event.play)]);
-  }
-  return plays;
-}
 
 const runs = readFileSync(join(work, 'runs.tsv'), 'utf8')
   .trim()

@@ -42,14 +42,11 @@ with_event_ttl() { # value: the inventory with that --event-ttl for the API serv
     writeFileSync(process.argv[2], doc.toString());
   ' "$WORK/inventory.base.yaml" "$INVENTORY" "$1"
 }
-play_seconds() { # ndjson play: that play's duration from its events
-  node -e '
-    const lines = require("node:fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-    const at = (e) => (typeof e.time === "number" ? e.time : Date.parse(e.time));
-    const mine = lines.filter((e) => e.play === process.argv[2] && Number.isFinite(at(e)));
-    if (mine.length === 0) { console.log("-"); process.exit(0); }
-    const times = mine.map(at);
-    console.log(((Math.max(...times) - Math.min(...times)) / 1000).toFixed(1));
+play_seconds() { # ndjson play: that play's duration (bench/play-durations.mjs), "-" when it did not run
+  node --input-type=module -e '
+    import { playDurations } from "./bench/play-durations.mjs";
+    const ms = playDurations(process.argv[1]).find(([play]) => play === process.argv[2])?.[1];
+    console.log(ms === undefined ? "-" : (ms / 1000).toFixed(1));
   ' "$1" "$2"
 }
 now_ms() { date +%s%3N; }
