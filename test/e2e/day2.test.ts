@@ -13,6 +13,7 @@ import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until } from './support/e2e-support.js';
 import { kclusterWatched } from './support/kcluster-watched.js';
+import { runStatus } from './support/run-status.js';
 
 const run = promisify(execFile);
 const NAME = 'kceday';
@@ -121,9 +122,7 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     });
     expect(interruptedAt, interrupted.err + interrupted.out.slice(-2000)).not.toBe('');
     expect(interrupted.code, interrupted.err + interrupted.out.slice(-2000)).toBe(130);
-    const status = await kcluster(['status', '-i', inventory, '-o', 'json']);
-    expect(status.code, status.stderr).toBe(0);
-    const last = (JSON.parse(status.stdout) as { last: { result: string; next?: string; hosts: { host: string; left: string[] }[] } }).last;
+    const { last } = await runStatus(inventory);
     console.log(`day2: SIGINT after ${added}: ${interruptedAt}; left: ${JSON.stringify(last.hosts.map((h) => [h.host, h.left]))}`);
     expect(last.result).toBe('interrupted');
     expect(last.next).toBe(`kcluster apply -i ${inventory} --output json`);
@@ -141,7 +140,7 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     expect(recap[worker]!.changed).toBe(0);
     expect(recap[added]!.changed).toBeGreaterThan(5);
     await allReady([cp, worker, added]);
-    const done = JSON.parse((await kcluster(['status', '-i', inventory, '-o', 'json'])).stdout) as { last: { result: string; hosts: { left: string[] }[] } };
+    const done = await runStatus(inventory);
     expect(done.last.result).toBe('completed');
     expect(done.last.hosts.every((h) => h.left.length === 0)).toBe(true);
   });

@@ -28,6 +28,7 @@ import {
   webDeploymentBehindNodePort,
 } from './support/e2e-support.js';
 import { kclusterWatched } from './support/kcluster-watched.js';
+import { runStatus } from './support/run-status.js';
 
 const run = promisify(execFile);
 const NAME = 'kceup';
@@ -51,14 +52,6 @@ const setVersion = (version: string): void =>
     inventory,
     readFileSync(inventory, 'utf8').replace(/^cluster:\n( {2}kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`),
   );
-interface StatusJson {
-  last: { result: string; exitCode?: number; next?: string; hosts: { host: string; left: string[]; plays: { play: string; state: string }[] }[] };
-}
-async function runStatus(): Promise<StatusJson> {
-  const r = await kcluster(['status', '-i', inventory, '-o', 'json']);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as StatusJson;
-}
 const importImage = (host: string, file: string) => sshTo(labDir)(host, 'ctr -n k8s.io images import -', readFileSync(file));
 async function nodeVersions(): Promise<Record<string, string>> {
   const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
@@ -121,7 +114,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     });
     expect(interruptedAt, interrupted.err + interrupted.out.slice(-2000)).not.toBe('');
     expect(interrupted.code, interrupted.err + interrupted.out.slice(-2000)).toBe(130);
-    const afterSigint = await runStatus();
+    const afterSigint = await runStatus(inventory);
     console.log(`upgrade: SIGINT after ${interruptedAt}; status: ${JSON.stringify(afterSigint.last.hosts.map((h) => [h.host, h.left]))}`);
     expect(afterSigint.last).toMatchObject({ result: 'interrupted', next: `kcluster upgrade -i ${inventory} --output json` });
     for (const worker of [`${NAME}2`, `${NAME}3`]) expect(afterSigint.last.hosts.find((h) => h.host === worker)?.left, worker).toContain('nodes, in batches');
@@ -146,7 +139,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     expect(midway[`${NAME}1`]).toBe(NEW());
     expect(midway[`${NAME}3`]).toBe(OLD());
     // The run journal: status names the stopped upgrade, the host left, and the command again.
-    const journal = await runStatus();
+    const journal = await runStatus(inventory);
     expect(journal.last).toMatchObject({ result: 'failed', exitCode: 5, next: `kcluster upgrade -i ${inventory} --output json` });
     const left = journal.last.hosts.find((h) => h.host === `${NAME}3`)!;
     expect(left.plays).toContainEqual(expect.objectContaining({ play: 'nodes, in batches', state: 'unreachable' }));
@@ -155,7 +148,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     await run('iptables', ['-D', ...BLOCK]);
     const rerun = await kcluster(['upgrade', '-i', inventory, '--output', 'json']);
     expect(rerun.code, rerun.stderr + rerun.stdout.slice(-2000)).toBe(0);
-    expect((await runStatus()).last).toMatchObject({ result: 'completed', hosts: [{ left: [] }, { left: [] }, { left: [] }] });
+    expect((await runStatus(inventory)).last).toMatchObject({ result: 'completed', hosts: [{ left: [] }, { left: [] }, { left: [] }] });
     const versions = await nodeVersions();
     expect(versions).toEqual({ [`${NAME}1`]: NEW(), [`${NAME}2`]: NEW(), [`${NAME}3`]: NEW() });
     expect(rerun.stderr).not.toContain('still cordoned');
