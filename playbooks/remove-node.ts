@@ -61,7 +61,7 @@ export async function removeNodePlaybook(inventory: Inventory, name: string, opt
     drainTimeoutMs: options.drainTimeoutMs,
     ...(options.unreachable === true ? { unreachable: true } : {}),
     ...(options.allowEven === true ? { allowEven: true } : {}),
-    api: () => apiClient({ server, caCert: pki.ca.cert, clientCert: pki.admin.cert, clientKey: pki.admin.key }),
+    api: () => apiClient({ server, caCert: pki.trust.ca, clientCert: pki.admin.cert, clientKey: pki.admin.key }),
   };
   const unreachable = options.unreachable === true;
   return {

@@ -31,7 +31,7 @@ export const COMPONENT_READS: Readonly<Record<string, readonly string[]>> = {
     AUDIT_POLICY_PATH,
     ADMISSION_CONFIG_PATH,
   ],
-  'kube-controller-manager': ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
+  'kube-controller-manager': ['ca.crt', 'ca-signing.crt', 'ca.key', 'front-proxy-ca.crt', 'sa.key', '/etc/kubernetes/controller-manager.conf'],
   'kube-scheduler': ['/etc/kubernetes/scheduler.conf'],
 };
 

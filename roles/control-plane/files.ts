@@ -44,12 +44,16 @@ export function controlPlaneFiles(inputs: ClusterInputs): ControlPlaneFile[] {
     path: `/etc/kubernetes/${file}`,
     mode: 0o600,
     content: (ctx: HostContext) =>
-      renderKubeconfig({ clusterName: inventory.cluster.name, server: server(ctx), caCert: pki.ca.cert, user, cert: creds.cert, key: creds.key }),
+      renderKubeconfig({ clusterName: inventory.cluster.name, server: server(ctx), caCert: pki.trust.ca, user, cert: creds.cert, key: creds.key }),
   });
   return [
-    ...pair('ca', pki.ca),
-    ...pair('front-proxy-ca', pki.frontProxyCa),
-    ...pair('etcd/ca', pki.etcdCa),
+    // Each CA's .crt is what verifies (its trust bundle: during a rotation both CAs, the signing
+    // one first); its .key the signing key. The controller-manager signs with ca-signing.crt,
+    // since its signer takes one certificate, never a bundle.
+    ...pair('ca', () => ({ cert: pki.trust.ca, key: pki.ca.key })),
+    { path: `${PKI}/ca-signing.crt`, mode: 0o644, content: () => pki.ca.cert },
+    ...pair('front-proxy-ca', () => ({ cert: pki.trust.frontProxyCa, key: pki.frontProxyCa.key })),
+    ...pair('etcd/ca', () => ({ cert: pki.trust.etcdCa, key: pki.etcdCa.key })),
     ...pair('apiserver', pki.apiServer),
     ...pair('apiserver-kubelet-client', pki.apiServerKubeletClient),
     ...pair('apiserver-etcd-client', pki.apiServerEtcdClient),

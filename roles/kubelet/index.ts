@@ -67,7 +67,7 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
       sysctl({ key: 'net.ipv4.ip_forward', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-ip-forward.conf' }),
       sysctl({ key: 'net.bridge.bridge-nf-call-iptables', value: '1', module: 'br_netfilter', persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf.conf' }),
       ...binaryTasks(inputs, (a) => a.name === 'kubelet', restart),
-      managedFile({ path: '/etc/kubernetes/pki/ca.crt', mode: 0o644, content: () => pki.ca.cert, notify: restart }),
+      managedFile({ path: '/etc/kubernetes/pki/ca.crt', mode: 0o644, content: () => pki.trust.ca, notify: restart }),
       managedFile({
         path: '/etc/kubernetes/kubelet.conf',
         mode: 0o600,
@@ -79,7 +79,7 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
           return renderKubeconfig({
             clusterName: inventory.cluster.name,
             server: topology.apiServerUrl,
-            caCert: pki.ca.cert,
+            caCert: pki.trust.ca,
             user: `system:node:${ctx.host.name}`,
             cert: own.cert,
             key: own.key,

@@ -19,6 +19,7 @@ import { InputError } from '../../orchestrator/engine/input-error.js';
 import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { certsRenewPlaybook } from '../../../playbooks/certs-renew.js';
+import { registerRotateCaCommand } from './certs-rotate-ca.js';
 
 interface RenewOptions extends PlaybookCommandOptions {
   readonly yes?: boolean;
@@ -97,7 +98,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
 }
 
 export function registerCertsCommand(program: Command, cli: CliContext): void {
-  const certs = program.command('certs').description('certificates of the cluster: expiry on the controller and every host, renewal');
+  const certs = program.command('certs').description('certificates of the cluster: expiry on the controller and every host, renewal, CA rotation');
   certs
     .command('check')
     .description('expiry of every certificate in the state folder and on every host (one command per host), soonest first')
@@ -110,4 +111,5 @@ export function registerCertsCommand(program: Command, cli: CliContext): void {
     .description('renew every leaf certificate now (not the CAs) and install them: control planes one at a time, then the other nodes (asks first)');
   addPlaybookOptions(renew).option('-y, --yes', 'do not ask for confirmation');
   renew.action((options: RenewOptions) => certsRenew(cli, options));
+  registerRotateCaCommand(certs, cli);
 }

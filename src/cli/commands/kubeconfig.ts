@@ -45,7 +45,7 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
       const text = renderKubeconfig({
         clusterName: inventory.cluster.name,
         server,
-        caCert: pki.ca.cert,
+        caCert: pki.trust.ca,
         user: 'kubernetes-admin',
         cert: pki.admin.cert,
         key: pki.admin.key,

@@ -11,6 +11,7 @@ import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
 import { clusterInputsFor } from '../../../playbooks/cluster-inputs.js';
 import { adminApi } from '../../kubernetes/cluster/admin-api.js';
+import { parseMaxUnavailable } from './max-unavailable.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { nodesCordonedByKcluster } from '../../kubernetes/kube/drain.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../../kubernetes/kube/kubelet-versions.js';
@@ -23,12 +24,6 @@ interface UpgradeCommandOptions extends PlaybookCommandOptions {
   readonly maxUnavailable: string;
   readonly drainTimeout: string;
   readonly ignorePreflight?: string;
-}
-
-function parseMaxUnavailable(value: string): number | `${number}%` {
-  if (/^[1-9][0-9]*$/.test(value)) return Number(value);
-  if (/^([1-9][0-9]?|100)%$/.test(value)) return value as `${number}%`;
-  throw new InputError(`--max-unavailable must be a count (1, 2...) or a percentage (1%-100%) (got "${value}")`);
 }
 
 export async function currentVersions(api: ApiClient, server: string): Promise<ClusterVersions> {

@@ -4,5 +4,5 @@ import { apiClient, type ApiClient } from '../kube/api-client.js';
 import type { ClusterInputs } from './cluster-inputs.js';
 
 export function adminApi(inputs: Pick<ClusterInputs, 'pki' | 'topology'>): ApiClient {
-  return apiClient({ server: inputs.topology.adminServerUrl, caCert: inputs.pki.ca.cert, clientCert: inputs.pki.admin.cert, clientKey: inputs.pki.admin.key });
+  return apiClient({ server: inputs.topology.adminServerUrl, caCert: inputs.pki.trust.ca, clientCert: inputs.pki.admin.cert, clientKey: inputs.pki.admin.key });
 }

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiClient, type ApiClient } from '../kube/api-client.js';
+import { controllerClusterTrust } from '../pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
@@ -83,7 +84,9 @@ export async function readRunningCluster(
   const pki = join(stateDir, 'pki');
   const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
   if (!files.every((f) => existsSync(f))) return undefined;
-  const [caCert, clientCert, clientKey] = files.map((f) => readFileSync(f, 'utf8')) as [string, string, string];
+  const [, clientCert, clientKey] = files.map((f) => readFileSync(f, 'utf8')) as [string, string, string];
+  // During a CA rotation the API servers may serve a certificate from either CA.
+  const caCert = await controllerClusterTrust(stateDir);
   // Asked in parallel, so a fresh install (nothing answers) costs one timeout at most; once
   // one answers, the others are dropped (a control plane that is down would otherwise keep
   // its request, and the process, alive until the timeout).

@@ -5,6 +5,8 @@
 // its key, not signed by its current CA, within 30 days of expiry, or lacking a name, address
 // or subject it needs (`changes` says which and why). Keys never leave files of mode 0600.
 // `renewLeaves` (kcluster certs renew) replaces every leaf now; CAs and sa.key/sa.pub never.
+// During a CA rotation (ca-rotation.ts) each rotating CA's trust bundle also holds the other CA,
+// and from its reissue phase on the new CA signs, so every leaf it signed before is reissued.
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -13,6 +15,7 @@ import { CA_DAYS, LEAF_DAYS, type CertificateRequest } from './certificate-reque
 import { newRsaKeyPair } from './key-pair.js';
 import { PkiFiles } from './pki-files.js';
 import { whyReplace } from './reuse-check.js';
+import { alsoTrusted, readCaRotation, switchSigningCas, trustBundle, type CaFile } from './ca-rotation.js';
 import { signCertificate } from './sign-certificate.js';
 
 export interface PkiNode {
@@ -37,10 +40,19 @@ export interface CertAndKey {
   readonly key: string;
 }
 
+/** What verifies each CA's certificates: its signing certificate, and during a rotation the other one too (PEM bundles). */
+export interface TrustBundles {
+  readonly ca: string;
+  readonly etcdCa: string;
+  readonly frontProxyCa: string;
+}
+
 export interface ClusterPki {
+  /** The signing CAs (cert and key). Whatever verifies a certificate uses `trust` instead. */
   readonly ca: CertAndKey;
   readonly etcdCa: CertAndKey;
   readonly frontProxyCa: CertAndKey;
+  readonly trust: TrustBundles;
   readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
   readonly apiServer: CertAndKey;
   readonly apiServerKubeletClient: CertAndKey;
@@ -117,7 +129,7 @@ export function leafRequests(spec: PkiSpec): CertificateRequest[] {
   ];
 }
 
-const CA_REQUESTS: readonly CertificateRequest[] = [
+export const CA_REQUESTS: readonly CertificateRequest[] = [
   { file: 'ca', commonName: 'kubernetes', use: 'ca', days: CA_DAYS },
   { file: 'etcd/ca', commonName: 'etcd-ca', use: 'ca', days: CA_DAYS },
   { file: 'front-proxy-ca', commonName: 'front-proxy-ca', use: 'ca', days: CA_DAYS },
@@ -143,7 +155,7 @@ async function ensureCertificate(
     if (reason === undefined) return { pair: { cert: cert!, key: key! } };
     if (request.use === 'ca' && !/expires/.test(reason)) {
       throw new Error(
-        `${files.path(`${request.file}.crt`)}: ${reason}: kcluster does not replace a CA by itself. Delete ${request.file}.crt and ${request.file}.key to create a new CA; every node then needs new certificates (run apply again)`,
+        `${files.path(`${request.file}.crt`)}: ${reason}: kcluster does not replace a CA by itself: kcluster certs rotate-ca replaces it with no downtime (or restore ${request.file}.crt and ${request.file}.key from your backup of the state folder)`,
       );
     }
   }
@@ -177,6 +189,9 @@ async function ensureServiceAccountKeys(files: PkiFiles): Promise<{ keys: { publ
 export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options: EnsurePkiOptions = {}): Promise<ClusterPki> {
   const files = new PkiFiles(join(stateDir, 'pki'));
   const changes: string[] = [];
+  const rotation = await readCaRotation(stateDir);
+  // From the reissue phase on the new CA signs: finish a switch an interrupted run began.
+  if (rotation !== undefined && (rotation.phase === 'reissue' || rotation.phase === 'drop-old')) await switchSigningCas(stateDir, rotation.cas);
   const cas = new Map<string, CertAndKey>();
   for (const request of CA_REQUESTS) {
     const { pair, change } = await ensureCertificate(files, request, undefined);
@@ -195,12 +210,15 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options:
     }),
   );
   const get = (file: string): CertAndKey => leaves.get(file)!;
+  const bundle = async (ca: CaFile): Promise<string> => trustBundle(cas.get(ca)!.cert, await alsoTrusted(stateDir, rotation, ca));
   const perNode = (prefix: string, nodes: readonly PkiNode[]): Map<string, CertAndKey> => new Map(nodes.map((n) => [n.name, get(`${prefix}${n.name}`)]));
   return {
     ca: cas.get('ca')!,
     etcdCa: cas.get('etcd/ca')!,
     frontProxyCa: cas.get('front-proxy-ca')!,
-    serviceAccount: sa.keys,
+    trust: { ca: await bundle('ca'), etcdCa: await bundle('etcd/ca'), frontProxyCa: await bundle('front-proxy-ca') },
+    // During a key rotation the API servers verify tokens with both public keys (one file).
+    serviceAccount: { privateKey: sa.keys.privateKey, publicKey: trustBundle(sa.keys.publicKey, await alsoTrusted(stateDir, rotation, 'sa')) },
     apiServer: get('apiserver'),
     apiServerKubeletClient: get('apiserver-kubelet-client'),
     apiServerEtcdClient: get('apiserver-etcd-client'),

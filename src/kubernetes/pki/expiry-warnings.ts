@@ -4,7 +4,8 @@
 // CAs, and leaves of hosts no longer in the inventory).
 import { CONTROLLER, daysLeftText, type CertificateRow } from './certificate-inventory.js';
 
-export const CA_ROTATION_HINT = 'kcluster never replaces a CA by itself: plan a CA rotation (docs/users/certificates.md, section "CA rotation")';
+export const CA_ROTATION_HINT =
+  'kcluster never replaces a CA by itself: rotate it with kcluster certs rotate-ca (docs/users/certificates.md, section "CA rotation")';
 
 /** A state-folder certificate's file stem: "<pkiDir>/etcd/server-cp1.crt" -> "etcd/server-cp1". */
 export function stateStem(pkiDir: string, path: string): string {

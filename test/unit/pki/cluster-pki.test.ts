@@ -114,7 +114,7 @@ describe('cluster PKI', () => {
     await ensureClusterPki(copy, spec);
     writeFileSync(join(copy, 'pki', 'ca.key'), 'garbage');
     await expect(ensureClusterPki(copy, spec)).rejects.toThrow(
-      /ca.crt: the stored key does not parse: kcluster does not replace a CA by itself. Delete ca.crt and ca.key to create a new CA/,
+      /ca.crt: the stored key does not parse: kcluster does not replace a CA by itself: kcluster certs rotate-ca replaces it/,
     );
     // A whole cluster PKI of RSA keys is generated first: seconds of CPU, more on a busy machine.
   }, 60_000);

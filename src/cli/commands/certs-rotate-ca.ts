@@ -1,0 +1,269 @@
+// `kcluster certs rotate-ca -i FILE [--ca cluster,etcd,front-proxy | --service-account-key
+// [--keep-old-key DURATION]] [--restart-workloads | --skip-workloads] [--max-unavailable N]
+// [--check] [-y]`: replace CAs (or the service-account key) on a running cluster with no moment
+// at which a component distrusts another (src/kubernetes/pki/ca-rotation.ts). Each
+// phase is one run (its own journal entry); the state folder records the phase reached, so the
+// same command after a failure, Ctrl-C or a lost controller continues there. --check names the
+// phases left and plans the next one, changing nothing.
+import { Option, type Command } from 'commander';
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { preparationIo, type CliContext } from '../context.js';
+import { refusalUnlessConfirmed } from '../confirm.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
+import { rotateCaPhasePlaybook } from '../../../playbooks/certs-rotate-ca.js';
+import { adminApi } from '../../kubernetes/cluster/admin-api.js';
+import type { ClusterInputs } from '../../kubernetes/cluster/cluster-inputs.js';
+import { requireInstalledPki } from '../../kubernetes/cluster/installed-cluster.js';
+import {
+  PHASE_DESCRIPTIONS,
+  readCaRotation,
+  retireCaRotation,
+  ROTATABLE_CAS,
+  ROTATION_PHASES,
+  writeCaRotation,
+  SERVICE_ACCOUNT_KEY,
+  verifyingFile,
+  type CaFile,
+  type CaName,
+  type Rotated,
+  type CaRotation,
+  type RotationPhase,
+} from '../../kubernetes/pki/ca-rotation.js';
+import { startCaRotation } from '../../kubernetes/pki/ca-rotation-start.js';
+import { publishedTrustProblem, waitForPublishedTrust } from '../../kubernetes/pki/published-trust.js';
+import { describeWorkload, isSystemWorkload, workloadsWithStaleTrust, type PodList, type WorkloadRef } from '../../kubernetes/pki/stale-trust-workloads.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { parseMaxUnavailable } from './max-unavailable.js';
+
+interface RotateCaOptions extends PlaybookCommandOptions {
+  readonly ca?: string;
+  readonly restartWorkloads?: boolean;
+  readonly skipWorkloads?: boolean;
+  readonly serviceAccountKey?: boolean;
+  readonly keepOldKey: string;
+  readonly maxUnavailable: string;
+  readonly yes?: boolean;
+}
+
+export function parseCas(value: string | undefined): CaFile[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim());
+  if (names.length === 1 && names[0] === 'all') return Object.values(ROTATABLE_CAS);
+  const unknown = names.filter((n) => !(n in ROTATABLE_CAS));
+  if (unknown.length > 0 || names.length === 0)
+    throw new InputError(`--ca ${value}: unknown CA ${unknown.join(', ')}: give all, or any of ${Object.keys(ROTATABLE_CAS).join(', ')} (comma separated)`);
+  return [...new Set(names.map((n) => ROTATABLE_CAS[n as CaName]))];
+}
+
+/** "30s", "10m", "24h", "7d" in milliseconds. */
+export function parseDuration(value: string, flag: string): number {
+  const match = /^([1-9][0-9]*)(s|m|h|d)$/.exec(value);
+  if (!match) throw new InputError(`${flag} ${value}: give a duration such as 90s, 30m, 24h or 7d`);
+  return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+}
+
+const caNames = (cas: readonly Rotated[]): string =>
+  cas.map((ca) => (ca === SERVICE_ACCOUNT_KEY ? 'service-account key' : (Object.entries(ROTATABLE_CAS).find(([, file]) => file === ca)?.[0] ?? ca))).join(', ');
+
+const SERVICE_ACCOUNT_PHASES: Readonly<Record<RotationPhase, string>> = {
+  'trust-new': 'the new public key verifies tokens beside the old on every API server (control planes one at a time)',
+  reissue: 'the new key signs tokens (API servers, controller-manager), the old public key still verifies',
+  'restart-pods': "kcluster's addons restarted so that their tokens come from the new key (your workloads with --restart-workloads)",
+  'drop-old': 'the old public key dropped, once the time given by --keep-old-key has passed',
+};
+
+const phaseDescription = (phase: RotationPhase, cas: readonly Rotated[]): string =>
+  cas.includes(SERVICE_ACCOUNT_KEY) ? SERVICE_ACCOUNT_PHASES[phase] : PHASE_DESCRIPTIONS[phase];
+
+/** The phases a rotation goes through: no pod reads the etcd CA or the service-account key. */
+export function phasesFor(cas: readonly Rotated[]): RotationPhase[] {
+  // The service-account key: pods started before the new key signs hold tokens from the old
+  // one, which the kubelet renews within about an hour; restarted, kcluster's addons hold new
+  // ones at once, so a short --keep-old-key breaks none of them.
+  if (cas.includes(SERVICE_ACCOUNT_KEY)) return ['trust-new', 'reissue', 'restart-pods', 'drop-old'];
+  const podsRead = cas.includes('ca') || cas.includes('front-proxy-ca');
+  return ROTATION_PHASES.filter((p) => p !== 'restart-pods' || podsRead);
+}
+
+function phasesLeft(rotation: Pick<CaRotation, 'cas' | 'phase'>): RotationPhase[] {
+  const all = phasesFor(rotation.cas);
+  const at = all.indexOf(rotation.phase);
+  return all.slice(at < 0 ? 0 : at);
+}
+
+/** The operator's workloads whose pods read the old cluster CA alone, through the API. */
+async function operatorWorkloadsWithOldTrust(inputs: ClusterInputs, publishedAt: Date): Promise<WorkloadRef[]> {
+  const pods = await adminApi(inputs).get<PodList>('/api/v1/pods');
+  return workloadsWithStaleTrust(pods, publishedAt).filter((w) => !isSystemWorkload(w));
+}
+
+/** What outside the cluster holds the old CAs, once they are gone. */
+function outsideRefreshes(inventory: Inventory, rotation: CaRotation): string[] {
+  const lines: string[] = [];
+  if (rotation.cas.includes('ca'))
+    lines.push(
+      `kubeconfigs written before ${rotation.startedAt}: their certificate-authority-data is the old cluster CA, and the admin's from kcluster kubeconfig (subject CN=kubernetes-admin, O=system:masters) has a certificate from it, which the API servers refuse now: write them again (kcluster kubeconfig -i ${inventory.file} --file PATH); kubeconfigs of other users (OIDC, tokens) need the new ${join(inventory.stateDir, 'pki', 'ca.crt')} as their certificate-authority-data`,
+    );
+  if (rotation.cas.includes('etcd/ca'))
+    lines.push(`etcd clients outside the cluster (backup tools): they must trust ${join(inventory.stateDir, 'pki', 'etcd', 'ca.crt')} now`);
+  if (rotation.cas.includes('front-proxy-ca'))
+    lines.push(
+      `aggregated API servers outside the cluster that verify the front proxy with a file of their own: give them ${join(inventory.stateDir, 'pki', 'front-proxy-ca.crt')}`,
+    );
+  return lines;
+}
+
+async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void> {
+  const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
+  const refuse = (message: string): void => {
+    log(message);
+    cli.setExitCode(ExitCode.InvalidInput);
+  };
+  let maxUnavailable: number | `${number}%`;
+  let wanted: Rotated[] | undefined;
+  let keepOldKeyMs: number;
+  try {
+    maxUnavailable = parseMaxUnavailable(options.maxUnavailable);
+    wanted = parseCas(options.ca);
+    if (options.restartWorkloads && options.skipWorkloads) throw new InputError('--restart-workloads and --skip-workloads exclude each other: give one');
+    if (options.serviceAccountKey && wanted !== undefined)
+      throw new InputError('--service-account-key rotates the service-account key alone: run it apart from the CAs (without --ca)');
+    if (options.serviceAccountKey) wanted = [SERVICE_ACCOUNT_KEY];
+    keepOldKeyMs = parseDuration(options.keepOldKey, '--keep-old-key');
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return refuse(error.message);
+  }
+  const inventory = await loadInventoryOrReport(cli, options.inventory);
+  if (!inventory) return;
+  let rotation: CaRotation | undefined;
+  try {
+    requireInstalledPki(inventory, 'certs rotate-ca');
+    rotation = await readCaRotation(inventory.stateDir);
+  } catch (error) {
+    return refuse(error instanceof Error ? error.message : String(error));
+  }
+  if (rotation !== undefined && wanted !== undefined && [...wanted].sort().join() !== [...rotation.cas].sort().join())
+    return refuse(
+      `${inventory.file}: a rotation of ${caNames(rotation.cas)} is under way (phase ${rotation.phase}, started ${rotation.startedAt}): finish it first (${rotation.cas.includes(SERVICE_ACCOUNT_KEY) ? 'the same command with --service-account-key' : `the same command without --ca, or --ca ${caNames(rotation.cas).replaceAll(' ', '')}`})`,
+    );
+  const cas: readonly Rotated[] = rotation?.cas ?? wanted ?? Object.values(ROTATABLE_CAS);
+  const left = phasesLeft(rotation ?? { cas, phase: 'trust-new' });
+  log(
+    `${rotation ? `resuming the rotation of ${caNames(cas)} started ${rotation.startedAt}` : `rotation of ${caNames(cas)}`}: phases left: ${left.map((p, i) => `\n  ${i + 1}. ${p}: ${phaseDescription(p, cas)}`).join('')}`,
+  );
+  if (options.check && rotation === undefined) {
+    log('--check: no rotation under way, nothing changed; the first phase can be planned once the new CAs exist (run without --check)');
+    return;
+  }
+  if (rotation === undefined) {
+    const refusal = await refusalUnlessConfirmed(
+      cli,
+      cas.includes(SERVICE_ACCOUNT_KEY)
+        ? `certs rotate-ca --service-account-key makes a new service-account key pair in ${join(inventory.stateDir, 'pki', 'rotation')} and restarts the API servers and controller-managers three times, one control plane at a time; tokens signed by the old key stay valid until ${keepOldKeyMs / 1000} s after the new key signs`
+        : `certs rotate-ca makes new ${caNames(cas)} CAs in ${join(inventory.stateDir, 'pki', 'rotation')}, restarts every control-plane component and kubelet three times (one control plane, then ${options.maxUnavailable} other node(s) at a time) and rolls the pods that read the cluster CA`,
+      options.yes,
+    );
+    if (refusal) return refuse(refusal);
+    rotation = await startCaRotation(inventory.stateDir, cas, new Date());
+    log(`made: ${cas.map((ca) => join(inventory.stateDir, 'pki', 'rotation', 'next', verifyingFile(ca))).join(', ')}`);
+  }
+  for (;;) {
+    const phase: RotationPhase = rotation.phase;
+    if (phase === 'drop-old' && rotation.dropAfter !== undefined && Date.now() < Date.parse(rotation.dropAfter)) {
+      log(
+        `the old service-account public key verifies tokens until ${rotation.dropAfter} (--keep-old-key): run the same command after that to drop it; until then kcluster apply keeps both`,
+      );
+      return;
+    }
+    const summary = await runPlaybookCommand(
+      cli,
+      async (loaded) => {
+        await refuseUnsupportedChanges(loaded);
+        const inputs = await clusterInputsFor(loaded, preparationIo(cli), new Set(), { registryCredentials: false });
+        if (phase !== 'restart-pods') return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable }) };
+        let publishedAt = rotation!.trustPublishedAt !== undefined ? new Date(rotation!.trustPublishedAt) : undefined;
+        if (publishedAt === undefined) {
+          const problem = options.check
+            ? await publishedTrustProblem(adminApi(inputs), inputs.pki.trust, rotation!.cas)
+            : await waitForPublishedTrust(adminApi(inputs), inputs.pki.trust, rotation!.cas, 120_000);
+          if (problem !== undefined) throw new InputError(`the new trust is not published yet: ${problem}; run the same command again`);
+          publishedAt = new Date();
+          if (!options.check) {
+            rotation = { ...rotation!, trustPublishedAt: publishedAt.toISOString() };
+            await writeCaRotation(loaded.stateDir, rotation);
+          }
+        }
+        const operators = rotation!.cas.includes('ca') ? await operatorWorkloadsWithOldTrust(inputs, publishedAt) : [];
+        if (operators.length > 0 && !options.restartWorkloads) {
+          const list = operators.map(describeWorkload).join(', ');
+          if (!options.skipWorkloads)
+            throw new InputError(
+              `${operators.length} of your workloads run pods that read the old cluster CA alone: ${list}. They cannot verify the API servers once their certificates come from the new CA (the next phase). Run the same command with --restart-workloads (kcluster rolls them now) or --skip-workloads (you restart them yourself)`,
+            );
+          log(`--skip-workloads: restart these yourself before the API servers' certificates come from the new CA: ${list}`);
+        }
+        const selected = (w: WorkloadRef): boolean => isSystemWorkload(w) || options.restartWorkloads === true;
+        return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable, trustPublishedAt: publishedAt, selected }) };
+      },
+      options,
+    );
+    if (!summary || options.check) return;
+    if (summary.exitCode !== 0) {
+      if (!summary.interrupted)
+        log(
+          `phase ${phase} did not finish (see above); every component still trusts what it needs, and ${join(inventory.stateDir, 'pki', 'rotation', 'state.json')} records the phase: fix the cause, then run the same command again to go on`,
+        );
+      return;
+    }
+    const order = phasesFor(rotation.cas);
+    const next: RotationPhase | undefined = order[order.indexOf(phase) + 1];
+    if (next === undefined) break;
+    rotation = { ...rotation, phase: next };
+    // The service-account key signs everywhere from now: pods started before hold old tokens,
+    // and the old public key verifies them for --keep-old-key more.
+    if (phase === 'reissue' && rotation.cas.includes(SERVICE_ACCOUNT_KEY))
+      rotation = { ...rotation, trustPublishedAt: new Date().toISOString(), dropAfter: new Date(Date.now() + keepOldKeyMs).toISOString() };
+    // Recorded before the new CA signs anything: a rerun reissues from it, never from the old.
+    await writeCaRotation(inventory.stateDir, rotation);
+    log(`phase ${phase} done; next: ${next}`);
+  }
+  const retired = await retireCaRotation(inventory.stateDir, rotation);
+  const fingerprints = await Promise.all(
+    cas
+      .filter((ca) => ca !== SERVICE_ACCOUNT_KEY)
+      .map(async (ca) => `${ca}.crt ${new X509Certificate(await readFile(join(inventory.stateDir, 'pki', `${ca}.crt`))).fingerprint256}`),
+  );
+  log(`rotated ${caNames(cas)}${fingerprints.length > 0 ? ` (${fingerprints.join('; ')})` : ''}. The old ones are in ${retired}, trusted by no host any more.`);
+  const outside = outsideRefreshes(inventory, rotation);
+  if (outside.length > 0) log(`outside the cluster, refresh:${outside.map((l) => `\n  - ${l}`).join('')}`);
+}
+
+export function registerRotateCaCommand(certs: Command, cli: CliContext): void {
+  certs
+    .command('rotate-ca')
+    .description('replace the cluster, etcd and front-proxy CAs with no downtime, in phases a rerun continues (asks first)')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('--ca <names>', `which CAs: all, or any of ${Object.keys(ROTATABLE_CAS).join(', ')} (comma separated; default all)`)
+    .option('--restart-workloads', "roll your workloads whose pods read the old cluster CA (kcluster's addons are always rolled)")
+    .option('--skip-workloads', 'leave them to you (listed; they fail to verify the API servers until restarted)')
+    .option('--service-account-key', 'rotate the service-account signing key instead (alone; the CAs stay)')
+    .addOption(
+      new Option(
+        '--keep-old-key <duration>',
+        'with --service-account-key: how long the old public key still verifies tokens after the new key signs (90s, 30m, 24h, 7d)',
+      ).default('24h'),
+    )
+    .addOption(new Option('--max-unavailable <n>', 'other nodes changed at once after the control planes (count or percentage)').default('1'))
+    .option('-C, --check', 'name the phases left and plan the next one; change nothing')
+    .option('-D, --diff', 'show unified diffs of file changes')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addOption(new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']))
+    .action((options: RotateCaOptions) => rotateCa(cli, options));
+}
