@@ -3,12 +3,16 @@
 //     (columns: hosts, kcluster no-op median s, floor median s, peak RSS MB): wall time against
 //     hosts, kcluster and the ssh2 floor, with the peak RSS written at each point;
 //   node bench/plot.mjs generic bench/results/generic-20.tsv > bench/results/generic-20.svg
-//     (columns: tool, no-op median s): one bar per tool on a logarithmic axis.
+//     (columns: tool, no-op median s): one bar per tool on a logarithmic axis;
+//   node bench/plot.mjs size    bench/results/DATE-size-REV.tsv > bench/results/DATE-size-REV.svg
+//     (columns: nodes, install s, converged rerun s, ...): both against nodes, the install on the
+//     left axis, the rerun on the right one, with the install's straight line through the first
+//     two sizes drawn dashed (points above it grow faster than linearly).
 import { readFileSync } from 'node:fs';
 
 const [mode, file] = process.argv.slice(2);
-if (!['scale', 'generic'].includes(mode ?? '') || !file) {
-  process.stderr.write('usage: node bench/plot.mjs scale|generic FILE.tsv > FILE.svg\n');
+if (!['scale', 'generic', 'size'].includes(mode ?? '') || !file) {
+  process.stderr.write('usage: node bench/plot.mjs scale|generic|size FILE.tsv > FILE.svg\n');
   process.exit(2);
 }
 const rows = readFileSync(file, 'utf8')
@@ -110,4 +114,60 @@ function genericPlot() {
   return svg(`Generic converge workload, no-op rerun (${file.replace(/.*generic-(\d+).*/, '$1')} hosts)`, body);
 }
 
-process.stdout.write(mode === 'scale' ? scalePlot() : genericPlot());
+function sizePlot() {
+  const pts = rows.map(([n, install, rerun]) => ({ n: Number(n), install: Number(install), rerun: Number(rerun) }));
+  const xMax = niceMax(Math.max(...pts.map((p) => p.n))),
+    yMax = niceMax(Math.max(...pts.map((p) => p.install))),
+    rMax = niceMax(Math.max(...pts.map((p) => p.rerun)));
+  const x = (v) => L + (v / xMax) * (W - L - R - 30),
+    y = (v) => H - B - (v / yMax) * (H - T - B),
+    yr = (v) => H - B - (v / rMax) * (H - T - B);
+  const right = W - R - 30;
+  const body = [
+    `<line x1="${L}" y1="${H - B}" x2="${right}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${right}" y1="${T}" x2="${right}" y2="${H - B}" stroke="#d62728"/>`,
+  ];
+  for (let i = 0; i <= 5; i++) {
+    const v = (yMax * i) / 5,
+      r = (rMax * i) / 5;
+    body.push(
+      `<line x1="${L}" y1="${y(v)}" x2="${right}" y2="${y(v)}" stroke="#ddd"/>`,
+      text(L - 8, y(v) + 4, v.toFixed(0), 'text-anchor="end"'),
+      text(right + 6, yr(r) + 4, r.toFixed(1), 'fill="#d62728"'),
+    );
+  }
+  for (const p of pts) body.push(text(x(p.n), H - B + 18, p.n, 'text-anchor="middle"'));
+  body.push(
+    text((L + right) / 2, H - 18, 'nodes (1 control plane + workers)', 'text-anchor="middle"'),
+    text(18, H / 2, 'fresh install, all Ready (s)', `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`),
+    text(W - 8, H / 2, 'converged rerun, median (s)', `transform="rotate(-90 ${W - 8} ${H / 2})" text-anchor="middle" fill="#d62728"`),
+  );
+  if (pts.length >= 2) {
+    const [a, b] = pts,
+      last = pts[pts.length - 1];
+    const at = (n) => a.install + ((b.install - a.install) * (n - a.n)) / (b.n - a.n);
+    body.push(`<line x1="${x(a.n)}" y1="${y(at(a.n))}" x2="${x(last.n)}" y2="${y(Math.max(0, at(last.n)))}" stroke="#1f77b4" stroke-dasharray="5,4"/>`);
+  }
+  for (const [key, color, scale] of [
+    ['install', '#1f77b4', y],
+    ['rerun', '#d62728', yr],
+  ]) {
+    body.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${x(p.n).toFixed(1)},${scale(p[key]).toFixed(1)}`).join(' ')}"/>`,
+    );
+    for (const p of pts) {
+      body.push(`<circle cx="${x(p.n).toFixed(1)}" cy="${scale(p[key]).toFixed(1)}" r="3" fill="${color}"/>`);
+      body.push(text(x(p.n), scale(p[key]) - 8, `${p[key].toFixed(key === 'install' ? 1 : 2)} s`, `text-anchor="middle" font-size="10" fill="${color}"`));
+    }
+  }
+  body.push(
+    `<rect x="${L + 10}" y="${T + 2}" width="12" height="3" fill="#1f77b4"/>`,
+    text(L + 28, T + 8, 'fresh install (left axis; dashed: linear from the first two sizes)'),
+    `<rect x="${L + 10}" y="${T + 18}" width="12" height="3" fill="#d62728"/>`,
+    text(L + 28, T + 24, 'converged rerun (right axis)'),
+  );
+  return svg('kcluster cluster size: install and converged rerun against nodes', body);
+}
+
+process.stdout.write(mode === 'scale' ? scalePlot() : mode === 'size' ? sizePlot() : genericPlot());
