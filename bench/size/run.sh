@@ -8,6 +8,9 @@
 #   - for each apply: the controller's CPU time (user + sys) and peak RSS (GNU time), the bytes
 #     the machine sent into the lab bridge (its tx_bytes: all the controller sends the hosts)
 #     and the bytes kcluster counted itself (the run-end event's bytesSent, summed);
+#   - for each apply, the CPU time of the lab hosts (their cgroups' usage_usec, summed) and of
+#     the whole machine (/proc/stat): what the controller and the hosts used, and what other
+#     processes on the machine took from them (the machine is shared: the results say it);
 #   - memory a lab host costs: MemAvailable before lab up, after it, and after the install,
 #     divided by the hosts.
 # It stops at the first size the machine cannot hold (not enough MemAvailable for the hosts,
@@ -43,19 +46,34 @@ trap 'kc lab down --name "$LAB" >/dev/null 2>&1 || true' EXIT
 now_ms() { date +%s%3N; }
 avail_kb() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 bridge_tx() { cat "/sys/class/net/$BRIDGE/statistics/tx_bytes"; }
+CLK_TCK=$(getconf CLK_TCK)
+# machine_cpu: busy and all CPU time of the machine so far, in clock ticks (/proc/stat's cpu line)
+machine_cpu() { awk '/^cpu / {busy = $2 + $3 + $4 + $7 + $8 + $9; print busy, busy + $5 + $6}' /proc/stat; }
+# hosts_cpu_us HOSTS: CPU time the lab hosts used so far (each host's cgroup, as bench/generic/host-cpu.mjs)
+hosts_cpu_us() {
+  local i sum=0 file
+  for i in $(seq 1 "$1"); do
+    file=/sys/fs/cgroup/unified/kcluster-lab/$LAB$i/cpu.stat
+    [ -f "$file" ] || file=/sys/fs/cgroup/kcluster-lab/$LAB$i/cpu.stat
+    sum=$((sum + $(awk '/^usage_usec/ {print $2}' "$file")))
+  done
+  echo "$sum"
+}
 stop() { # reason: recorded for the results, then no larger size is tried
   echo "$1" > "$WORK/stopped"
   echo "bench/size: stopped: $1" >&2
 }
-# timed_apply NAME: `kcluster apply -o json` under GNU time; appends a row to applies.tsv:
-# name, exit, wall ms, user s, sys s, max RSS kB, bridge tx bytes
+# timed_apply NAME HOSTS: `kcluster apply -o json` under GNU time; appends a row to applies.tsv:
+# name, exit, wall ms, user s, sys s, max RSS kB, bridge tx bytes, lab hosts' CPU us,
+# machine busy CPU ms, machine all CPU ms
 timed_apply() {
-  local name=$1 t0 t1 tx0 tx1 rc=0
-  tx0=$(bridge_tx); t0=$(now_ms)
+  local name=$1 hosts=$2 t0 t1 tx0 tx1 h0 h1 busy0 all0 busy1 all1 rc=0
+  tx0=$(bridge_tx); h0=$(hosts_cpu_us "$hosts"); read -r busy0 all0 < <(machine_cpu); t0=$(now_ms)
   /usr/bin/time -f '%U\t%S\t%M' -o "$WORK/$name.time" node bin/kcluster.js apply -i "$INVENTORY" -o json > "$WORK/$name.ndjson" 2> "$WORK/$name.stderr" || rc=$?
-  t1=$(now_ms); tx1=$(bridge_tx)
+  t1=$(now_ms); tx1=$(bridge_tx); h1=$(hosts_cpu_us "$hosts"); read -r busy1 all1 < <(machine_cpu)
   # GNU time writes "Command exited with non-zero status N" above its line when the command fails.
-  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$((t1 - t0))" "$(tail -n 1 "$WORK/$name.time")" "$((tx1 - tx0))" >> "$WORK/applies.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$((t1 - t0))" "$(tail -n 1 "$WORK/$name.time")" "$((tx1 - tx0))" "$((h1 - h0))" \
+    "$(((busy1 - busy0) * 1000 / CLK_TCK))" "$(((all1 - all0) * 1000 / CLK_TCK))" >> "$WORK/applies.tsv"
   return "$rc"
 }
 
@@ -84,7 +102,7 @@ for workers in $SIZES; do
   after_up=$(avail_kb)
   echo "$hosts nodes: lab up in $((lab_up_ms / 1000)) s; installing"
   t0=$(now_ms)
-  if ! timed_apply "install-$hosts"; then
+  if ! timed_apply "install-$hosts" "$hosts"; then
     stop "$hosts nodes: the install failed (exit $(tail -n 1 "$WORK/applies.tsv" | cut -f 2)): $(grep -v '^ *$' "$WORK/install-$hosts.stderr" | tail -n 3 | tr '\n' ' ')"
     break
   fi
@@ -104,7 +122,7 @@ for workers in $SIZES; do
   after_install=$(avail_kb)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$hosts" "$lab_up_ms" "$ready" "$before" "$after_up" "$after_install" >> "$WORK/sizes.tsv"
   for run in $(seq 1 "$RERUNS"); do
-    if ! timed_apply "rerun-$hosts-$run"; then
+    if ! timed_apply "rerun-$hosts-$run" "$hosts"; then
       stop "$hosts nodes: converged rerun $run failed: $(grep -v '^ *$' "$WORK/rerun-$hosts-$run.stderr" | tail -n 3 | tr '\n' ' ')"
       break 2
     fi

@@ -36,10 +36,16 @@ function runEnd(name) {
   return JSON.parse(line).summary;
 }
 const applies = new Map(
-  tsvRows(join(work, 'applies.tsv')).map(([name, rc, wallMs, user, sys, rssKb, bridgeBytes]) => [
-    name,
-    { name, rc: Number(rc), wallMs: Number(wallMs), cpuS: Number(user) + Number(sys), rssMb: Number(rssKb) / 1024, bridgeBytes: Number(bridgeBytes) },
-  ]),
+  tsvRows(join(work, 'applies.tsv')).map(([name, rc, wallMs, user, sys, rssKb, bridgeBytes, hostsUs, busyMs, allMs]) => {
+    const cpuS = Number(user) + Number(sys);
+    // The machine's CPU during the apply, when measured: the lab hosts', and the rest (other
+    // processes on this shared machine, and kernel work such as the bridge's, charged to no host).
+    const machine =
+      hostsUs === undefined
+        ? undefined
+        : { hostsS: Number(hostsUs) / 1e6, busyPct: (100 * Number(busyMs)) / Number(allMs), othersS: Number(busyMs) / 1000 - Number(hostsUs) / 1e6 - cpuS };
+    return [name, { name, rc: Number(rc), wallMs: Number(wallMs), cpuS, rssMb: Number(rssKb) / 1024, bridgeBytes: Number(bridgeBytes), machine }];
+  }),
 );
 /** The hosts of the install's "control plane" play (its play-start event). */
 function controlPlanes(name) {
@@ -82,6 +88,9 @@ const sizes = tsvRows(join(work, 'sizes.tsv')).map(([hosts, labUpMs, readyMs, be
 });
 const stopped = existsSync(join(work, 'stopped')) ? readFileSync(join(work, 'stopped'), 'utf8').trim() : '';
 
+const machineCells = (apply) =>
+  apply.machine ? [apply.machine.hostsS.toFixed(1), apply.machine.busyPct.toFixed(0), apply.machine.othersS.toFixed(1)] : ['-', '-', '-'];
+const machineHeader = ['lab hosts CPU s', 'machine busy %', 'others CPU s'];
 const table = (header, rows) => [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 const installTable = table(
   [
@@ -103,6 +112,7 @@ const installTable = table(
     s1(x.install.wallMs),
     s1(x.readyMs),
     x.install.cpuS.toFixed(1),
+    ...machineCells(x.install),
     x.install.rssMb.toFixed(0),
     mb(x.install.bridgeBytes),
     mb(x.installSent),
@@ -112,7 +122,16 @@ const installTable = table(
   ]),
 );
 const rerunTable = table(
-  ['nodes', 'rerun min / median / max s', 'changed (max)', 'round trips / host (cp / workers)', 'controller CPU s', 'peak RSS MB', 'bridge KB'],
+  [
+    'nodes',
+    'rerun min / median / max s',
+    'changed (max)',
+    'round trips / host (cp / workers)',
+    'controller CPU s',
+    ...machineHeader,
+    'peak RSS MB',
+    'bridge KB',
+  ],
   sizes.map((x) => {
     const walls = x.reruns.map((r) => r.wallMs);
     return [
@@ -121,6 +140,7 @@ const rerunTable = table(
       x.rerunChanged,
       x.rerunRoundTrips.text,
       x.medianRerun.cpuS.toFixed(2),
+      ...machineCells(x.medianRerun),
       x.medianRerun.rssMb.toFixed(0),
       (x.medianRerun.bridgeBytes / 1e3).toFixed(0),
     ];
@@ -219,14 +239,14 @@ const tsv = [
   ),
 ].join('\n');
 writeFileSync(`${prefix}.tsv`, tsv + '\n');
-if (sizes.length) writeFileSync(`${prefix}.svg`, execFileSync('node', ['bench/plot.mjs', 'size', `${prefix}.tsv`], { encoding: 'utf8' }));
+if (sizes.length >= 2) writeFileSync(`${prefix}.svg`, execFileSync('node', ['bench/plot.mjs', 'size', `${prefix}.tsv`], { encoding: 'utf8' }));
 
 const name = basename(prefix);
 const md = `# Cluster size: 1 control plane + ${sizesArg.trim().split(/\s+/).join(', ')} workers, kcluster ${revision}
 
 ${new Date().toISOString()}, \`bash bench/size/run.sh "${sizesArg}" ${reruns}\`, this machine's lab hosts (privileged systemd-nspawn containers, every host sharing the controller's ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores), from the bundle.
 ${stopped ? `\n**Stopped: ${stopped}.**\n` : `\nEvery size was installed.\n`}
-Install: "apply s" is \`kcluster apply\` from empty hosts until it exits (once the addons are Ready); "all Ready s" from its start until every Node is Ready. "controller CPU s" is user + sys of the kcluster process and "peak RSS MB" its maximum RSS (GNU time); "bridge MB" what the machine sent into the lab bridge during the run (its tx_bytes: everything the controller sent the hosts, SSH framing included), "kcluster sent MB" what kcluster counted itself (run-end bytesSent, summed over hosts). Memory per host: MemAvailable before lab up minus after lab up (idle host) and after the install (a node of the cluster), divided by the hosts. Round trips per host: the run-end event's roundTrips (control plane / workers).
+Install: "apply s" is \`kcluster apply\` from empty hosts until it exits (once the addons are Ready); "all Ready s" from its start until every Node is Ready. "controller CPU s" is user + sys of the kcluster process and "peak RSS MB" its maximum RSS (GNU time); "bridge MB" what the machine sent into the lab bridge during the run (its tx_bytes: everything the controller sent the hosts, SSH framing included), "kcluster sent MB" what kcluster counted itself (run-end bytesSent, summed over hosts). Memory per host: MemAvailable before lab up minus after lab up (idle host) and after the install (a node of the cluster), divided by the hosts. Round trips per host: the run-end event's roundTrips (control plane / workers). "lab hosts CPU s": the hosts' cgroups during the apply; "machine busy %": the whole machine (/proc/stat); "others CPU s": the machine's busy time minus the hosts' and the controller's (other processes on this shared machine, and kernel work charged to no host, such as the bridge's); "-" where not measured.
 
 ${installTable}
 
@@ -234,12 +254,7 @@ Converged reruns (${reruns} per size; "changed" must be 0; CPU, RSS and bytes of
 
 ${rerunTable}
 
-Growth:
-
-${growthTable}
-
-![install and rerun time against nodes](${name}.svg)
-
+${sizes.length >= 2 ? `Growth:\n\n${growthTable}\n\n![install and rerun time against nodes](${name}.svg)\n` : ''}
 ## Targets (issue 32)
 
 ${targets.join('\n')}
@@ -253,6 +268,6 @@ ${playTable}
 ${phases.join('\n\n')}
 `;
 writeFileSync(`${prefix}.md`, md);
-console.log(installTable + '\n\n' + rerunTable + '\n\n' + growthTable + '\n\n' + targets.join('\n'));
+console.log([installTable, rerunTable, ...(sizes.length >= 2 ? [growthTable] : []), targets.join('\n')].join('\n\n'));
 if (stopped) console.log(`\nstopped: ${stopped}`);
-console.log(`\nwritten: ${prefix}.md, ${prefix}.tsv${sizes.length ? `, ${prefix}.svg, ${prefix}-timeline.svg` : ''}`);
+console.log(`\nwritten: ${prefix}.md, ${prefix}.tsv${sizes.length >= 2 ? `, ${prefix}.svg` : ''}${sizes.length ? `, ${prefix}-timeline.svg` : ''}`);
