@@ -117,8 +117,8 @@ function genericPlot() {
 function sizePlot() {
   const pts = rows.map(([n, install, rerun]) => ({ n: Number(n), install: Number(install), rerun: Number(rerun) }));
   const xMax = niceMax(Math.max(...pts.map((p) => p.n))),
-    yMax = niceMax(Math.max(...pts.map((p) => p.install))),
-    rMax = niceMax(Math.max(...pts.map((p) => p.rerun)));
+    yMax = niceMax(1.1 * Math.max(...pts.map((p) => p.install))),
+    rMax = niceMax(1.1 * Math.max(...pts.map((p) => p.rerun)));
   const x = (v) => L + (v / xMax) * (W - L - R - 30),
     y = (v) => H - B - (v / yMax) * (H - T - B),
     yr = (v) => H - B - (v / rMax) * (H - T - B);

@@ -99,6 +99,7 @@ const installTable = table(
     'apply s',
     'all Ready s',
     'controller CPU s',
+    ...machineHeader,
     'peak RSS MB',
     'bridge MB',
     'kcluster sent MB',
