@@ -46,6 +46,11 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   certs: ['kcluster certs check -i inventory.yaml', 'kcluster certs renew -i inventory.yaml --yes'],
   'certs check': ['kcluster certs check -i inventory.yaml', 'kcluster certs check -i inventory.yaml --warn-days 60 -o json'],
   'certs renew': ['kcluster certs renew -i inventory.yaml --check', 'kcluster certs renew -i inventory.yaml --yes'],
+  'certs rotate-ca': [
+    'kcluster certs rotate-ca -i inventory.yaml --check',
+    'kcluster certs rotate-ca -i inventory.yaml --yes --restart-workloads',
+    'kcluster certs rotate-ca -i inventory.yaml --yes --service-account-key --keep-old-key 60s',
+  ],
   secrets: ['kcluster secrets rotate-key -i inventory.yaml'],
   'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],

@@ -35,7 +35,7 @@ import {
   type RotationPhase,
 } from '../../kubernetes/pki/ca-rotation.js';
 import { startCaRotation } from '../../kubernetes/pki/ca-rotation-start.js';
-import { publishedTrustProblem, waitForPublishedTrust } from '../../kubernetes/pki/published-trust.js';
+import { publishedTrustProblem, waitForPublishedTrust } from '../../kubernetes/cluster/published-trust.js';
 import { describeWorkload, isSystemWorkload, workloadsWithStaleTrust, type PodList, type WorkloadRef } from '../../kubernetes/pki/stale-trust-workloads.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';

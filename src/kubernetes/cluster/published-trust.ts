@@ -3,8 +3,8 @@
 // API server's extension-apiserver-authentication (the front proxy's CA, read by aggregated
 // API servers such as metrics-server). Pods restarted before that would read the old CA alone.
 import type { ApiClient } from '../kube/api-client.js';
-import type { Rotated } from './ca-rotation.js';
-import type { TrustBundles } from './cluster-pki.js';
+import type { Rotated } from '../pki/ca-rotation.js';
+import type { TrustBundles } from '../pki/cluster-pki.js';
 
 interface ConfigMap {
   readonly metadata?: { readonly namespace?: string; readonly name?: string };
