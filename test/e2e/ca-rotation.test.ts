@@ -155,6 +155,14 @@ describe('CA rotation under traffic: 3 control planes, 1 worker', () => {
     const clusterPolling = clusterPoller([11, 12, 13].map((i) => `https://${NET}.${i}:6443`));
     const started = Date.now();
 
+    // --check before any rotation: the phases, nothing made.
+    const preview = await kcluster(['certs', 'rotate-ca', '-i', inventory, '--check']);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stderr).toMatch(
+      /rotation of cluster, etcd, front-proxy: phases left: \n {2}1\. trust-new: .*\n {2}2\. restart-pods: .*\n {2}3\. reissue: .*\n {2}4\. drop-old: /,
+    );
+    expect(existsSync(join(stateDir, 'pki', 'rotation'))).toBe(false);
+
     // Without a word about the operator's workloads, the rotation stops before reissuing.
     const refused = await kcluster(['certs', 'rotate-ca', '-i', inventory, '-y']);
     expect(refused.code, refused.stderr.slice(-3000)).toBe(2);
@@ -164,6 +172,12 @@ describe('CA rotation under traffic: 3 control planes, 1 worker', () => {
     expect(midway).toMatchObject({ phase: 'restart-pods', cas: ['ca', 'etcd/ca', 'front-proxy-ca'] });
     // Every host trusts both cluster CAs now; the old one still signs.
     for (const h of [1, 2, 3, 4]) expect((await ssh(`${NAME}${h}`, 'grep -c "BEGIN CERTIFICATE" /etc/kubernetes/pki/ca.crt')).trim()).toBe('2');
+
+    // --check in the middle: the phases left, and the next one planned (the Deployment to roll).
+    const midCheck = await kcluster(['certs', 'rotate-ca', '-i', inventory, '--check', '--restart-workloads']);
+    expect(midCheck.code, midCheck.stderr.slice(-2000)).toBe(3);
+    expect(midCheck.stderr).toMatch(/resuming the rotation of cluster, etcd, front-proxy started \S+: phases left: \n {2}1\. restart-pods/);
+    expect(midCheck.stdout).toContain('deployment/web -n default');
 
     // Again, rolling the workloads: killed between two phases.
     const killed = await rotateKilledAt(['--restart-workloads'], 'phase restart-pods done; next: reissue');
@@ -257,5 +271,5 @@ describe('CA rotation under traffic: 3 control planes, 1 worker', () => {
     const settled = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(settled.code, settled.stderr).toBe(0);
     expect(recapOf(settled.stdout).map((h) => h.changed)).toEqual([0, 0, 0, 0]);
-  });
+  }, 1_800_000); // the CA phases and the key's phases restart every control plane's components in turn
 });
