@@ -36,6 +36,8 @@ export interface ComponentVersions {
   readonly localPathProvisioner: string;
   /** kube-network-policies (the NetworkPolicy agent; cluster.networkPolicy). */
   readonly kubeNetworkPolicies: string;
+  /** Helm, run on the controller for cluster.charts (never installed on hosts). */
+  readonly helm: string;
   /** Tag of the pause (sandbox) image; no leading "v", like upstream's. */
   readonly pause: string;
   /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
@@ -57,6 +59,9 @@ const RUNTIME = {
   // The newest the module proxy serves (v0.7.0, v0.8.0); it reads only stable APIs (v1 Pods,
   // Namespaces, NetworkPolicies), so one version serves every minor.
   kubeNetworkPolicies: 'v0.8.0',
+  // Helm 4 (Helm 3's security fixes end in November 2026); the newest the module proxy serves.
+  // It talks to the API server through client-go, so one version serves every minor.
+  helm: 'v4.3.1',
   apiproxy: '1',
 } as const;
 

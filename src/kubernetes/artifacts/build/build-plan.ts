@@ -50,6 +50,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'metrics-server', version: v.metricsServer },
       { component: 'local-path-provisioner', version: v.localPathProvisioner },
       { component: 'kube-network-policies', version: v.kubeNetworkPolicies },
+      { component: 'helm', version: v.helm },
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
     );

@@ -45,6 +45,8 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
   'cni-plugins': { binaries: ['bridge', 'loopback', 'host-local', 'portmap'], images: [] },
   'cri-dockerd': { binaries: ['cri-dockerd'], images: [] },
   'kcluster-apiproxy': { binaries: ['kcluster-apiproxy'], images: [] },
+  // Run on the controller (cluster.charts), never copied to hosts: built for the bundle's machine.
+  helm: { binaries: ['helm'], images: [] },
   coredns: {
     binaries: [],
     images: [{ name: 'coredns', entrypoint: '/coredns', user: '65532:65532', layers: [base, { kind: 'files', files: [{ from: 'coredns', to: 'coredns' }] }] }],

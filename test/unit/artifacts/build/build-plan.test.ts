@@ -30,6 +30,7 @@ describe('bundle build plan', () => {
       'metrics-server@v0.9.0',
       'local-path-provisioner@v0.0.30',
       'kube-network-policies@v0.8.0',
+      'helm@v4.3.1',
       'pause@3.10.1',
       'kcluster-apiproxy@1',
       'netbase-rootfs@1',
