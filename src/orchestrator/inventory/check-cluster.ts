@@ -55,6 +55,23 @@ function checkStubDomains(cluster: Record<string, unknown>, report: Report): voi
   }
 }
 
+/** Helm keeps one release of a name per namespace: two entries for the same one would fight. */
+function checkCharts(cluster: Record<string, unknown>, report: Report): void {
+  const seen = new Map<string, number>();
+  (listAt(cluster, 'charts') ?? []).forEach((chart, i) => {
+    const release = stringAt(chart, 'release');
+    const namespace = stringAt(chart, 'namespace');
+    if (release === undefined || namespace === undefined) return;
+    const first = seen.get(`${namespace}/${release}`);
+    if (first !== undefined)
+      report(
+        ['cluster', 'charts', i, 'release'],
+        `release ${release} in namespace ${namespace} is also cluster.charts[${first}]: give each chart its own release name`,
+      );
+    else seen.set(`${namespace}/${release}`, i);
+  });
+}
+
 /** Credentials come in pairs; plain HTTP is allowed with a warning; Docker Engine takes mirrors only for docker.io. */
 function checkRegistries(cluster: Record<string, unknown>, report: Report): void {
   const registries = recordAt(cluster, 'registries');
@@ -133,5 +150,6 @@ export function checkCluster(raw: RawInventory, report: Report): void {
   checkArtifacts(cluster, report);
   checkStubDomains(cluster, report);
   checkRegistries(cluster, report);
+  checkCharts(cluster, report);
   checkProxy(cluster, report);
 }

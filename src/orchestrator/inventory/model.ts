@@ -93,11 +93,27 @@ export interface ClusterSettings {
   readonly networkPolicy: NetworkPolicySettings;
   /** Absolute paths on the controller of the operator's manifest files and folders. */
   readonly manifests: readonly string[];
+  /** Helm charts from the controller, installed by kcluster (src/kubernetes/charts). */
+  readonly charts: readonly ChartSettings[];
   /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
   readonly proxy?: ProxySettings;
   /** Registry name (as in image names) -> how the nodes reach it. */
   readonly registries: Readonly<Record<string, RegistrySettings>>;
   readonly artifacts: ArtifactSource;
+}
+
+/** One chart of cluster.charts: where it is on the controller, its release and its values. */
+export interface ChartSettings {
+  readonly release: string;
+  readonly namespace: string;
+  /** Absolute path on the controller of the chart archive or folder. */
+  readonly chart: string;
+  /** The version its Chart.yaml must say. */
+  readonly version: string;
+  /** Inline values (over valuesFile's). */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** Absolute path on the controller of a values file. */
+  readonly valuesFile?: string;
 }
 
 export interface EtcdSnapshotSettings {

@@ -76,6 +76,14 @@ export interface RawInventory {
     readonly scheduler?: RawComponentSettings;
     readonly etcd?: RawComponentSettings & { readonly snapshots?: { readonly enabled?: boolean; readonly schedule?: string; readonly keep?: number } };
     readonly manifests?: readonly string[];
+    readonly charts?: readonly {
+      readonly release: string;
+      readonly namespace: string;
+      readonly chart: string;
+      readonly version: string;
+      readonly values?: Readonly<Record<string, unknown>>;
+      readonly valuesFile?: string;
+    }[];
     readonly proxy?: { readonly http?: string; readonly https?: string; readonly noProxy?: readonly string[] };
     readonly registries?: Readonly<
       Record<string, { readonly server?: string; readonly mirrors?: readonly string[]; readonly usernameEnv?: string; readonly passwordEnv?: string }>

@@ -185,6 +185,14 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
           }
         : {}),
       manifests: (cluster.manifests ?? []).map((path) => expandPath(path, ctx)),
+      charts: (cluster.charts ?? []).map((c) => ({
+        release: c.release,
+        namespace: c.namespace,
+        chart: expandPath(c.chart, ctx),
+        version: c.version,
+        values: { ...(c.values ?? {}) },
+        ...(c.valuesFile !== undefined ? { valuesFile: expandPath(c.valuesFile, ctx) } : {}),
+      })),
       ...(cluster.proxy !== undefined && (cluster.proxy.http !== undefined || cluster.proxy.https !== undefined)
         ? {
             proxy: {

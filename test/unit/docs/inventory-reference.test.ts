@@ -85,6 +85,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.localPathStorage.path': cluster.localPathStorage.path,
     'cluster.networkPolicy.enabled': cluster.networkPolicy.enabled,
     'cluster.manifests': cluster.manifests,
+    'cluster.charts': cluster.charts,
     'cluster.proxy.noProxy': [],
     'cluster.registries': cluster.registries,
     'cluster.dns.stubDomains': cluster.dns.stubDomains,

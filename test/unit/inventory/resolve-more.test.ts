@@ -94,6 +94,7 @@ describe('inventory resolution from the HA fixture', async () => {
       networkPolicy: { enabled: true },
       registries: {},
       manifests: [],
+      charts: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(json.ssh).toEqual({

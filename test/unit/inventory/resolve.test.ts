@@ -56,6 +56,7 @@ describe('inventory resolution', () => {
       networkPolicy: { enabled: true },
       registries: {},
       manifests: [],
+      charts: [],
       artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
     });
     expect(inv.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });

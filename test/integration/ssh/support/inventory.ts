@@ -44,6 +44,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       apiServerCertSANs: [],
       extraFiles: { apiServer: [], controllerManager: [], scheduler: [] },
       manifests: [],
+      charts: [],
       registries: {},
       kubeProxy: { mode: 'iptables', config: {} },
       metricsServer: { enabled: true },
