@@ -22,6 +22,8 @@ import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
 import { ComponentFileError, loadComponentFiles, type ComponentFiles } from '../src/kubernetes/cluster/component-files.js';
+import { chartsOrInputError } from '../src/kubernetes/charts/charts-input.js';
+import type { PreparedCharts } from '../src/kubernetes/charts/prepared-chart.js';
 import { loadOperatorManifests, ManifestError, type OperatorManifests } from '../src/kubernetes/cluster/operator-manifests.js';
 import { MissingRegistryCredential, registryAuthFrom, type RegistryAuth } from '../src/kubernetes/cluster/registries.js';
 import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-config.js';
@@ -167,6 +169,7 @@ export interface CheckedClusterInputs {
   readonly registryAuth?: RegistryAuth;
   readonly operatorManifests: OperatorManifests;
   readonly componentFiles: ComponentFiles;
+  readonly charts: PreparedCharts;
 }
 
 /**
@@ -176,7 +179,7 @@ export interface CheckedClusterInputs {
  * configuration fields; the audit policy file; the artifact source (the bundle is there and
  * lists every piece the inventory needs, or a release image has a source: nothing downloaded
  * or hashed); the registries' credentials in `env`; the operator's manifests; the files the
- * components' flags read. `kcluster validate` and `apply` (through clusterInputsFor) both
+ * components' flags read; the charts (cluster.charts: read and rendered by the bundle's helm). `kcluster validate` and `apply` (through clusterInputsFor) both
  * call it, so they refuse the same inputs with the same words.
  */
 export async function checkClusterInputs(
@@ -203,9 +206,10 @@ export async function checkClusterInputs(
   const registryAuth = options.registryCredentials === false ? undefined : await check(() => registryAuthOrInputError(inventory, env));
   const operatorManifests = await check(() => operatorManifestsOrInputError(inventory));
   const componentFiles = await check(() => componentFilesOrInputError(inventory));
-  if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined)
+  const charts = await check(() => chartsOrInputError(inventory));
+  if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined || charts === undefined)
     throw new InputError(problems.join('\n'));
-  return { topology, auditPolicy, ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles };
+  return { topology, auditPolicy, ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles, charts };
 }
 
 export async function clusterInputsFor(
@@ -214,7 +218,7 @@ export async function clusterInputsFor(
   ignorePreflight: ReadonlySet<string>,
   options: ClusterInputsOptions = {},
 ): Promise<ClusterInputs> {
-  const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles } = await checkClusterInputs(inventory, process.env, options);
+  const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles, charts } = await checkClusterInputs(inventory, process.env, options);
   const { log } = io;
   const started = Date.now();
   let artifacts;
@@ -242,6 +246,7 @@ export async function clusterInputsFor(
     ...(registryAuth !== undefined ? { registryAuth } : {}),
     operatorManifests,
     componentFiles,
+    charts,
   };
 }
 

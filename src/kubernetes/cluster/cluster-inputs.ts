@@ -10,6 +10,7 @@ import type { Topology } from './topology.js';
 import type { RegistryAuth } from './registries.js';
 import type { OperatorManifests } from './operator-manifests.js';
 import type { ComponentFiles } from './component-files.js';
+import type { PreparedCharts } from '../charts/prepared-chart.js';
 
 export interface ClusterInputs {
   readonly inventory: Inventory;
@@ -30,6 +31,8 @@ export interface ClusterInputs {
   readonly operatorManifests?: OperatorManifests;
   /** Files the components' flags reference (extraFiles, the OIDC CA), read on the controller; none when absent. */
   readonly componentFiles?: ComponentFiles;
+  /** The helm to run and cluster.charts checked and rendered on the controller; none when absent. */
+  readonly charts?: PreparedCharts;
 }
 
 export function imageReference(inputs: ClusterInputs, name: string): string {
