@@ -1,7 +1,8 @@
 // cluster: what `kcluster apply` runs. Preflight on every host (nothing changes if any host
 // fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
-// once-per-cluster addons from the first control plane, each node's pod network config, and a
-// last check from the first control plane that kube-proxy, flannel and CoreDNS run.
+// once-per-cluster addons from the first control plane, each node's pod network config, a
+// last check from the first control plane that kube-proxy, flannel and CoreDNS run, then the
+// operator's manifests and Helm charts (cluster.charts: helm runs on the controller, roles/charts).
 // On a fresh install the workers' kubelets start only once the API server answers (see
 // kubeletStartedRole), and CoreDNS is applied once kube-proxy and flannel run on every node
 // (see roles/addons/running.ts). On a fresh install the control planes start together (a new etcd cluster needs its members
@@ -15,6 +16,7 @@ import { addonsRole } from '../roles/addons/index.js';
 import { manifestsRole } from '../roles/manifests/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
+import { chartsRole } from '../roles/charts/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { snapshotBeforeJoinRole } from '../roles/control-plane/snapshot-before-join.js';
@@ -98,6 +100,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
       { name: 'addons running', hosts: operator, roles: [addonsRunningRole(inputs)] },
       { name: 'operator manifests', hosts: operator, roles: [manifestsRole(inputs)] },
+      { name: 'charts', hosts: operator, roles: [chartsRole(inputs)] },
     ],
   };
 }
