@@ -4,7 +4,8 @@
 // pod-to-pod traffic across workers, a ClusterIP Service; NetworkPolicy enforced (deny, then
 // allow, ingress and egress); metrics-server turned off and on
 // again, then resource metrics (kubectl top, an HPA scaling up and back down); the default
-// StorageClass turned on (a claim keeps its data across pods) and off; a second apply changes nothing;
+// StorageClass turned on (a claim keeps its data across pods) and off; a Helm chart of
+// cluster.charts installed, upgraded (the diff first) and uninstalled; a second apply changes nothing;
 // a scheduled etcd snapshot (the timer active, one run listed and fetched, sha256 checked);
 // drift is shown and repaired; certs renew refuses a control plane that is no etcd member yet
 // before anything changes (apply adds it: control-plane-lifecycle.test.ts); a kubelet certificate from another CA is refused; and the Conformance selection
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { conformanceSelection } from './support/conformance.js';
+import { componentVersionsFor, KUBERNETES_RELEASES } from '../../src/kubernetes/artifacts/component-versions.js';
 import { cisFailures } from './support/kube-bench.js';
 import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods, writeKubeconfigAs } from './support/e2e-support.js';
 
@@ -31,6 +33,9 @@ const inventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-e2e-'));
 const kubeconfig = join(work, 'admin.conf');
 const hpaFile = join(work, 'hpa.yaml');
+const testChart = join(process.cwd(), 'test', 'fixtures', 'charts', 'kcluster-test');
+const kubernetesVersionOf = (file: string): string =>
+  (parse(readFileSync(file, 'utf8')) as { cluster: { kubernetesVersion?: string } }).cluster.kubernetesVersion ?? KUBERNETES_RELEASES[0]!;
 
 const lock = bundleEntries;
 const kubectlPath = (): string => kubectlBinary();
@@ -542,6 +547,56 @@ spec:
     await until(`${worker} still Ready`, 120_000, async () =>
       (await kubectl('get', 'node', worker, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True' ? true : undefined,
     );
+  });
+
+  it('Helm charts (cluster.charts): a version mismatch refused at its line before any host is touched; the test chart installed, a second apply unchanged; new values shown by --check --diff, then upgraded; removed from the inventory, uninstalled', async () => {
+    const started = Date.now();
+    const pause = lock().find((a) => a.name === 'pause' && a.type === 'image' && a.version === componentVersionsFor(kubernetesVersionOf(inventory)).pause)!;
+    const chartOf = (values: Record<string, unknown>, version = '0.1.0'): string => {
+      const doc = parse(readFileSync(inventory, 'utf8')) as { cluster: Record<string, unknown> };
+      doc.cluster['charts'] = [{ release: 'kctest', namespace: 'kcluster-charts', chart: testChart, version, values: { image: pause.reference!, ...values } }];
+      return stringify(doc);
+    };
+    const withChart = join(labDir, 'inventory-chart.yaml');
+    const pods = async (): Promise<string> =>
+      kubectl('-n', 'kcluster-charts', 'get', 'deployment', 'kctest', '-o', 'jsonpath={.status.readyReplicas}/{.spec.replicas}');
+
+    writeFileSync(withChart, chartOf({}, '0.2.0'));
+    const refused = await kcluster(['apply', '-i', withChart, '--tags', 'charts']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/inventory-chart\.yaml:\d+:\d+: cluster\.charts\[0\]\.version: .* is chart version 0\.1\.0, not 0\.2\.0/);
+
+    writeFileSync(withChart, chartOf({ greeting: 'hello' }));
+    const installed = await kcluster(['apply', '-i', withChart, '--tags', 'charts', '--output', 'json']);
+    expect(installed.code, installed.stderr + installed.stdout.slice(-3000)).toBe(0);
+    expect(changesIn(installed.stdout)).toContain('helm install kcluster-charts/kctest (chart version 0.1.0)');
+    expect(await pods()).toBe('1/1');
+    expect(await kubectl('-n', 'kcluster-charts', 'get', 'configmap', 'kctest-greeting', '-o', 'jsonpath={.data.greeting}')).toBe('hello');
+    const again = await kcluster(['apply', '-i', withChart, '--tags', 'charts', '--output', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(changesIn(again.stdout)).toBe('');
+
+    writeFileSync(withChart, chartOf({ greeting: 'bonjour', replicas: 2 }));
+    const diff = await kcluster(['apply', '-i', withChart, '--check', '--diff', '--tags', 'charts']);
+    expect(diff.code, diff.stderr).toBe(3);
+    expect(diff.stdout).toContain('helm upgrade kcluster-charts/kctest');
+    expect(diff.stdout).toContain('-  greeting: "hello"');
+    expect(diff.stdout).toContain('+  greeting: "bonjour"');
+    expect(diff.stdout).toContain('+  replicas: 2');
+    const upgraded = await kcluster(['apply', '-i', withChart, '--tags', 'charts', '--output', 'json']);
+    expect(upgraded.code, upgraded.stderr + upgraded.stdout.slice(-3000)).toBe(0);
+    expect(await pods()).toBe('2/2');
+    expect(await kubectl('-n', 'kcluster-charts', 'get', 'configmap', 'kctest-greeting', '-o', 'jsonpath={.data.greeting}')).toBe('bonjour');
+
+    const removal = await kcluster(['apply', '-i', inventory, '--check', '--diff', '--tags', 'charts']);
+    expect(removal.code, removal.stderr).toBe(3);
+    expect(removal.stdout).toContain('helm uninstall kcluster-charts/kctest (no longer in cluster.charts');
+    const removed = await kcluster(['apply', '-i', inventory, '--tags', 'charts', '--output', 'json']);
+    expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
+    expect(await kubectl('-n', 'kcluster-charts', 'get', 'deployment,configmap,secret', '-l', 'app.kubernetes.io/instance=kctest', '-o', 'name')).toBe('');
+    expect(await kubectl('-n', 'kcluster-charts', 'get', 'secret', '-l', 'owner=helm', '-o', 'name')).toBe('');
+    await kubectl('delete', 'namespace', 'kcluster-charts', '--wait=false');
+    timings['chartsSeconds'] = (Date.now() - started) / 1000;
   });
 
   it('a second apply changes nothing, and says so', async () => {
