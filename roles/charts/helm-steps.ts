@@ -28,7 +28,7 @@ export function adminHelm(inputs: ClusterInputs, signal?: AbortSignal): HelmWith
         renderKubeconfig({
           clusterName: inputs.inventory.cluster.name,
           server: inputs.topology.adminServerUrl,
-          caCert: inputs.pki.ca.cert,
+          caCert: inputs.pki.trust.ca,
           user: certificateSubjectCn(inputs.pki.admin.cert),
           cert: inputs.pki.admin.cert,
           key: inputs.pki.admin.key,
