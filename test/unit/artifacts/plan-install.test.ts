@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PreparedArtifact } from '../../../src/kubernetes/artifacts/artifact.js';
 import { parseInstalledBinary, recordPathFor } from '../../../src/orchestrator/facts/installed-binary.js';
-import { parseRuntimeImage } from '../../../src/kubernetes/facts/runtime-image.js';
+import { imageIn, parseContainerdImages, parseRuntimeImage } from '../../../src/kubernetes/facts/runtime-image.js';
 import { planInstallBinary } from '../../../src/kubernetes/artifacts/tasks/install-binary.js';
 import { planImportImage } from '../../../src/kubernetes/artifacts/tasks/import-image.js';
 
@@ -87,5 +87,28 @@ describe('importing images', () => {
     expect(parseRuntimeImage('runtime-down\nctr: connection refused')).toEqual({ state: 'runtime-down', detail: 'ctr: connection refused' });
     expect(parseRuntimeImage('no-runtime')).toEqual({ state: 'no-runtime' });
     expect(() => parseRuntimeImage('what')).toThrow(/unexpected image state/);
+  });
+});
+
+describe('containerd images: one crictl list per host', () => {
+  const id = `sha256:${'d'.repeat(64)}`;
+  const listed = parseContainerdImages(
+    `listed\n${JSON.stringify({
+      images: [
+        { id, repoTags: ['kcluster.local/coredns:v1.14.6'], pinned: true },
+        { id: 'sha256:short', repoTags: ['kcluster.local/pause:3.10'], pinned: false },
+      ],
+    })}\n`,
+  );
+  it('reads each tag with its image ID and pin', () => {
+    expect(imageIn(listed, 'kcluster.local/coredns:v1.14.6')).toEqual({ state: 'present', imageId: id, pinned: true });
+    expect(imageIn(listed, 'kcluster.local/pause:3.10')).toEqual({ state: 'present', pinned: false });
+    expect(imageIn(listed, 'kcluster.local/etcd:v3.7.3')).toEqual({ state: 'absent' });
+  });
+  it('says why it cannot list', () => {
+    expect(imageIn(parseContainerdImages('no-runtime'), 'x')).toEqual({ state: 'no-runtime' });
+    expect(imageIn(parseContainerdImages('no-crictl'), 'x')).toMatchObject({ state: 'runtime-down', detail: expect.stringContaining('crictl') });
+    expect(imageIn(parseContainerdImages('runtime-down\nconnection refused'), 'x')).toEqual({ state: 'runtime-down', detail: 'connection refused' });
+    expect(() => parseContainerdImages('what')).toThrow(/unexpected image list/);
   });
 });

@@ -7,7 +7,7 @@ import type { Task } from '../../../orchestrator/engine/types.js';
 import { execChecked } from '../../../orchestrator/ssh/connection.js';
 import { sh } from '../../../orchestrator/ssh/quote.js';
 import type { PreparedArtifact } from '../artifact.js';
-import { runtimeImage, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
+import { containerdImages, dockerImage, imageIn, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
 
 export const IMAGE_STAGING_DIR = '/var/lib/kcluster/images';
 
@@ -35,7 +35,9 @@ export function planImportImage(artifact: PreparedArtifact, runtime: ContainerRu
   }
 }
 
-export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime): Task<{ image: ReturnType<typeof runtimeImage> }, ImportImagePayload> {
+type ImageFacts = { images: typeof containerdImages } | { image: ReturnType<typeof dockerImage> };
+
+export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime): Task<ImageFacts, ImportImagePayload> {
   const ref = artifact.reference;
   const sha256 = artifact.sha256;
   if (ref === undefined || artifact.localPath === undefined || artifact.imageId === undefined || sha256 === undefined) {
@@ -45,8 +47,9 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
   return {
     name: `image ${ref}`,
     tags: ['artifacts', 'images'],
-    facts: () => ({ image: runtimeImage(runtime, ref) }),
-    plan: (facts) => planImportImage(artifact, runtime, facts.image),
+    // containerd: the host's one image list, which every image task shares.
+    facts: () => (runtime === 'containerd' ? { images: containerdImages } : { image: dockerImage(ref) }),
+    plan: (facts) => planImportImage(artifact, runtime, 'images' in facts ? imageIn(facts.images, ref) : facts.image),
     apply: async (change, ctx) => {
       const pin = runtime === 'containerd' ? sh`ctr -n k8s.io images label ${ref} io.cri-containerd.pinned=pinned >/dev/null` : sh`true`;
       if (change.payload.pinOnly) {
