@@ -53,6 +53,7 @@ const setVersion = (version: string): void =>
     readFileSync(inventory, 'utf8').replace(/^cluster:\n( {2}kubernetesVersion: .*\n)?/m, `cluster:\n  kubernetesVersion: ${version}\n`),
   );
 const importImage = (host: string, file: string) => sshTo(labDir)(host, 'ctr -n k8s.io images import -', readFileSync(file));
+const ssh = sshTo(labDir);
 async function nodeVersions(): Promise<Record<string, string>> {
   const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
     items: { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[];
@@ -103,6 +104,22 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     const upgradeStarted = Date.now();
 
     setVersion(NEW());
+    // The upgrade reviewed as a plan file first: written by --check --plan-out, shown by plan
+    // show, then made stale by a hand edit on a worker: --plan refuses it, exit 2, nothing changed.
+    const planFile = join(work, 'upgrade-plan.json');
+    const planned = await kcluster(['upgrade', '-i', inventory, '--check', '--plan-out', planFile]);
+    expect(planned.code, planned.stderr.slice(-2000)).toBe(3);
+    expect(planned.stderr).toMatch(/plan written to .*upgrade-plan\.json: \d+ change\(s\) on 3 host\(s\)/);
+    const shown = await kcluster(['plan', 'show', planFile]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`kubelet ${NEW()}`);
+    await ssh(`${NAME}3`, "sed -i '1i # edited by hand after the review' /var/lib/kubelet/config.yaml");
+    const stale = await kcluster(['upgrade', '-i', inventory, '--plan', planFile]);
+    expect(stale.code, stale.stderr.slice(-2000)).toBe(2);
+    expect(stale.stderr).toContain('is stale, nothing was changed');
+    expect(stale.stderr).toMatch(new RegExp(`${NAME}3: [^\\n]*/var/lib/kubelet/config\\.yaml[^\\n]* changed since the plan`));
+    expect(Object.values(await nodeVersions())).toEqual([OLD(), OLD(), OLD()]);
+
     // Ctrl-C once the first worker's batch has changed something: the run stops cleanly (130)
     // and the journal says what was left.
     let interruptedAt = '';

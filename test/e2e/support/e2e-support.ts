@@ -11,6 +11,7 @@ import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 export interface BundleEntry {
   name: string;
   component: string;
+  type: string;
   version: string;
   path: string;
   reference?: string;

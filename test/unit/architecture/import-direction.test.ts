@@ -27,6 +27,7 @@ const STOREY: Record<string, number> = {
   'src/kubernetes/kube': 7,
   'src/kubernetes/etcd': 7,
   'src/kubernetes/secrets': 8,
+  'src/kubernetes/charts': 8,
   'src/kubernetes/cluster': 9,
   roles: 10,
   playbooks: 11,
