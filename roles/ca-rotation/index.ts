@@ -10,6 +10,7 @@ import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.
 import { adminApi } from '../../src/kubernetes/cluster/admin-api.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
+import { kubectlAnswerScript, parseKubectlAnswer } from '../../src/kubernetes/facts/kubectl-answer.js';
 import type { CaRotation } from '../../src/kubernetes/pki/ca-rotation.js';
 import { describeWorkload, unreadyPodsOf, workloadsWithStaleTrust, type PodList, type WorkloadRef } from '../../src/kubernetes/pki/stale-trust-workloads.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
@@ -27,12 +28,10 @@ type Pods = { readonly reachable: true; readonly list: PodList } | { readonly re
 const allPods: Fact<Pods> = {
   key: 'pods:all-namespaces',
   become: true,
-  script: sh`out=$(${adminKubectl(20)} get pods --all-namespaces -o json 2>&1) && { echo ok; printf '%s\\n' "$out"; } || { echo unreachable; printf '%s\\n' "$out" | tail -n 2; }`,
+  script: kubectlAnswerScript(sh`${adminKubectl(20)} get pods --all-namespaces -o json`),
   parse: (stdout) => {
-    const [first = '', ...rest] = stdout.trim().split('\n');
-    if (first === 'unreachable') return { reachable: false, detail: rest.join(' ').slice(0, 300) };
-    if (first !== 'ok') throw new Error(`unexpected pod list output "${first.slice(0, 80)}"`);
-    return { reachable: true, list: JSON.parse(rest.join('\n')) as PodList };
+    const answer = parseKubectlAnswer(stdout, 'the pod list');
+    return answer.reachable ? { reachable: true, list: JSON.parse(answer.text) as PodList } : answer;
   },
 };
 

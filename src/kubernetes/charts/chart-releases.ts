@@ -7,6 +7,7 @@
 import { gunzipSync } from 'node:zlib';
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
+import { kubectlAnswerScript, parseKubectlAnswer } from '../facts/kubectl-answer.js';
 import { adminKubectl } from '../facts/admin-kubectl.js';
 
 const KUBECTL = '/usr/local/bin/kubectl';
@@ -49,15 +50,9 @@ export const chartReleases: Fact<ChartReleases> = {
   become: true,
   // Without kubectl (a host before its first apply) there is no cluster, so no release yet.
   script: sh`[ -x ${KUBECTL} ] || { echo ok; exit 0; }
-out=$(${adminKubectl(20)} get secrets --all-namespaces -l ${SELECTOR} -o ${`jsonpath=${COLUMNS}`} 2>&1)
-case $? in
-  0) echo ok; printf '%s\\n' "$out" ;;
-  *) echo unreachable; printf '%s\\n' "$out" | tail -n 2 ;;
-esac`,
+${kubectlAnswerScript(sh`${adminKubectl(20)} get secrets --all-namespaces -l ${SELECTOR} -o ${`jsonpath=${COLUMNS}`}`)}`,
   parse(stdout) {
-    const [first = '', ...rest] = stdout.trim().split('\n');
-    if (first === 'unreachable') return { reachable: false, detail: rest.join(' ').slice(0, 300) };
-    if (first !== 'ok') throw new Error(`unexpected output for the chart releases: "${first.slice(0, 80)}"`);
-    return { reachable: true, releases: parseChartReleases(rest) };
+    const answer = parseKubectlAnswer(stdout, 'the chart releases');
+    return answer.reachable ? { reachable: true, releases: parseChartReleases(answer.text.split('\n')) } : answer;
   },
 };

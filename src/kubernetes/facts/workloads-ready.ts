@@ -4,6 +4,7 @@
 import { sh } from '../../orchestrator/ssh/quote.js';
 import type { Fact } from '../../orchestrator/engine/fact.js';
 import { adminKubectl } from './admin-kubectl.js';
+import { kubectlAnswerScript, parseKubectlAnswer } from './kubectl-answer.js';
 
 export interface Workload {
   readonly kind: 'daemonset' | 'deployment';
@@ -49,10 +50,9 @@ export function workloadState(workload: Workload, object: K8sObject | undefined)
 }
 
 export function parseWorkloads(stdout: string, workloads: readonly Workload[]): WorkloadsReady {
-  const [first = '', ...rest] = stdout.trim().split('\n');
-  if (first === 'unreachable') return { reachable: false, detail: rest.join(' ').slice(0, 300) };
-  if (first !== 'ok') throw new Error(`unexpected workload status output "${first.slice(0, 80)}"`);
-  const text = rest.join('\n').trim();
+  const reply = parseKubectlAnswer(stdout, 'the workload status');
+  if (!reply.reachable) return reply;
+  const text = reply.text.trim();
   // kubectl answers a get of several objects with a List, and of one object with the object itself.
   const answer = (text === '' ? {} : JSON.parse(text)) as K8sObject & { items?: K8sObject[] };
   const items = answer.items ?? (answer.kind !== undefined ? [answer] : []);
@@ -73,7 +73,7 @@ export function workloadsReady(namespace: string, workloads: readonly Workload[]
     key: `workloads:${namespace}:${refs.join(',')}`,
     become: true,
     // --ignore-not-found: a missing workload shows as "not found", not as an unreachable API.
-    script: sh`out=$(${adminKubectl(10)} -n ${namespace} get ${refs} --ignore-not-found -o json 2>&1) && { echo ok; printf '%s\\n' "$out"; } || { echo unreachable; printf '%s\\n' "$out" | tail -n 2; }`,
+    script: kubectlAnswerScript(sh`${adminKubectl(10)} -n ${namespace} get ${refs} --ignore-not-found -o json`),
     parse: (stdout) => parseWorkloads(stdout, workloads),
   };
 }

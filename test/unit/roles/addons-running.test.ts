@@ -50,7 +50,7 @@ describe('workload readiness', () => {
       reachable: false,
       detail: 'The connection to the server was refused',
     });
-    expect(() => parseWorkloads('garbage', [ds])).toThrow('unexpected workload status output');
+    expect(() => parseWorkloads('garbage', [ds])).toThrow('unexpected output for the workload status');
   });
   it('checks kube-proxy, flannel and the NetworkPolicy agent on the nodes, then CoreDNS, with flannel; without a CNI of ours no flannel nor CoreDNS; plans a wait until they run', () => {
     const inv = (cni: string) => {
