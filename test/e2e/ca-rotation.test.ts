@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
 import {
   bundleDir,
@@ -26,6 +26,7 @@ import {
   sshTo,
   until,
   webDeploymentBehindNodePort,
+  useE2eLab,
   writeKubeconfigAs,
 } from './support/e2e-support.js';
 import { apiClient } from '../../src/kubernetes/kube/api-client.js';
@@ -40,29 +41,7 @@ const stateDir = join(labDir, 'state');
 const work = mkdtempSync(join(tmpdir(), 'kc-rotate-'));
 const ssh = sshTo(labDir);
 
-beforeAll(async () => {
-  bundleDir();
-  await kcluster(['lab', 'down', '--name', NAME]);
-  const up = await kcluster([
-    'lab',
-    'up',
-    '--name',
-    NAME,
-    '--hosts',
-    '4',
-    '--control-planes',
-    '3',
-    '--privileged',
-    '--subnet',
-    `${NET}.0/24`,
-    '--bundle',
-    bundleDir(),
-  ]);
-  if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
-});
-afterAll(async () => {
-  if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
-});
+useE2eLab(NAME, ['--hosts', '4', '--control-planes', '3', '--subnet', `${NET}.0/24`]);
 
 /** The admin's view as the controller has it now: the state folder's trust bundle and admin certificate, read again each time. */
 async function adminClient(server: string, timeoutMs: number) {

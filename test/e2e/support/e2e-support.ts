@@ -5,7 +5,8 @@ import { get } from 'node:http';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseEvents } from '../../integration/support/test-lab.js';
+import { afterAll, beforeAll } from 'vitest';
+import { kcluster, parseEvents } from '../../integration/support/test-lab.js';
 import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 
 export interface BundleEntry {
@@ -230,4 +231,21 @@ export function apiServersPoller(labDir: string, addresses: readonly string[]) {
     }
   })();
   return { answers, stop: async () => ((polling = false), await loop) };
+}
+
+/**
+ * The file's own lab hosts, from the test bundle: taken down and brought up before the file's
+ * tests (`lab up --name NAME --privileged --bundle BUNDLE` plus `upArgs`), taken down after
+ * unless KCLUSTER_KEEP_E2E_LAB is set.
+ */
+export function useE2eLab(name: string, upArgs: readonly string[]): void {
+  beforeAll(async () => {
+    bundleDir();
+    await kcluster(['lab', 'down', '--name', name]);
+    const up = await kcluster(['lab', 'up', '--name', name, ...upArgs, '--privileged', '--bundle', bundleDir()]);
+    if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+  });
+  afterAll(async () => {
+    if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', name]);
+  });
 }
