@@ -20,11 +20,11 @@ import { adminApi } from '../../kubernetes/cluster/admin-api.js';
 import type { ClusterInputs } from '../../kubernetes/cluster/cluster-inputs.js';
 import { requireInstalledPki } from '../../kubernetes/cluster/installed-cluster.js';
 import {
-  PHASE_DESCRIPTIONS,
+  phaseDescription,
+  phasesFor,
   readCaRotation,
   retireCaRotation,
   ROTATABLE_CAS,
-  ROTATION_PHASES,
   writeCaRotation,
   SERVICE_ACCOUNT_KEY,
   verifyingFile,
@@ -70,26 +70,6 @@ export function parseDuration(value: string, flag: string): number {
 
 const caNames = (cas: readonly Rotated[]): string =>
   cas.map((ca) => (ca === SERVICE_ACCOUNT_KEY ? 'service-account key' : (Object.entries(ROTATABLE_CAS).find(([, file]) => file === ca)?.[0] ?? ca))).join(', ');
-
-const SERVICE_ACCOUNT_PHASES: Readonly<Record<RotationPhase, string>> = {
-  'trust-new': 'the new public key verifies tokens beside the old on every API server (control planes one at a time)',
-  reissue: 'the new key signs tokens (API servers, controller-manager), the old public key still verifies',
-  'restart-pods': "kcluster's addons restarted so that their tokens come from the new key (your workloads with --restart-workloads)",
-  'drop-old': 'the old public key dropped, once the time given by --keep-old-key has passed',
-};
-
-const phaseDescription = (phase: RotationPhase, cas: readonly Rotated[]): string =>
-  cas.includes(SERVICE_ACCOUNT_KEY) ? SERVICE_ACCOUNT_PHASES[phase] : PHASE_DESCRIPTIONS[phase];
-
-/** The phases a rotation goes through: no pod reads the etcd CA or the service-account key. */
-export function phasesFor(cas: readonly Rotated[]): RotationPhase[] {
-  // The service-account key: pods started before the new key signs hold tokens from the old
-  // one, which the kubelet renews within about an hour; restarted, kcluster's addons hold new
-  // ones at once, so a short --keep-old-key breaks none of them.
-  if (cas.includes(SERVICE_ACCOUNT_KEY)) return ['trust-new', 'reissue', 'restart-pods', 'drop-old'];
-  const podsRead = cas.includes('ca') || cas.includes('front-proxy-ca');
-  return ROTATION_PHASES.filter((p) => p !== 'restart-pods' || podsRead);
-}
 
 function phasesLeft(rotation: Pick<CaRotation, 'cas' | 'phase'>): RotationPhase[] {
   const all = phasesFor(rotation.cas);

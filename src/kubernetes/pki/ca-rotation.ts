@@ -32,12 +32,33 @@ export const signingKeyFile = (r: Rotated): string => `${r}.key`;
 export const ROTATION_PHASES = ['trust-new', 'restart-pods', 'reissue', 'drop-old'] as const;
 export type RotationPhase = (typeof ROTATION_PHASES)[number];
 
-export const PHASE_DESCRIPTIONS: Readonly<Record<RotationPhase, string>> = {
+const PHASE_DESCRIPTIONS: Readonly<Record<RotationPhase, string>> = {
   'trust-new': 'the new CA trusted beside the old everywhere (control planes one at a time, then the nodes in batches)',
   'restart-pods': "pods that read the cluster CA at start restarted (kcluster's addons; the operator's workloads with --restart-workloads)",
   reissue: 'every certificate reissued from the new CA (control planes one at a time, then the nodes in batches)',
   'drop-old': 'the old CA dropped from every trust bundle (control planes one at a time, then the nodes in batches)',
 };
+
+const SERVICE_ACCOUNT_PHASES: Readonly<Record<RotationPhase, string>> = {
+  'trust-new': 'the new public key verifies tokens beside the old on every API server (control planes one at a time)',
+  reissue: 'the new key signs tokens (API servers, controller-manager), the old public key still verifies',
+  'restart-pods': "kcluster's addons restarted so that their tokens come from the new key (your workloads with --restart-workloads)",
+  'drop-old': 'the old public key dropped, once the time given by --keep-old-key has passed',
+};
+
+/** What a phase does, for the CAs or for the service-account key. */
+export const phaseDescription = (phase: RotationPhase, cas: readonly Rotated[]): string =>
+  cas.includes(SERVICE_ACCOUNT_KEY) ? SERVICE_ACCOUNT_PHASES[phase] : PHASE_DESCRIPTIONS[phase];
+
+/** The phases a rotation goes through, in order: no pod reads the etcd CA. */
+export function phasesFor(cas: readonly Rotated[]): RotationPhase[] {
+  // The service-account key: pods started before the new key signs hold tokens from the old
+  // one, which the kubelet renews within about an hour; restarted, kcluster's addons hold new
+  // ones at once, so a short --keep-old-key breaks none of them.
+  if (cas.includes(SERVICE_ACCOUNT_KEY)) return ['trust-new', 'reissue', 'restart-pods', 'drop-old'];
+  const podsRead = cas.includes('ca') || cas.includes('front-proxy-ca');
+  return ROTATION_PHASES.filter((p) => p !== 'restart-pods' || podsRead);
+}
 
 export interface CaRotation {
   /** The CAs rotated, or the service-account key ('sa') alone. */
@@ -54,7 +75,7 @@ export interface CaRotation {
 
 export const rotationDir = (stateDir: string): string => join(stateDir, 'pki', 'rotation');
 const statePath = (stateDir: string): string => join(rotationDir(stateDir), 'state.json');
-export const retiredDir = (stateDir: string, rotation: Pick<CaRotation, 'startedAt'>): string =>
+const retiredDir = (stateDir: string, rotation: Pick<CaRotation, 'startedAt'>): string =>
   join(stateDir, 'retired-cas', rotation.startedAt.replace(/[:.]/g, '-'));
 
 const isPhase = (value: unknown): value is RotationPhase => ROTATION_PHASES.includes(value as RotationPhase);
@@ -133,9 +154,4 @@ export async function retireCaRotation(stateDir: string, rotation: CaRotation): 
   await rm(target, { recursive: true, force: true });
   await rename(rotationDir(stateDir), target);
   return target;
-}
-
-/** The phase after `phase`, or undefined after the last. */
-export function nextPhase(phase: RotationPhase): RotationPhase | undefined {
-  return ROTATION_PHASES[ROTATION_PHASES.indexOf(phase) + 1];
 }

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { restartStaleTrustTask } from '../../../roles/ca-rotation/index.js';
 import type { ClusterInputs } from '../../../src/kubernetes/cluster/cluster-inputs.js';
 import { isSystemWorkload, type PodList, type WorkloadRef } from '../../../src/kubernetes/pki/stale-trust-workloads.js';
-import { parseCas, parseDuration, phasesFor } from '../../../src/cli/commands/certs-rotate-ca.js';
+import { parseCas, parseDuration } from '../../../src/cli/commands/certs-rotate-ca.js';
+import { phasesFor } from '../../../src/kubernetes/pki/ca-rotation.js';
 import type { HostContext } from '../../../src/orchestrator/engine/types.js';
 
 const rotation = { cas: ['ca'] as const, phase: 'restart-pods' as const, startedAt: '2026-11-27T06:00:00.000Z' };
