@@ -46,7 +46,7 @@ interface RotateCaOptions extends PlaybookCommandOptions {
   readonly restartWorkloads?: boolean;
   readonly skipWorkloads?: boolean;
   readonly serviceAccountKey?: boolean;
-  readonly keepOldKey: string;
+  readonly keepOldKey?: string;
   readonly maxUnavailable: string;
   readonly yes?: boolean;
 }
@@ -60,6 +60,9 @@ export function parseCas(value: string | undefined): CaFile[] | undefined {
     throw new InputError(`--ca ${value}: unknown CA ${unknown.join(', ')}: give all, or any of ${Object.keys(ROTATABLE_CAS).join(', ')} (comma separated)`);
   return [...new Set(names.map((n) => ROTATABLE_CAS[n as CaName]))];
 }
+
+/** How long the old service-account public key verifies tokens after the new key signs, unless told. */
+const DEFAULT_KEEP_OLD_KEY = '24h';
 
 /** "30s", "10m", "24h", "7d" in milliseconds. */
 export function parseDuration(value: string, flag: string): number {
@@ -115,7 +118,12 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
     if (options.serviceAccountKey && wanted !== undefined)
       throw new InputError('--service-account-key rotates the service-account key alone: run it apart from the CAs (without --ca)');
     if (options.serviceAccountKey) wanted = [SERVICE_ACCOUNT_KEY];
-    keepOldKeyMs = parseDuration(options.keepOldKey, '--keep-old-key');
+    // Only the key's rotation keeps an old key: given to a CA rotation it would do nothing.
+    if (options.keepOldKey !== undefined && !options.serviceAccountKey)
+      throw new InputError(
+        `--keep-old-key ${options.keepOldKey}: only the service-account key's rotation keeps an old key (add --service-account-key, or leave it out)`,
+      );
+    keepOldKeyMs = parseDuration(options.keepOldKey ?? DEFAULT_KEEP_OLD_KEY, '--keep-old-key');
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return refuse(error.message);
@@ -234,11 +242,9 @@ export function registerRotateCaCommand(certs: Command, cli: CliContext): void {
     .option('--restart-workloads', "roll your workloads whose pods read the old cluster CA (kcluster's addons are always rolled)")
     .option('--skip-workloads', 'leave them to you (listed; they fail to verify the API servers until restarted)')
     .option('--service-account-key', 'rotate the service-account signing key instead (alone; the CAs stay)')
-    .addOption(
-      new Option(
-        '--keep-old-key <duration>',
-        'with --service-account-key: how long the old public key still verifies tokens after the new key signs (90s, 30m, 24h, 7d)',
-      ).default('24h'),
+    .option(
+      '--keep-old-key <duration>',
+      `with --service-account-key: how long the old public key still verifies tokens after the new key signs (90s, 30m, 24h, 7d; default ${DEFAULT_KEEP_OLD_KEY})`,
     )
     .addOption(new Option('--max-unavailable <n>', 'other nodes changed at once after the control planes (count or percentage)').default('1'))
     .option('-C, --check', 'name the phases left and plan the next one; change nothing')

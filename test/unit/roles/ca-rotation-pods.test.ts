@@ -7,6 +7,7 @@ import type { ClusterInputs } from '../../../src/kubernetes/cluster/cluster-inpu
 import { isSystemWorkload, type PodList, type WorkloadRef } from '../../../src/kubernetes/pki/stale-trust-workloads.js';
 import { parseCas, parseDuration } from '../../../src/cli/commands/certs-rotate-ca.js';
 import { phasesFor } from '../../../src/kubernetes/pki/ca-rotation.js';
+import { runCli } from '../cli/support/run-cli.js';
 import type { HostContext } from '../../../src/orchestrator/engine/types.js';
 
 const rotation = { cas: ['ca'] as const, phase: 'restart-pods' as const, startedAt: '2026-11-27T06:00:00.000Z' };
@@ -72,5 +73,14 @@ describe('--keep-old-key', () => {
     expect(parseDuration('24h', '--keep-old-key')).toBe(86_400_000);
     expect(parseDuration('7d', '--keep-old-key')).toBe(604_800_000);
     expect(() => parseDuration('1w', '--keep-old-key')).toThrow('--keep-old-key 1w: give a duration such as 90s, 30m, 24h or 7d');
+  });
+});
+
+describe('certs rotate-ca refuses options that would do nothing', () => {
+  it('--keep-old-key without --service-account-key: exit 2, naming it, before the inventory is read', async () => {
+    const r = await runCli(['certs', 'rotate-ca', '-i', 'no-such-inventory.yaml', '--keep-old-key', '1h']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--keep-old-key 1h: only the service-account key');
+    expect(r.err).not.toContain('no-such-inventory.yaml');
   });
 });
