@@ -27,6 +27,8 @@ import { renderKubeletConfigFragment } from '../../src/kubernetes/cluster/kubele
 import { featureGateList } from '../../src/kubernetes/cluster/component-args.js';
 import { TLS_CIPHER_SUITES } from '../../src/kubernetes/cluster/tls-ciphers.js';
 import { waitForKubeletSettled } from './kubelet-settled.js';
+import { directory } from '../../src/orchestrator/tasks/directory.js';
+import { MANIFESTS_DIR } from '../../src/kubernetes/facts/static-pods.js';
 import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 
 export const RESTART_KUBELET = 'restart kubelet';
@@ -134,6 +136,10 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
         }),
       }),
       proxyDropInTask(inventory, 'kubelet.service', restart, ['kubelet', 'proxy']),
+      // The kubelet watches its staticPodPath with inotify only when the folder exists as it
+      // starts; otherwise it finds manifests written later at its next periodic scan
+      // (fileCheckFrequency, 20 s), which would hold every control plane back that long.
+      directory({ path: MANIFESTS_DIR, mode: 0o755 }),
       onlyOnHosts(systemdService(KUBELET_SERVICE), startedNow, 'started once the API server answers'),
     ],
     handlers: [

@@ -86,6 +86,8 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
         '/var/lib/kubelet/config.yaml',
         '/etc/systemd/system/kubelet.service',
       ),
+      // Before the kubelet starts, so that it watches the folder (no 20 s scan interval).
+      'directory /etc/kubernetes/manifests',
     ];
     // A fresh install starts the control plane's kubelet with the nodes (it runs the static
     // pods), a worker's once the API server answers (kubeletStartedRole, after the control plane).
