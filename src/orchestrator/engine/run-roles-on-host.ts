@@ -247,6 +247,29 @@ function factsKnownNow(task: AnyTask, ctx: HostContext): FactMap[string][] {
   }
 }
 
+/**
+ * The role's tasks in order, at most `width` at a time (Role.concurrentTasks). The first
+ * failure starts no further task; the running ones end before it is thrown, so no command is
+ * left running behind the host's stop.
+ */
+async function runTasks(tasks: readonly AnyTask[], width: number, run: (task: AnyTask) => Promise<void>): Promise<void> {
+  if (!Number.isInteger(width) || width < 1) throw new Error(`concurrentTasks must be a whole number of at least 1 (got ${width})`);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < tasks.length) {
+      const task = tasks[next++]!;
+      try {
+        await run(task);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
+  if (failure !== undefined) throw failure.error;
+}
+
 export async function runRolesOnHost(run: HostRunContext): Promise<void> {
   const gatherCtx: GatherContext = { host: run.host.name, connection: run.connection, cache: run.facts, nonce: run.nonce, emit: run.emit };
   for (const role of run.play.roles) {
@@ -282,10 +305,10 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
     }
     const notified = new Set<string>();
     try {
-      for (const task of tasks) {
+      await runTasks(tasks, role.concurrentTasks ?? 1, async (task) => {
         checkStop(run, task.name);
         await runTask(run, gatherCtx, role, task, ctx, applyCtx, notified);
-      }
+      });
     } catch (error) {
       // Told to stop (Ctrl-C, a fatal play): changes already made still get their handlers,
       // since a later run would find them converged and never notify again.

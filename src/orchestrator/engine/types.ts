@@ -116,6 +116,13 @@ export interface Role {
   readonly defaults?: Vars;
   readonly tags?: readonly string[];
   readonly tasks: readonly AnyTask[];
+  /**
+   * How many of the role's tasks may run at once on a host (default 1: in order). Only for
+   * tasks that are independent of each other: none reads what another writes, none needs
+   * another done first (the images role's imports). Their events interleave; a failure lets
+   * the running ones end and starts no other.
+   */
+  readonly concurrentTasks?: number;
   readonly handlers?: readonly Handler[];
   /** Folder of the role's templates (absolute), when it renders any. */
   readonly templateDir?: string;
