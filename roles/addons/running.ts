@@ -62,7 +62,9 @@ export function workloadsRunning(name: string, workloads: readonly Workload[]): 
       const timeoutMs = readyTimeoutMs(ctx.vars, ADDONS_READY_TIMEOUT_MS, ctx.host.name);
       const outcome = await pollUntil<WorkloadsReady>({
         timeoutMs,
-        intervalMs: 3000,
+        // One kubectl read a second: this is the install's last wait, where each second of
+        // interval is a second of apply.
+        intervalMs: 1000,
         signal: ctx.signal,
         probe: async () => (await readFacts(ctx.connection, [fact] as const, { label: 'read the addons', timeoutMs: 30_000 }))[0],
         done: (w) => w.reachable && notReady(w.states).length === 0,

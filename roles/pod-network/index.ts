@@ -18,6 +18,8 @@ import { podsInPodCidr } from './renumber.js';
 
 const templateDir = join(packageRoot(), 'roles', 'pod-network', 'templates');
 const WAIT_MS = 180_000;
+/** One watch's length, in seconds (see waitForPodCidr). */
+const WATCH_S = 20;
 /** vxlan adds 50 bytes to each packet of a 1500-byte network. */
 const VXLAN_MTU = 1450;
 
@@ -31,16 +33,19 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
         ? noChange(`pod CIDR ${facts.cidr.cidr}`)
         : { kind: 'wait', summary: `wait for the node's pod CIDR (${facts.cidr.detail})`, payload: null },
     apply: async (_change, ctx) => {
+      // A watch (kubectl wait) answers the moment the controller-manager assigns the CIDR; it
+      // is tried again, a second apart, while the Node is not registered or the API does not
+      // answer, and each try ends after WATCH_S so that a lost watch is noticed.
       const outcome = await pollUntil({
         timeoutMs: WAIT_MS,
-        intervalMs: 2000,
+        intervalMs: 1000,
         signal: ctx.signal,
         probe: () =>
           ctx.connection.exec(
-            sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=5s get node ${ctx.host.name} -o 'jsonpath={.spec.podCIDR}'`,
-            { become: true, label: 'read pod CIDR', timeoutMs: 30_000 },
+            sh`/usr/local/bin/kubectl --kubeconfig=${KUBELET_KUBECONFIG} --request-timeout=${`${WATCH_S + 5}s`} wait ${`node/${ctx.host.name}`} --for=jsonpath='{.spec.podCIDR}' --timeout=${`${WATCH_S}s`}`,
+            { become: true, label: 'watch for the pod CIDR', timeoutMs: (WATCH_S + 15) * 1000 },
           ),
-        done: (r) => r.code === 0 && r.stdout.trim() !== '',
+        done: (r) => r.code === 0,
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error(`interrupted while waiting for the pod CIDR of ${ctx.host.name}`);
