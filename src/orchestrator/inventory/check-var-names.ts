@@ -14,10 +14,15 @@ import { closest } from './suggest.js';
 /** How far a name may be from a shipped var to be taken for a misspelling of it. */
 export const VAR_NAME_DISTANCE = 2;
 
-/** The names of the vars kcluster's roles read, as the inventory schema lists them. */
+let shipped: readonly string[] | undefined;
+
+/** The names of the vars kcluster's roles read, as the inventory schema lists them (read once: the schema ships with kcluster). */
 export function shippedVarNames(): readonly string[] {
-  const schema = JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as { definitions?: { vars?: { properties?: Record<string, unknown> } } };
-  return Object.keys(schema.definitions?.vars?.properties ?? {});
+  if (shipped === undefined) {
+    const schema = JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as { definitions?: { vars?: { properties?: Record<string, unknown> } } };
+    shipped = Object.freeze(Object.keys(schema.definitions?.vars?.properties ?? {}));
+  }
+  return shipped;
 }
 
 /** Every vars map of the document (the inventory's, each group's, each host's), with its path. */

@@ -33,8 +33,12 @@ const IRRELEVANT: Readonly<Record<string, (inventory: Inventory) => boolean>> = 
 export const DEFAULT_MARK = 'default';
 export const COMPUTED_MARK = 'computed';
 
+let schema: SchemaNode | undefined;
+
+/** The shipped schema, read once per process. */
 function loadSchema(): SchemaNode {
-  return JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as SchemaNode;
+  schema ??= JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as SchemaNode;
+  return schema;
 }
 
 /** Sets `value` at `path` when it is absent and every parent is a map (created where allowed); marks it. */
