@@ -1,0 +1,3 @@
+module kcluster.local/relay
+
+go 1.22
