@@ -42,6 +42,8 @@ export interface ComponentVersions {
   readonly pause: string;
   /** kcluster's node-local API server proxy (src/kubernetes/apiproxy), for HA without a load balancer. */
   readonly apiproxy: string;
+  /** kcluster's artifact relay between nodes (src/kubernetes/relay), for cluster.artifacts.fanOut. */
+  readonly relay: string;
 }
 
 /** The runtime and node tools: one set for every minor (upstream's CI runs each of these minors
@@ -63,6 +65,7 @@ const RUNTIME = {
   // It talks to the API server through client-go, so one version serves every minor.
   helm: 'v4.3.1',
   apiproxy: '1',
+  relay: '1',
 } as const;
 
 /**

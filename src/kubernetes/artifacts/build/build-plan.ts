@@ -53,6 +53,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'helm', version: v.helm },
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
+      { component: 'kcluster-relay', version: v.relay },
     );
   }
   return out;
@@ -67,6 +68,7 @@ const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
 /** Recipes built from sources in this repository. */
 const SOURCES: Readonly<Record<string, readonly string[]>> = {
   'kcluster-apiproxy': ['src/kubernetes/apiproxy'],
+  'kcluster-relay': ['src/kubernetes/relay'],
   'local-path-provisioner': ['src/kubernetes/local-path-helper'],
   mkimage: ['bundle/mkimage'],
 };

@@ -45,6 +45,7 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
   'cni-plugins': { binaries: ['bridge', 'loopback', 'host-local', 'portmap'], images: [] },
   'cri-dockerd': { binaries: ['cri-dockerd'], images: [] },
   'kcluster-apiproxy': { binaries: ['kcluster-apiproxy'], images: [] },
+  'kcluster-relay': { binaries: ['kcluster-relay'], images: [] },
   // Run on the controller (cluster.charts), never copied to hosts: built for the bundle's machine.
   helm: { binaries: ['helm'], images: [] },
   coredns: {
