@@ -4,6 +4,7 @@
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 import type { RequiredArtifact } from './artifact.js';
 import { componentVersionsFor } from './component-versions.js';
+import { fanOutApplies } from './fan-out/fan-out-limits.js';
 
 export const DEFAULT_ARCH = 'amd64';
 
@@ -45,6 +46,8 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   binary('crictl', 'crictl', v.crictl, all, INSTALL_DIRS.bin);
   // Several control planes and no load balancer: every node balances across them itself.
   if (controlPlanes.length > 1 && cluster.apiEndpoint.host === undefined) binary('kcluster-apiproxy', 'kcluster-apiproxy', v.apiproxy, all, INSTALL_DIRS.bin);
+  // Hosts pass artifacts on to each other (cluster.artifacts.fanOut): the relay goes first, from the controller.
+  if (fanOutApplies(inventory)) binary('kcluster-relay', 'kcluster-relay', v.relay, all, INSTALL_DIRS.bin);
   for (const name of CNI_PLUGINS) binary('cni-plugins', name, v.cniPlugins, all, INSTALL_DIRS.cni);
   // etcd runs as a static pod; etcdctl and etcdutl on its hosts are for backups and repairs.
   binary('etcd', 'etcdctl', v.etcd, etcdHosts, INSTALL_DIRS.bin);

@@ -23,6 +23,8 @@ export const CLUSTER_DEFAULTS = {
   artifactSource: 'release',
   /** Binary and image transfers to hosts at once, across the whole run. */
   uploadConcurrency: 8,
+  /** Hosts pass verified artifacts on to each other (issue 32): the controller sends each one at most twice. */
+  artifactFanOut: true,
   /** Audit log rotation: what the CIS benchmark asks for at least (1.2.17-1.2.19). */
   auditMaxAgeDays: 30,
   auditMaxBackups: 10,

@@ -58,6 +58,12 @@ export interface ArtifactSource {
   readonly cacheDir: string;
   /** Transfers to hosts at once, across the whole run. */
   readonly uploadConcurrency: number;
+  /**
+   * Hosts that hold a verified artifact pass it on to others over the cluster network
+   * (kcluster-relay), with source: bundle: the controller sends each artifact at most
+   * FAN_OUT_CONTROLLER_COPIES times (plus once per failed relay).
+   */
+  readonly fanOut: boolean;
 }
 
 export interface ClusterSettings {

@@ -100,6 +100,7 @@ export interface RawInventory {
       readonly imageRepository?: string;
       readonly cacheDir?: string;
       readonly uploadConcurrency?: number;
+      readonly fanOut?: boolean;
     };
   };
   readonly ssh?: RawSshDefaults;

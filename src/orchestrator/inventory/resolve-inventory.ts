@@ -231,6 +231,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         ...(artifacts.imageRepository !== undefined ? { imageRepository: artifacts.imageRepository } : {}),
         cacheDir: artifacts.cacheDir !== undefined ? expandPath(artifacts.cacheDir, ctx) : join(ctx.homeDir, '.kcluster', 'cache', 'artifacts'),
         uploadConcurrency: artifacts.uploadConcurrency ?? CLUSTER_DEFAULTS.uploadConcurrency,
+        fanOut: artifacts.fanOut ?? CLUSTER_DEFAULTS.artifactFanOut,
       },
     },
     ssh: {

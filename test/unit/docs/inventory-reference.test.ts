@@ -98,6 +98,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.artifacts.source': cluster.artifacts.kind,
     'cluster.artifacts.mirrors': cluster.artifacts.mirrors,
     'cluster.artifacts.uploadConcurrency': cluster.artifacts.uploadConcurrency,
+    'cluster.artifacts.fanOut': cluster.artifacts.fanOut,
     'ssh.user': inventory.hosts[0]!.ssh.user,
     'ssh.port': inventory.hosts[0]!.ssh.port,
     'ssh.connectTimeout': ssh.connectTimeoutMs,

@@ -95,7 +95,7 @@ describe('inventory resolution from the HA fixture', async () => {
       registries: {},
       manifests: [],
       charts: [],
-      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
+      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(root, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8, fanOut: true },
     });
     expect(json.ssh).toEqual({
       connectTimeoutMs: 10_000,
@@ -125,6 +125,7 @@ describe('ssh settings and paths', () => {
       mirrors: {},
       cacheDir: '/home/me/.kcluster/cache/artifacts',
       uploadConcurrency: 8,
+      fanOut: true,
     });
     expect(inv.ssh.knownHostsFile).toBe(join(dir, 'known_hosts'));
     expect(inv.hosts.map((h) => h.ssh.keyFile)).toEqual([join(dir, 'keys', 'id'), '/home/me/.ssh/w1', '/etc/kc/w2']);

@@ -57,7 +57,7 @@ describe('inventory resolution', () => {
       registries: {},
       manifests: [],
       charts: [],
-      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8 },
+      artifacts: { kind: 'release', mirrors: {}, cacheDir: join(dir, 'home', '.kcluster', 'cache', 'artifacts'), uploadConcurrency: 8, fanOut: true },
     });
     expect(inv.ssh).toEqual({ connectTimeoutMs: 10_000, keepaliveIntervalMs: 5_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 3 });
     expect(inv.stateDir).toBe(join(dir, 'home', '.kcluster', 'kcluster'));
