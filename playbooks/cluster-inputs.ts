@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { ArtifactError } from '../src/kubernetes/artifacts/artifact.js';
 import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
+import { ArtifactFanOut } from '../src/kubernetes/artifacts/fan-out/artifact-fan-out.js';
+import { fanOutApplies, fanOutOffReason } from '../src/kubernetes/artifacts/fan-out/fan-out-limits.js';
 import { changedStems, expiryLine, stateExpiryWarnings } from '../src/kubernetes/pki/expiry-warnings.js';
 import { readStateCertificates } from '../src/kubernetes/pki/state-certificates.js';
 import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
@@ -234,6 +236,9 @@ export async function clusterInputsFor(
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
+  const fanOut = fanOutApplies(inventory) ? new ArtifactFanOut() : undefined;
+  if (inventory.cluster.artifacts.fanOut && fanOut === undefined)
+    log(`artifacts: no fan-out between hosts in this run (${fanOutOffReason(inventory)}): the controller sends every host its copy`);
   return {
     inventory,
     topology,
@@ -247,6 +252,7 @@ export async function clusterInputsFor(
     operatorManifests,
     componentFiles,
     charts,
+    ...(fanOut !== undefined ? { fanOut } : {}),
   };
 }
 

@@ -16,9 +16,12 @@ const OWNED_NAMES = new Set(['kubelet']);
 
 /** Install tasks for the binaries `pick` selects, each only on the hosts that need it. */
 export function binaryTasks(inputs: ClusterInputs, pick: (a: PreparedArtifact) => boolean, notify?: readonly string[]): AnyTask[] {
+  // kcluster-relay first: the other binaries may come from another host through it (cluster.artifacts.fanOut).
+  const relayFirst = (a: PreparedArtifact): number => (a.component === 'kcluster-relay' ? 0 : 1);
   return inputs.artifacts
     .filter((a) => a.type === 'binary' && pick(a))
-    .map((a) => onlyOnHosts(installBinary(a, notify), a.hosts, `${a.name} is not needed on this host`));
+    .sort((a, b) => relayFirst(a) - relayFirst(b))
+    .map((a) => onlyOnHosts(installBinary(a, notify, inputs.fanOut), a.hosts, `${a.name} is not needed on this host`));
 }
 
 export function artifactsRole(inputs: ClusterInputs): Role {

@@ -20,6 +20,6 @@ export function imagesRole(inputs: ClusterInputs): Role {
     // about the time of one and a half, and the control plane's images are the longest step
     // before its kubelet can start them.
     concurrentTasks: IMPORTS_AT_ONCE,
-    tasks: archives.map((a) => onlyOnHosts(importImage(a, runtime), a.hosts, `${a.name} does not run on this host`)),
+    tasks: archives.map((a) => onlyOnHosts(importImage(a, runtime, inputs.fanOut), a.hosts, `${a.name} does not run on this host`)),
   };
 }

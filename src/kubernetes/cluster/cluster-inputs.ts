@@ -11,6 +11,7 @@ import type { RegistryAuth } from './registries.js';
 import type { OperatorManifests } from './operator-manifests.js';
 import type { ComponentFiles } from './component-files.js';
 import type { PreparedCharts } from '../charts/prepared-chart.js';
+import type { ArtifactFanOut } from '../artifacts/fan-out/artifact-fan-out.js';
 
 export interface ClusterInputs {
   readonly inventory: Inventory;
@@ -33,6 +34,8 @@ export interface ClusterInputs {
   readonly componentFiles?: ComponentFiles;
   /** The helm to run and cluster.charts checked and rendered on the controller; none when absent. */
   readonly charts?: PreparedCharts;
+  /** The run's artifact distributor when hosts pass artifacts on (cluster.artifacts.fanOut and fanOutApplies); none otherwise. */
+  readonly fanOut?: ArtifactFanOut;
 }
 
 export function imageReference(inputs: ClusterInputs, name: string): string {

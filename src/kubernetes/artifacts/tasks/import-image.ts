@@ -1,12 +1,18 @@
 // Import one image archive into the node's container runtime, only when the image is missing
 // or is another image under the same name (compared by image ID, the config digest). The
 // archive is streamed to the host, imported, pinned against the kubelet's image garbage
-// collection (there is no registry to pull it back from), and deleted.
+// collection (there is no registry to pull it back from), and deleted. With fan-out
+// (cluster.artifacts.fanOut) the archive may come from another host instead, and when other
+// hosts still need it this host keeps it staged and serves it: its relay server deletes it when
+// it exits (fan-out/deliver-artifact.ts).
+import { randomBytes } from 'node:crypto';
 import { noChange, type Change } from '../../../orchestrator/engine/change.js';
 import type { Task } from '../../../orchestrator/engine/types.js';
 import { execChecked } from '../../../orchestrator/ssh/connection.js';
 import { sh } from '../../../orchestrator/ssh/quote.js';
 import type { PreparedArtifact } from '../artifact.js';
+import type { ArtifactFanOut } from '../fan-out/artifact-fan-out.js';
+import { deliverArtifact, offerArtifact, type Delivery } from '../fan-out/deliver-artifact.js';
 import { containerdImages, dockerImage, imageIn, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
 
 export const IMAGE_STAGING_DIR = '/var/lib/kcluster/images';
@@ -37,13 +43,13 @@ export function planImportImage(artifact: PreparedArtifact, runtime: ContainerRu
 
 type ImageFacts = { images: typeof containerdImages } | { image: ReturnType<typeof dockerImage> };
 
-export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime): Task<ImageFacts, ImportImagePayload> {
+export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntime, fanOut?: ArtifactFanOut): Task<ImageFacts, ImportImagePayload> {
   const ref = artifact.reference;
   const sha256 = artifact.sha256;
   if (ref === undefined || artifact.localPath === undefined || artifact.imageId === undefined || sha256 === undefined) {
     throw new Error(`${artifact.component}/${artifact.name}: importing needs a verified image archive on the controller (source: bundle)`);
   }
-  const staged = `${IMAGE_STAGING_DIR}/${artifact.name}-${artifact.version}.tar`;
+  const stagedAt = `${IMAGE_STAGING_DIR}/${artifact.name}-${artifact.version}.tar`;
   return {
     name: `image ${ref}`,
     tags: ['artifacts', 'images'],
@@ -56,20 +62,16 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
         await execChecked(ctx.connection, pin, { become: true, label: `pin ${artifact.name}` });
         return;
       }
-      await ctx.transfers.run(() =>
-        ctx.connection.uploadFile(change.payload.localPath, staged, {
-          mode: 0o600,
-          owner: 'root',
-          group: 'root',
-          become: true,
-          mkdirParents: true,
-          sha256,
-          label: `upload image ${artifact.name}`,
-        }),
-      );
+      // With fan-out a staged archive may outlive the run in its relay server (until it idles out),
+      // so each run stages under its own name: an older server never deletes a newer run's archive.
+      const staged = fanOut === undefined ? stagedAt : `${stagedAt.slice(0, -'.tar'.length)}.${randomBytes(4).toString('hex')}.tar`;
+      const delivery: Delivery = await deliverArtifact(ctx, artifact, { path: staged, mode: 0o600, label: `image ${artifact.name}` }, fanOut);
+      // Served to other hosts: the relay server owns the staged archive and deletes it when it exits.
+      const served = await offerArtifact(ctx, artifact, staged, delivery, fanOut, true);
       const load =
         runtime === 'containerd' ? sh`ctr -n k8s.io images import --platform ${`linux/${artifact.arch}`} ${staged}` : sh`docker load --input ${staged}`;
-      await execChecked(ctx.connection, sh`trap 'rm -f -- ${staged}' EXIT; ${load} && ${pin}`, {
+      const removeAfter = served ? sh`` : sh`trap 'rm -f -- ${staged}' EXIT; `;
+      await execChecked(ctx.connection, sh`${removeAfter}${load} && ${pin}`, {
         become: true,
         label: `import ${artifact.name}`,
         timeoutMs: 300_000,
