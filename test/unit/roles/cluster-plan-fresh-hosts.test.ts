@@ -27,10 +27,11 @@ describe('cluster roles planned on fresh hosts (check mode, recorded facts throu
     expect(one.exitCode).toBe(3);
   });
 
-  it('artifacts: the node binaries everywhere, etcdctl and etcdutl on the control plane', () => {
+  it('artifacts: the node binaries everywhere (kcluster-relay first: 3 hosts fan out), etcdctl and etcdutl on the control plane', () => {
     const node = [
       ...files('/var/lib/kcluster/cluster'),
       ...binaries(
+        '/usr/local/bin/kcluster-relay',
         '/usr/local/bin/kubectl',
         '/usr/local/bin/crictl',
         '/opt/cni/bin/bridge',
