@@ -41,6 +41,7 @@ interface MutableArtifact {
   controllerSends: number;
   inFlight: number;
   readonly holders: Map<string, MutableHolder>;
+  /** Hosts given a source for their copy (not those still waiting for one). */
   readonly receivers: Set<string>;
 }
 
@@ -83,7 +84,7 @@ export class ArtifactFanOut {
     return this.artifacts.get(sha256)?.controllerSends ?? 0;
   }
 
-  /** Whether a host that now holds the artifact should serve it: some of `needing` have not asked for it yet. */
+  /** Whether a host that now holds the artifact should serve it: some of `needing` have no source for their copy yet (not asked, or waiting). */
   wantsHolder(sha256: string, needing: readonly string[]): boolean {
     if (this.offReason !== undefined) return false;
     const state = this.state(sha256);
@@ -93,16 +94,16 @@ export class ArtifactFanOut {
   /** Where `receiver`'s copy comes from; waits (up to waitMs, or until `signal`) for a holder when that is the choice. */
   async acquire(sha256: string, receiver: string, signal?: AbortSignal): Promise<FanOutLease> {
     const state = this.state(sha256);
-    state.receivers.add(receiver);
     const deadline = this.options.now() + this.options.waitMs;
     for (;;) {
-      if (this.offReason !== undefined) return this.controllerLease(state, `fan-out off for this run: ${this.offReason}`);
+      if (this.offReason !== undefined) return this.controllerLease(state, receiver, `fan-out off for this run: ${this.offReason}`);
       const now = this.options.now();
       const snapshot: ArtifactState = { controllerSends: state.controllerSends, inFlight: state.inFlight, holders: [...state.holders.values()] };
       const choice = chooseSource(snapshot, now, this.options);
-      if (choice.kind === 'holder') return this.holderLease(state, state.holders.get(choice.host)!);
-      if (choice.kind === 'controller') return this.controllerLease(state, choice.reason === 'first copies' ? 'one of its first copies' : 'no host serves it');
-      if (now >= deadline) return this.controllerLease(state, `no holder free after ${Math.round(this.options.waitMs / 1000)} s`);
+      if (choice.kind === 'holder') return this.holderLease(state, receiver, state.holders.get(choice.host)!);
+      if (choice.kind === 'controller')
+        return this.controllerLease(state, receiver, choice.reason === 'first copies' ? 'one of its first copies' : 'no host serves it');
+      if (now >= deadline) return this.controllerLease(state, receiver, `no holder free after ${Math.round(this.options.waitMs / 1000)} s`);
       signal?.throwIfAborted();
       await this.waitForChange(Math.min(1000, deadline - now), signal);
     }
@@ -136,13 +137,15 @@ export class ArtifactFanOut {
     };
   }
 
-  private controllerLease(state: MutableArtifact, reason: string): FanOutLease {
+  private controllerLease(state: MutableArtifact, receiver: string, reason: string): FanOutLease {
+    state.receivers.add(receiver);
     state.controllerSends++;
     state.inFlight++;
     return { source: { kind: 'controller', reason }, relayed: () => {}, relayFailed: () => {}, finish: this.finisher(state) };
   }
 
-  private holderLease(state: MutableArtifact, holder: MutableHolder): FanOutLease {
+  private holderLease(state: MutableArtifact, receiver: string, holder: MutableHolder): FanOutLease {
+    state.receivers.add(receiver);
     holder.active++;
     state.inFlight++;
     let settled = false;

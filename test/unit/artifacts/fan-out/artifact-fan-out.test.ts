@@ -97,11 +97,16 @@ describe('ArtifactFanOut (fake clock, no hosts): copies spread as a tree from at
     expect(third.source).toEqual({ kind: 'controller', reason: 'no holder free after 0 s' });
   });
 
-  it('wants a holder only while some host that needs the artifact has not asked for it', async () => {
+  it('wants a holder only while some host that needs the artifact has no source yet, those waiting included', async () => {
     const { fanOut } = fakeClockFanOut();
-    (await fanOut.acquire(SHA, 'h1')).finish();
-    expect(fanOut.wantsHolder(SHA, ['h1', 'h2'])).toBe(true);
-    (await fanOut.acquire(SHA, 'h2')).finish();
-    expect(fanOut.wantsHolder(SHA, ['h1', 'h2'])).toBe(false);
+    const first = await fanOut.acquire(SHA, 'h1');
+    const second = await fanOut.acquire(SHA, 'h2');
+    // h3 waits: the controller sent its 2 copies and both are on their way.
+    const third = fanOut.acquire(SHA, 'h3');
+    expect(fanOut.wantsHolder(SHA, ['h1', 'h2', 'h3'])).toBe(true);
+    first.finish(holderOf('h1'));
+    second.finish();
+    expect(sourceOf(await third)).toBe('h1');
+    expect(fanOut.wantsHolder(SHA, ['h1', 'h2', 'h3'])).toBe(false);
   });
 });
