@@ -47,6 +47,8 @@ async function kubectl(...args: string[]): Promise<string> {
 }
 
 const timings: Record<string, number> = {};
+/** The fresh install's NDJSON events (its run-start names the debug log). */
+let installEvents: Record<string, unknown>[] = [];
 
 /** Every file under the state folder's PKI with its sha256: to show a refused run changed nothing. */
 function pkiDigest(dir: string): Record<string, string> {
@@ -79,6 +81,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     const apply = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     timings['applySeconds'] = (Date.now() - started) / 1000;
     expect(apply.code, `${apply.stderr}\n${apply.stdout.slice(-4000)}`).toBe(0);
+    installEvents = parseEvents(apply.stdout);
     const written = await kcluster(['kubeconfig', '-i', inventory, '--file', kubeconfig]);
     expect(written.code, written.stderr).toBe(0);
     const ready = await until('all 3 nodes Ready', 240_000, async () => {
@@ -103,6 +106,24 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
             .replace(/ (Ready|NotReady) /, ' '),
         ),
     ).toEqual([`${NAME}1 control-plane`, `${NAME}2 worker`, `${NAME}3 worker`]);
+  });
+
+  it('fans artifacts out (cluster.artifacts.fanOut, on by default): the controller sends each at most twice, the third host gets relayed copies', async () => {
+    const debugLog = installEvents.find((e) => e['type'] === 'run-start')?.['debugLog'];
+    expect(typeof debugLog, 'the install names its debug log').toBe('string');
+    const lines = readFileSync(debugLog as string, 'utf8').split('\n');
+    const relayed = lines.filter((l) => l.includes(': relayed from '));
+    const failed = lines.filter((l) => / relay from \S+ \(\S+\) failed: /.test(l));
+    expect(failed, 'no relay failed on the lab bridge').toEqual([]);
+    expect(relayed.length, 'copies relayed between hosts').toBeGreaterThan(0);
+    // "HOST: ROLE: LABEL: sent from the controller (...)": per artifact at most 2 hosts.
+    const fromController = new Map<string, number>();
+    for (const line of lines) {
+      const match = /^\S+ \S+: [\w-]+: (.+): sent from the controller \(/.exec(line);
+      if (match) fromController.set(match[1]!, (fromController.get(match[1]!) ?? 0) + 1);
+    }
+    expect(fromController.size).toBeGreaterThan(0);
+    expect([...fromController].filter(([, copies]) => copies > 2)).toEqual([]);
   });
 
   it('runs pods: DNS through CoreDNS, pod-to-pod across workers, a ClusterIP Service', async () => {
@@ -597,6 +618,24 @@ spec:
     expect(await kubectl('-n', 'kcluster-charts', 'get', 'secret', '-l', 'owner=helm', '-o', 'name')).toBe('');
     await kubectl('delete', 'namespace', 'kcluster-charts', '--wait=false');
     timings['chartsSeconds'] = (Date.now() - started) / 1000;
+  });
+
+  it('leaves no staged image archive and no relay server behind (each deletes its archive when it exits, 45 s after its last client)', async () => {
+    // Each relay server deletes its staged archive when it exits, 45 s after its last client.
+    const left = await until('no staged image archive left', 120_000, async () => {
+      const counts = await Promise.all(
+        [1, 2, 3].map((i) => ssh(`${NAME}${i}`, 'ls /var/lib/kcluster/images 2>/dev/null | wc -l; pgrep -c -x kcluster-relay || true')),
+      );
+      return counts.every((c) =>
+        c
+          .trim()
+          .split(/\s+/)
+          .every((n) => n === '0'),
+      )
+        ? counts
+        : undefined;
+    });
+    expect(left).toHaveLength(3);
   });
 
   it('a second apply changes nothing, and says so', async () => {

@@ -51,7 +51,7 @@ export function setup(hosts: readonly HostSettings[], ssh: Partial<Inventory['ss
       localPathStorage: { enabled: false, path: '/opt/local-path-provisioner' },
       networkPolicy: { enabled: true },
       dns: { upstreams: [], stubDomains: {} },
-      artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8 },
+      artifacts: { kind: 'release', mirrors: {}, cacheDir: '/nonexistent/artifacts', uploadConcurrency: 8, fanOut: true },
     },
     ssh: { connectTimeoutMs: 5_000, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, commandIdleTimeoutMs: 1_800_000, connectRetries: 0, ...ssh },
     stateDir,
