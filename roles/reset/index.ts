@@ -90,7 +90,7 @@ systemctl stop cri-docker.service 2>/dev/null
 # Docker Engine stays (an OS package): only the Kubernetes containers go.
 if command -v docker >/dev/null 2>&1; then ${k8sDockerContainers} | xargs -r docker rm -f >/dev/null 2>&1; fi
 systemctl stop kcluster-apiproxy.service \${kc_containerd%% *} 2>/dev/null
-for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in /usr/local/bin/containerd-shim*) kill -9 "\${p#/proc/}" 2>/dev/null;; esac; done
+for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in /usr/local/bin/containerd-shim*|/usr/local/bin/kcluster-relay) kill -9 "\${p#/proc/}" 2>/dev/null;; esac; done
 systemctl disable ${UNITS.join(' ')} \${kc_containerd%% *} >/dev/null 2>&1
 awk '{print $2}' /proc/mounts | grep -E '${MOUNT_PREFIXES}' | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
 rm -f /run/netns/cni-* 2>/dev/null
