@@ -66,6 +66,10 @@ async function fromBundle(
   const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
+    if (!entry && need.component === 'kcluster-relay')
+      throw new ArtifactError(
+        `${artifactLabel(need)}: not in bundle ${path} (built before artifact fan-out): rebuild the bundle (kcluster bundle build), or set cluster.artifacts.fanOut: false to send every host its copy from the controller`,
+      );
     if (!entry)
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`,

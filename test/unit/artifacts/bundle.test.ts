@@ -102,6 +102,17 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     );
   });
 
+  it('names fanOut: false as a way out when a bundle built before fan-out serves more than 2 hosts', async () => {
+    const three = parseInventory(`${inventoryText(good)}  - { name: w2, address: 10.0.0.3, roles: [worker] }\n`, join(dir, 'i3.yaml'), {
+      env: {},
+      homeDir: dir,
+    });
+    if (!three.ok) throw new Error('bad inventory');
+    await expect(prepareArtifacts(three.inventory)).rejects.toThrow(
+      `kcluster-relay/kcluster-relay 1 (amd64, binary): not in bundle ${good} (built before artifact fan-out): rebuild the bundle (kcluster bundle build), or set cluster.artifacts.fanOut: false`,
+    );
+  });
+
   it('`artifacts list` shows what the inventory needs, on which hosts, from where', async () => {
     const file = join(dir, 'list.yaml');
     writeFileSync(file, inventoryText(good));
