@@ -32,7 +32,7 @@ import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-co
 import { configFieldRefusals } from '../src/kubernetes/cluster/config-field-refusals.js';
 import { kclusterKubeProxyFields } from '../roles/addons/kube-proxy-fields.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
-import type { Topology } from '../src/kubernetes/cluster/topology.js';
+import { nodeAddress, type Topology } from '../src/kubernetes/cluster/topology.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
 
@@ -236,7 +236,7 @@ export async function clusterInputsFor(
   for (const change of pki.changes) log(`pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
   const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
-  const fanOut = fanOutApplies(inventory) ? new ArtifactFanOut() : undefined;
+  const fanOut = fanOutApplies(inventory) ? new ArtifactFanOut(nodeAddress) : undefined;
   if (inventory.cluster.artifacts.fanOut && fanOut === undefined)
     log(`artifacts: no fan-out between hosts in this run (${fanOutOffReason(inventory)}): the controller sends every host its copy`);
   return {

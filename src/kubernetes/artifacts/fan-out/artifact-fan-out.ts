@@ -5,6 +5,7 @@
 // receiver waits for a holder rather than asking the controller again; a failed relay falls back
 // to the controller (the caller says so in its log). After FAN_OUT_FAILURES_BEFORE_OFF failed
 // relays and no successful one, the run stops trying (a firewall between the nodes, say).
+import type { HostSettings } from '../../../orchestrator/inventory/model.js';
 import { chooseSource, type ArtifactState, type FanOutLimits, type HolderState } from './choose-source.js';
 import { FAN_OUT_CONTROLLER_COPIES, FAN_OUT_FAILURES_BEFORE_OFF, FAN_OUT_PER_HOLDER, FAN_OUT_WAIT_MS, RELAY_TRUSTED_IDLE_MS } from './fan-out-limits.js';
 
@@ -64,7 +65,14 @@ export class ArtifactFanOut {
   /** Why the run stopped fanning out, once it did. */
   offReason: string | undefined;
 
-  constructor(private readonly options: FanOutOptions = DEFAULT_FAN_OUT) {}
+  /**
+   * @param serveAddress where a holder's server listens and its receivers dial: the address the
+   *   cluster uses for the node (given by the cluster layer, which defines it).
+   */
+  constructor(
+    readonly serveAddress: (host: HostSettings) => string,
+    private readonly options: FanOutOptions = DEFAULT_FAN_OUT,
+  ) {}
 
   private state(sha256: string): MutableArtifact {
     let state = this.artifacts.get(sha256);

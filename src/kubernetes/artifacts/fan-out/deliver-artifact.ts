@@ -6,7 +6,6 @@
 import type { ApplyContext } from '../../../orchestrator/engine/types.js';
 import { execChecked } from '../../../orchestrator/ssh/connection.js';
 import type { PreparedArtifact } from '../artifact.js';
-import { nodeAddress } from '../../cluster/topology.js';
 import type { ArtifactFanOut, FanOutLease } from './artifact-fan-out.js';
 import { fetchTimeoutSeconds, hostPort, newRelayToken, parseServeOutput, relayFetchCommand, relayServeCommand } from './relay-commands.js';
 
@@ -103,7 +102,7 @@ export async function offerArtifact(
     return false;
   }
   const token = newRelayToken();
-  const address = nodeAddress(ctx.host);
+  const address = fanOut.serveAddress(ctx.host);
   try {
     const result = await execChecked(ctx.connection, relayServeCommand({ path, sha256: artifact.sha256!, size: sizeOf(artifact) }, address, removeOnExit), {
       stdin: `${token}\n`,

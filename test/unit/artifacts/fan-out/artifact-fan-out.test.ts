@@ -5,9 +5,9 @@ const SHA = 'a'.repeat(64);
 const holderOf = (host: string): RelayHolder => ({ host, address: `10.0.0.${host.slice(1)}`, port: 40000, token: 'f'.repeat(64) });
 
 /** A fan-out on a fake clock that only moves when the test moves it. */
-function fakeClockFanOut(overrides: Partial<ConstructorParameters<typeof ArtifactFanOut>[0] & object> = {}) {
+function fakeClockFanOut(overrides: Partial<ConstructorParameters<typeof ArtifactFanOut>[1] & object> = {}) {
   const clock = { now: 0 };
-  const fanOut = new ArtifactFanOut({
+  const fanOut = new ArtifactFanOut((host) => host.ssh.address, {
     controllerCopies: 2,
     perHolder: 2,
     trustedIdleMs: 30_000,
