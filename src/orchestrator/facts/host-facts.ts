@@ -149,4 +149,9 @@ export const hostFacts: Fact<HostFacts> = {
   key: 'host-facts',
   script: shellRaw(HOST_FACTS_SCRIPT),
   parse: (stdout) => parseHostFacts(stdout),
+  // Listeners on ephemeral ports come and go by themselves (a kcluster-relay server idling out
+  // after an install, any client's own): they would make every plan file stale. The ports a
+  // role needs free are checked again when the plan is carried out (preflight's check runs on
+  // the live facts), so leaving them out of the plan's fingerprint loses no refusal.
+  volatile: ['listeningTcpPorts'],
 };
