@@ -7,18 +7,22 @@
 //   node bench/plot.mjs size    bench/results/DATE-size-REV.tsv > bench/results/DATE-size-REV.svg
 //     (columns: nodes, install s, converged rerun s, ...): both against nodes, the install on the
 //     left axis, the rerun on the right one, with the install's straight line through the first
-//     two sizes drawn dashed (points above it grow faster than linearly).
+//     two sizes drawn dashed (points above it grow faster than linearly);
+//   node bench/plot.mjs fanout  bench/results/DATE-fanout-REV.tsv > bench/results/DATE-fanout-REV.svg
+//     (columns: hosts, fanOut true|false, exit, apply ms, kcluster sent bytes, ...): the
+//     controller's bytes against hosts with and without fan-out, each point labelled with its
+//     install time.
 import { readFileSync } from 'node:fs';
 
 const [mode, file] = process.argv.slice(2);
-if (!['scale', 'generic', 'size'].includes(mode ?? '') || !file) {
-  process.stderr.write('usage: node bench/plot.mjs scale|generic|size FILE.tsv > FILE.svg\n');
+if (!['scale', 'generic', 'size', 'fanout'].includes(mode ?? '') || !file) {
+  process.stderr.write('usage: node bench/plot.mjs scale|generic|size|fanout FILE.tsv > FILE.svg\n');
   process.exit(2);
 }
 const rows = readFileSync(file, 'utf8')
   .trim()
   .split('\n')
-  .filter((l) => l && !l.startsWith('#'))
+  .filter((l) => l && !l.startsWith('#') && !l.startsWith('hosts\t'))
   .map((l) => l.split('\t'));
 if (rows.length === 0) {
   process.stderr.write(`${file}: no rows to plot\n`);
@@ -170,4 +174,48 @@ function sizePlot() {
   return svg('kcluster cluster size: install and converged rerun against nodes', body);
 }
 
-process.stdout.write(mode === 'scale' ? scalePlot() : mode === 'size' ? sizePlot() : genericPlot());
+function fanOutPlot() {
+  const pts = rows.map(([h, on, , applyMs, sent]) => ({ hosts: Number(h), on: on === 'true', s: Number(applyMs) / 1000, mb: Number(sent) / 1e6 }));
+  const xMax = niceMax(Math.max(...pts.map((p) => p.hosts))),
+    yMax = niceMax(1.1 * Math.max(...pts.map((p) => p.mb)));
+  const x = (v) => L + (v / xMax) * (W - L - R),
+    y = (v) => H - B - (v / yMax) * (H - T - B);
+  const body = [
+    `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
+    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
+  ];
+  for (let i = 0; i <= 5; i++) {
+    const v = (yMax * i) / 5;
+    body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v.toFixed(0), 'text-anchor="end"'));
+  }
+  for (const h of [...new Set(pts.map((p) => p.hosts))]) body.push(text(x(h), H - B + 18, h, 'text-anchor="middle"'));
+  body.push(
+    text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'),
+    text(18, H / 2, "controller's bytes sent (MB)", `transform="rotate(-90 18 ${H / 2})" text-anchor="middle"`),
+  );
+  const series = [
+    [true, '#1f77b4', 'fan-out on (each artifact from the controller to at most 2 hosts)'],
+    [false, '#999', 'fan-out off (one copy per host)'],
+  ];
+  series.forEach(([on, color, label], i) => {
+    const line = pts.filter((p) => p.on === on).sort((a, b) => a.hosts - b.hosts);
+    body.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${line.map((p) => `${x(p.hosts).toFixed(1)},${y(p.mb).toFixed(1)}`).join(' ')}"/>`,
+    );
+    for (const p of line)
+      body.push(
+        `<circle cx="${x(p.hosts).toFixed(1)}" cy="${y(p.mb).toFixed(1)}" r="3" fill="${color}"/>`,
+        text(
+          x(p.hosts),
+          y(p.mb) + (on ? 16 : -8),
+          `${p.mb.toFixed(0)} MB, ${p.s.toFixed(1)} s`,
+          `text-anchor="${x(p.hosts) > W - R - 60 ? 'end' : 'middle'}" font-size="10" fill="${color}"`,
+        ),
+      );
+    body.push(`<rect x="${L + 10}" y="${T + 2 + 16 * i}" width="12" height="3" fill="${color}"/>`, text(L + 28, T + 8 + 16 * i, label));
+  });
+  return svg("Artifact fan-out: the controller's bytes against hosts (label: MB, install s)", body);
+}
+
+const plots = { scale: scalePlot, size: sizePlot, generic: genericPlot, fanout: fanOutPlot };
+process.stdout.write(plots[mode]());

@@ -8,7 +8,7 @@
 # counted there), and from the run's debug log how many copies were relayed, sent by the
 # controller and relays that failed. With 1 or 2 hosts fan-out does not apply (the controller
 # sends up to 2 copies itself): both modes take the same path.
-# Writes bench/results/DATE-fanout-REVISION.md and .tsv.
+# Writes bench/results/DATE-fanout-REVISION.md and .tsv, and the plot .svg (bench/plot.mjs fanout).
 # Usage (root, after `npm ci`): bash bench/fanout/run.sh ["1 5 10"] ["on off"]
 #   BUNDLE=path skips `bundle build`; LAB and SUBNET pick the lab (default kcfan, 10.231.28.0/24);
 #   LOCK=file holds that flock around each install (lab up to lab down) and releases it between.
@@ -65,4 +65,6 @@ for hosts in $SIZES; do
   done
 done
 node bench/fanout/summarize.mjs "$WORK/fanout.tsv" "$OUT/$DAY-fanout-$REVISION" "$REVISION" "$SIZES" "$MODES"
+node bench/plot.mjs fanout "$OUT/$DAY-fanout-$REVISION.tsv" > "$OUT/$DAY-fanout-$REVISION.svg"
+echo "plot: $OUT/$DAY-fanout-$REVISION.svg"
 echo "raw data (NDJSON logs, debug logs, stderr): $WORK"
