@@ -103,7 +103,7 @@ afterAll(async () => {
 });
 
 describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
-  it('adds a worker by touching only that host', async () => {
+  it('adds a worker by touching only that host (and, at 3 hosts, kcluster-relay once on the others)', async () => {
     writeInventoryWith([cp, worker]);
     const first = await kcluster(['apply', '-i', inventory]);
     expect(first.code, first.stderr + first.stdout.slice(-3000)).toBe(0);
@@ -132,12 +132,18 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     expect(grow.code, grow.stderr + grow.stdout.slice(-3000)).toBe(0);
     const recap = Object.fromEntries(recapOf(grow.stdout).map((h) => [h.host, h]));
     console.log(`day2 add-node recap: ${JSON.stringify(recap)}`);
-    // The one change away from the new host is its role label, set through the API on the control plane.
+    // Away from the new host: its role label, set through the API on the control plane, and,
+    // because the cluster grows from 2 hosts to 3 (where artifact fan-out starts to apply),
+    // kcluster-relay installed once on the hosts that lacked it. Nothing else.
     const elsewhere = changesIn(grow.stdout)
       .split('\n')
       .filter((c) => !c.startsWith(`${added} `));
-    expect(elsewhere).toEqual([`${cp} addons-running/node role labels: label ${added} worker`]);
-    expect(recap[worker]!.changed).toBe(0);
+    const relayInstalled = (host: string) => new RegExp(`^${host} artifacts/binary /usr/local/bin/kcluster-relay: install kcluster-relay `);
+    expect(elsewhere.filter((c) => !relayInstalled(cp).test(c) && !relayInstalled(worker).test(c))).toEqual([
+      `${cp} addons-running/node role labels: label ${added} worker`,
+    ]);
+    expect(elsewhere.filter((c) => relayInstalled(cp).test(c) || relayInstalled(worker).test(c)).length, elsewhere.join('\n')).toBe(2);
+    expect(recap[worker]!.changed).toBe(1);
     expect(recap[added]!.changed).toBeGreaterThan(5);
     await allReady([cp, worker, added]);
     const done = await runStatus(inventory);
