@@ -46,20 +46,26 @@ const niceMax = (v) => {
   return [1, 2, 2.5, 5, 10].map((m) => m * p).find((m) => m >= v);
 };
 
-function scalePlot() {
-  const pts = rows.map(([h, kc, floor, rss]) => ({ hosts: Number(h), kc: Number(kc), floor: Number(floor), rss: Number(rss) }));
-  const xMax = Math.max(...pts.map((p) => p.hosts)),
-    yMax = niceMax(Math.max(...pts.map((p) => Math.max(p.kc, p.floor))));
-  const x = (v) => L + (v / xMax) * (W - L - R),
-    y = (v) => H - B - (v / yMax) * (H - T - B);
+/** Both axes and five horizontal grid lines, labelled on the left with `digits` decimals (plots with one vertical axis). */
+function axesWithGrid(y, yMax, digits) {
   const body = [
     `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
     `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
   ];
   for (let i = 0; i <= 5; i++) {
     const v = (yMax * i) / 5;
-    body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v.toFixed(1), 'text-anchor="end"'));
+    body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v.toFixed(digits), 'text-anchor="end"'));
   }
+  return body;
+}
+
+function scalePlot() {
+  const pts = rows.map(([h, kc, floor, rss]) => ({ hosts: Number(h), kc: Number(kc), floor: Number(floor), rss: Number(rss) }));
+  const xMax = Math.max(...pts.map((p) => p.hosts)),
+    yMax = niceMax(Math.max(...pts.map((p) => Math.max(p.kc, p.floor))));
+  const x = (v) => L + (v / xMax) * (W - L - R),
+    y = (v) => H - B - (v / yMax) * (H - T - B);
+  const body = axesWithGrid(y, yMax, 1);
   for (const p of pts) body.push(text(x(p.hosts), H - B + 18, p.hosts, 'text-anchor="middle"'));
   body.push(
     text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'),
@@ -180,14 +186,7 @@ function fanOutPlot() {
     yMax = niceMax(1.1 * Math.max(...pts.map((p) => p.mb)));
   const x = (v) => L + (v / xMax) * (W - L - R),
     y = (v) => H - B - (v / yMax) * (H - T - B);
-  const body = [
-    `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="black"/>`,
-    `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="black"/>`,
-  ];
-  for (let i = 0; i <= 5; i++) {
-    const v = (yMax * i) / 5;
-    body.push(`<line x1="${L}" y1="${y(v)}" x2="${W - R}" y2="${y(v)}" stroke="#ddd"/>`, text(L - 8, y(v) + 4, v.toFixed(0), 'text-anchor="end"'));
-  }
+  const body = axesWithGrid(y, yMax, 0);
   for (const h of [...new Set(pts.map((p) => p.hosts))]) body.push(text(x(h), H - B + 18, h, 'text-anchor="middle"'));
   body.push(
     text(W / 2, H - 18, 'hosts', 'text-anchor="middle"'),
