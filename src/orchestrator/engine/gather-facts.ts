@@ -55,47 +55,62 @@ export function batchParts(facts: readonly Fact<unknown>[]): BatchPart[] {
   return parts;
 }
 
-/** Gathers what is missing or stale among `facts` (deduplicated by key); no command when all are fresh. */
-export async function gatherFacts(run: GatherContext, role: string, facts: readonly Fact<unknown>[]): Promise<void> {
-  const missing = [...new Map(facts.filter((f) => !run.cache.has(f.key)).map((f) => [f.key, f])).values()];
-  if (missing.length === 0) return;
+/**
+ * Gathers what is missing or stale among `facts` (deduplicated by key); no command when all are
+ * fresh. Returns every one of their values as this call saw them: those in the cache when it
+ * began and those it read. What it read is cached too unless another task invalidated the fact
+ * meanwhile (FactCache.begin): the caller still gets it, read after its own change.
+ */
+export async function gatherFacts(run: GatherContext, role: string, facts: readonly Fact<unknown>[]): Promise<ReadonlyMap<string, unknown>> {
+  const seen = new Map<string, unknown>();
+  for (const fact of facts) if (run.cache.has(fact.key)) seen.set(fact.key, run.cache.get(fact.key));
+  const missing = [...new Map(facts.filter((f) => !seen.has(f.key)).map((f) => [f.key, f])).values()];
+  if (missing.length === 0) return seen;
   const started = Date.now();
   const become = missing.some((f) => f.become === true);
   const parts = batchParts(missing);
-  const result = await run.connection.exec(buildFactBatch(parts, run.nonce), { become, label: `facts:${role}` });
-  let sections: FactSection[];
+  const gather = run.cache.begin();
   try {
-    sections = parseFactBatch(result.stdout, parts.length, run.nonce);
-  } catch (error) {
-    // The batch itself broke (sudo refused, shell missing, output cut): name its exit code.
-    throw new Error(
-      `gathering facts (${missing.map((f) => f.key).join(', ')}) failed with exit ${result.code}: ${(error as Error).message}${stderrTail(result.stderr, 5)}`,
-      { cause: error },
-    );
-  }
-  parts.forEach((part, i) => {
-    const section = sections[i];
-    if (!section) throw new Error(`fact ${part.facts[0]!.key}: no section in the batch output`);
-    let perFact: FactSection[];
+    const result = await run.connection.exec(buildFactBatch(parts, run.nonce), { become, label: `facts:${role}` });
+    let sections: FactSection[];
     try {
-      perFact = part.sections(section);
+      sections = parseFactBatch(result.stdout, parts.length, run.nonce);
     } catch (error) {
+      // The batch itself broke (sudo refused, shell missing, output cut): name its exit code.
       throw new Error(
-        `facts ${part.facts.map((f) => f.key).join(', ')}: cannot read them (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`,
+        `gathering facts (${missing.map((f) => f.key).join(', ')}) failed with exit ${result.code}: ${(error as Error).message}${stderrTail(result.stderr, 5)}`,
         { cause: error },
       );
     }
-    part.facts.forEach((fact, j) => {
-      const own = perFact[j]!;
+    parts.forEach((part, i) => {
+      const section = sections[i];
+      if (!section) throw new Error(`fact ${part.facts[0]!.key}: no section in the batch output`);
+      let perFact: FactSection[];
       try {
-        run.cache.set(fact.key, fact.parse(own.stdout, own.exitCode));
+        perFact = part.sections(section);
       } catch (error) {
-        throw new Error(`fact ${fact.key}: cannot read it (exit ${own.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`, {
-          cause: error,
-        });
+        throw new Error(
+          `facts ${part.facts.map((f) => f.key).join(', ')}: cannot read them (exit ${section.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`,
+          { cause: error },
+        );
       }
+      part.facts.forEach((fact, j) => {
+        const own = perFact[j]!;
+        let value: unknown;
+        try {
+          value = fact.parse(own.stdout, own.exitCode);
+        } catch (error) {
+          throw new Error(`fact ${fact.key}: cannot read it (exit ${own.exitCode}): ${(error as Error).message}${stderrTail(result.stderr, 3)}`, {
+            cause: error,
+          });
+        }
+        seen.set(fact.key, value);
+        run.cache.set(fact.key, value, gather.since);
+      });
     });
-  });
+  } finally {
+    gather.end();
+  }
   run.emit({
     type: 'facts-gathered',
     host: run.host,
@@ -104,11 +119,12 @@ export async function gatherFacts(run: GatherContext, role: string, facts: reado
     roundTrips: run.connection.stats.roundTrips,
     durationMs: Date.now() - started,
   });
+  return seen;
 }
 
 /** The values of a task's fact map, by the task's own names for them. */
-export function factValues(cache: FactCache, map: FactMap): Record<string, unknown> {
+export function factValues(values: ReadonlyMap<string, unknown>, map: FactMap): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, fact] of Object.entries(map)) out[name] = cache.get(fact.key);
+  for (const [name, fact] of Object.entries(map)) out[name] = values.get(fact.key);
   return out;
 }

@@ -85,15 +85,15 @@ async function planApplyVerify(
 ): Promise<Outcome> {
   const factMap = task.facts(ctx) as FactMap;
   const facts = Object.values(factMap);
-  await gatherFacts(gatherCtx, role.name, facts);
-  const change: Change = task.plan(factValues(run.facts, factMap), ctx);
+  const before = await gatherFacts(gatherCtx, role.name, facts);
+  const change: Change = task.plan(factValues(before, factMap), ctx);
   run.onPlanned?.({
     play: run.play.name,
     host: run.host.name,
     role: role.name,
     task: task.name,
     change,
-    facts: facts.map((f) => ({ key: f.key, value: stableValue(f, run.facts.get(f.key)) })),
+    facts: facts.map((f) => ({ key: f.key, value: stableValue(f, before.get(f.key)) })),
   });
   if (change.kind === 'none') return { status: 'ok', reason: change.reason, ...(change.warning !== undefined ? { warning: change.warning } : {}) };
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
@@ -111,8 +111,7 @@ async function planApplyVerify(
   if (typeof task.verify === 'function') {
     await task.verify(applyCtx);
   } else if (task.verify !== false) {
-    await gatherFacts(gatherCtx, role.name, facts);
-    const after = task.plan(factValues(run.facts, factMap), ctx);
+    const after = task.plan(factValues(await gatherFacts(gatherCtx, role.name, facts), factMap), ctx);
     if (isPending(after)) throw new Error(`did not converge: ${after.summary} (still planned after apply)`);
   }
   return waits ? { status: 'ok', reason: `${change.summary}: done after ${((Date.now() - started) / 1000).toFixed(1)} s` } : outcome;
