@@ -51,16 +51,33 @@ export function parseContainerdImages(stdout: string): ContainerdImages {
   return { state: 'listed', images };
 }
 
+const CRICTL = sh`/usr/local/bin/crictl --runtime-endpoint unix:///run/containerd/containerd.sock --timeout 10s`;
+
 export const containerdImages: Fact<ContainerdImages> = {
   key: 'images:containerd',
   become: true,
   script: sh`command -v ctr >/dev/null 2>&1 || { echo no-runtime; exit 0; }
 [ -x /usr/local/bin/crictl ] || { echo no-crictl; exit 0; }
-list() { /usr/local/bin/crictl --runtime-endpoint unix:///run/containerd/containerd.sock --timeout 10s images -o json; }
+list() { ${CRICTL} images -o json; }
 out=$(list 2>/dev/null) || { echo runtime-down; list 2>&1 | tail -n 3; exit 0; }
 echo listed; printf '%s\\n' "$out"`,
   parse: parseContainerdImages,
 };
+
+/**
+ * Waits until containerd's CRI (what the kubelet and the image list above read) shows `reference`
+ * as image `imageId`, pinned. The CRI keeps its own copy of the image store, updated from
+ * containerd's image events one at a time: right after `ctr images import` and `label` it may
+ * not list the image yet, the later the busier containerd is (imports running side by side,
+ * containers starting).
+ */
+export function waitUntilCriListsImage(reference: string, imageId: string, seconds: number): ShellCommand {
+  const expected = `${imageId} true`;
+  return sh`seen=; i=0; while [ "$i" -lt ${String(seconds * 5)} ]; do
+seen=$(${CRICTL} inspecti -q -o go-template --template '{{.status.id}} {{.status.pinned}}' ${reference} 2>&1) && [ "$seen" = ${expected} ] && break
+i=$((i + 1)); sleep 0.2; done
+[ "$seen" = ${expected} ] || { printf '%s\n' "containerd's CRI does not list ${reference} as ${expected} ${String(seconds)} s after its import (crictl inspecti: $seen)" >&2; exit 1; }`;
+}
 
 /** One image's state, from the host's list. */
 export function imageIn(list: ContainerdImages, reference: string): RuntimeImage {

@@ -13,9 +13,11 @@ import { sh } from '../../../orchestrator/ssh/quote.js';
 import type { PreparedArtifact } from '../artifact.js';
 import type { ArtifactFanOut } from '../fan-out/artifact-fan-out.js';
 import { deliverArtifact, offerArtifact, type Delivery } from '../fan-out/deliver-artifact.js';
-import { containerdImages, dockerImage, imageIn, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
+import { containerdImages, dockerImage, imageIn, waitUntilCriListsImage, type ContainerRuntime, type RuntimeImage } from '../../facts/runtime-image.js';
 
 export const IMAGE_STAGING_DIR = '/var/lib/kcluster/images';
+/** How long an imported image may take to appear in containerd's CRI before the import fails. */
+const CRI_LISTING_WAIT_S = 30;
 
 export interface ImportImagePayload {
   readonly localPath: string;
@@ -57,7 +59,11 @@ export function importImage(artifact: PreparedArtifact, runtime: ContainerRuntim
     facts: () => (runtime === 'containerd' ? { images: containerdImages } : { image: dockerImage(ref) }),
     plan: (facts) => planImportImage(artifact, runtime, 'images' in facts ? imageIn(facts.images, ref) : facts.image),
     apply: async (change, ctx) => {
-      const pin = runtime === 'containerd' ? sh`ctr -n k8s.io images label ${ref} io.cri-containerd.pinned=pinned >/dev/null` : sh`true`;
+      // containerd: pinned, then listed by its CRI as the kubelet will see it (waitUntilCriListsImage).
+      const pin =
+        runtime === 'containerd'
+          ? sh`ctr -n k8s.io images label ${ref} io.cri-containerd.pinned=pinned >/dev/null && ${waitUntilCriListsImage(ref, artifact.imageId!, CRI_LISTING_WAIT_S)}`
+          : sh`true`;
       if (change.payload.pinOnly) {
         await execChecked(ctx.connection, pin, { become: true, label: `pin ${artifact.name}` });
         return;
