@@ -1,7 +1,8 @@
 // Sum vitest JSON reports into the one closing line CI reads: "tests: N passed, N failed, N skipped",
 // after a table of where the time went: each stage of the suite (wall clock, from the stages file
 // run-all.sh writes) and each test file of the slow depths (from vitest's own start and end times),
-// so a suite creeping towards its CI budget shows which file grew.
+// so a suite creeping towards its CI budget shows which file grew; then each failed test with the
+// first lines of its error, last, where a log cut to its tail still shows them.
 // Usage: node test/summarize-results.mjs [--stages FILE] REPORT.json...
 // Exits non-zero when a report is missing or counts a failure.
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,6 +26,16 @@ let failed = 0;
 let skipped = 0;
 let broken = 0;
 const fileLines = [];
+const failures = [];
+/** A failure's first lines, colours stripped: enough to tell which assertion and why. */
+const firstLines = (message, count) =>
+  String(message)
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(0, count)
+    .map((l) => `      ${l.slice(0, 200)}`)
+    .join('\n');
 for (const file of reports) {
   try {
     const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -33,6 +44,16 @@ for (const file of reports) {
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
     if (report.success === false && (report.numFailedTests ?? 0) === 0) broken += 1;
     const depth = basename(file, '.json');
+    for (const result of report.testResults ?? []) {
+      for (const test of result.assertionResults ?? []) {
+        if (test.status !== 'failed') continue;
+        failures.push(
+          `  ${depth}  ${relative(process.cwd(), result.name)} > ${test.fullName ?? test.title}\n${firstLines((test.failureMessages ?? []).join('\n'), 4)}`,
+        );
+      }
+      if (result.status === 'failed' && (result.assertionResults ?? []).every((t) => t.status !== 'failed'))
+        failures.push(`  ${depth}  ${relative(process.cwd(), result.name)} (outside of a test)\n${firstLines(result.message ?? '', 4)}`);
+    }
     if (PER_FILE.has(depth)) {
       for (const result of report.testResults ?? []) {
         if (typeof result.startTime !== 'number' || typeof result.endTime !== 'number') continue;
@@ -56,6 +77,10 @@ if (stagesFile !== undefined && existsSync(stagesFile)) {
 if (fileLines.length > 0) {
   console.log('== durations: each test file of the lab, integration and e2e depths');
   for (const line of fileLines) console.log(line);
+}
+if (failures.length > 0) {
+  console.log('== failures: each failed test and the first lines of its error (the full output is above)');
+  for (const line of failures) console.log(line);
 }
 if (broken > 0) console.error(`summarize: ${broken} test run(s) failed outside of a test (see above)`);
 console.log(`tests: ${passed} passed, ${failed + broken} failed, ${skipped} skipped`);

@@ -4,8 +4,8 @@
 // host that hangs or lost power, without taking the lab down). Each asserts the exit code (5),
 // the time to notice, the recap (the others finish), nothing left running on the host once it
 // answers again, and a rerun that converges, then changes nothing.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,7 +73,12 @@ export default { name: 'idle', description: 'ssh.commandIdleTimeout test', plays
 function initPid(lab: TestLab, host: string): number {
   const runDir = (JSON.parse(readFileSync(join(lab.dir, 'lab.json'), 'utf8')) as { runDir: string }).runDir;
   const nspawn = readFileSync(join(runDir, 'hosts', host, 'pid'), 'utf8').trim();
-  return Number(execFileSync('pgrep', ['-P', nspawn], { encoding: 'utf8' }).trim().split('\n')[0]);
+  const children = spawnSync('pgrep', ['-P', nspawn], { encoding: 'utf8' });
+  const init = Number(children.stdout.trim().split('\n')[0]);
+  if (!Number.isInteger(init) || init <= 0) {
+    throw new Error(`${host}: no child of its systemd-nspawn (pid ${nspawn}, pgrep exit ${children.status}): is the lab host running? (${lab.dir})`);
+  }
+  return init;
 }
 
 /** Every process of a lab host (its cgroups), for SIGSTOP and SIGCONT. */
@@ -83,6 +88,8 @@ function hostPids(lab: TestLab, host: string): number[] {
     .trim()
     .split(' ')[0]!;
   const pids = new Set<number>();
+  if (!existsSync(join(root, 'cgroup.procs')))
+    throw new Error(`${host}: its cgroup ${root} has no cgroup.procs (from ${join(runDir, 'hosts', host, 'cgroups')})`);
   const walk = (dir: string): void => {
     for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) pids.add(Number(pid));
     for (const entry of readdirSync(dir)) if (statSync(join(dir, entry)).isDirectory()) walk(join(dir, entry));
@@ -130,13 +137,15 @@ describe('host faults over real SSH', () => {
     while ((await slowLeft(lab, victim)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect((await slowLeft(lab, victim)).length, `${SLOW} never started on ${victim}`).toBeGreaterThan(0);
 
-    fault();
-    faultAt = Date.now();
     let code: number | null;
     try {
+      fault();
+      faultAt = Date.now();
       code = await done;
     } finally {
+      // Whatever failed, the host runs again and no run of this test is left holding the lock.
       recover();
+      if (child.exitCode === null) child.kill('SIGKILL');
     }
     const noticeMs = (noticedAt || Date.now()) - faultAt;
     console.log(`host fault on ${victim}: reported unreachable after ${noticeMs} ms`);

@@ -1,5 +1,6 @@
 // The suite's closing summary (test/summarize-results.mjs), run as npm test runs it, on vitest
-// JSON reports written here: the counts line CI reads and the durations table before it.
+// JSON reports written here: the counts line CI reads, the durations table before it, and each
+// failed test with the first lines of its error between them.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,14 +29,29 @@ const e2e = report('e2e', {
   success: false,
   testResults: [
     { name: resolve('test/e2e/ha.test.ts'), status: 'passed', startTime: 1_000, endTime: 616_000 },
-    { name: resolve('test/e2e/day2.test.ts'), status: 'failed', startTime: 616_000, endTime: 1_019_000 },
+    {
+      name: resolve('test/e2e/day2.test.ts'),
+      status: 'failed',
+      startTime: 616_000,
+      endTime: 1_019_000,
+      assertionResults: [
+        { status: 'passed', fullName: 'day 2 > adds a worker' },
+        {
+          status: 'failed',
+          fullName: 'day 2 > restores the snapshot',
+          failureMessages: [
+            '\u001b[31mAssertionError\u001b[39m: kcluster: 23 artifacts verified\n\nkceday1 | FAILED | did not converge\nline 3\nline 4\nline 5',
+          ],
+        },
+      ],
+    },
   ],
 });
 const stages = join(dir, 'stages.tsv');
 writeFileSync(stages, 'unit tests\t101000\ne2e tests\t2081000\nwhole suite\t2398000\n');
 
 describe('test/summarize-results.mjs', () => {
-  it('prints each stage and each slow-depth test file with its duration, then the counts line', () => {
+  it('prints each stage and each slow-depth test file with its duration, each failure, then the counts line', () => {
     const r = spawnSync('node', [script, '--stages', stages, unit, e2e], { encoding: 'utf8' });
     expect(r.status).toBe(1);
     const lines = r.stdout.trim().split('\n');
@@ -47,6 +63,12 @@ describe('test/summarize-results.mjs', () => {
       '== durations: each test file of the lab, integration and e2e depths',
       '   615 s  e2e  test/e2e/ha.test.ts',
       '   403 s  e2e  test/e2e/day2.test.ts  (failed)',
+      '== failures: each failed test and the first lines of its error (the full output is above)',
+      '  e2e  test/e2e/day2.test.ts > day 2 > restores the snapshot',
+      '      AssertionError: kcluster: 23 artifacts verified',
+      '      kceday1 | FAILED | did not converge',
+      '      line 3',
+      '      line 4',
       'tests: 13 passed, 1 failed, 1 skipped',
     ]);
   });
