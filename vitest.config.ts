@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestE2eFirstSequencer } from './test/support/e2e-longest-first.js';
 
 // Four projects run in this order by test/run-all.sh; two more have their own command:
 // - unit: pure and engine tests (fakes named as such); no network, no root;
@@ -20,12 +22,16 @@ function lanes(value: string): number {
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestE2eFirstSequencer },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/engine/**/*.test.ts'],
           testTimeout: 20_000,
+          // One file per core: vitest's default leaves one core free, which on 2 cores ran the
+          // unit files one at a time (most of their time is importing and transforming).
+          maxWorkers: availableParallelism(),
         },
       },
       { test: { name: 'lab', include: ['test/integration/lab/**/*.test.ts'], ...slow } },
