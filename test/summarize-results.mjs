@@ -7,6 +7,7 @@
 // Exits non-zero when a report is missing or counts a failure.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const args = process.argv.slice(2);
 let stagesFile;
@@ -29,8 +30,7 @@ const fileLines = [];
 const failures = [];
 /** A failure's first lines, colours stripped: enough to tell which assertion and why. */
 const firstLines = (message, count) =>
-  String(message)
-    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+  stripVTControlCharacters(String(message))
     .split('\n')
     .filter((l) => l.trim() !== '')
     .slice(0, count)
@@ -45,20 +45,16 @@ for (const file of reports) {
     if (report.success === false && (report.numFailedTests ?? 0) === 0) broken += 1;
     const depth = basename(file, '.json');
     for (const result of report.testResults ?? []) {
+      const name = relative(process.cwd(), result.name);
       for (const test of result.assertionResults ?? []) {
         if (test.status !== 'failed') continue;
-        failures.push(
-          `  ${depth}  ${relative(process.cwd(), result.name)} > ${test.fullName ?? test.title}\n${firstLines((test.failureMessages ?? []).join('\n'), 4)}`,
-        );
+        failures.push(`  ${depth}  ${name} > ${test.fullName ?? test.title}\n${firstLines((test.failureMessages ?? []).join('\n'), 4)}`);
       }
       if (result.status === 'failed' && (result.assertionResults ?? []).every((t) => t.status !== 'failed'))
-        failures.push(`  ${depth}  ${relative(process.cwd(), result.name)} (outside of a test)\n${firstLines(result.message ?? '', 4)}`);
-    }
-    if (PER_FILE.has(depth)) {
-      for (const result of report.testResults ?? []) {
-        if (typeof result.startTime !== 'number' || typeof result.endTime !== 'number') continue;
+        failures.push(`  ${depth}  ${name} (outside of a test)\n${firstLines(result.message ?? '', 4)}`);
+      if (PER_FILE.has(depth) && typeof result.startTime === 'number' && typeof result.endTime === 'number') {
         const mark = result.status === 'passed' ? '' : `  (${result.status})`;
-        fileLines.push(`${seconds(result.endTime - result.startTime)}  ${depth}  ${relative(process.cwd(), result.name)}${mark}`);
+        fileLines.push(`${seconds(result.endTime - result.startTime)}  ${depth}  ${name}${mark}`);
       }
     }
   } catch (error) {
