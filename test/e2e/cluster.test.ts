@@ -143,6 +143,10 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     await kubectl('apply', '-f', file);
     await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
     const exec = (...cmd: string[]) => kubectl('exec', 'client', '--', '/bin/busybox', ...cmd);
+    // Each attempt gives up after 5 s: a connection tried before kube-proxy on the client's node
+    // has the Service's rules keeps its first, unrouted conntrack entry for as long as the kernel
+    // retries the SYN (about two minutes), so the next attempt needs a new connection.
+    const fetchBody = (url: string) => exec('timeout', '5', '/bin/busybox', 'wget', '-qO-', url);
     const lookup = await until('kubernetes.default resolves', 120_000, async () => {
       const out = await exec('nslookup', `kubernetes.default.svc.cluster.local`);
       return /Address:?\s+10\.96\.0\.1\b/.test(out) ? out : undefined;
@@ -150,13 +154,11 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     expect(lookup).toMatch(/10\.96\.0\.1/);
     const webIp = (await kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
     expect(
-      await until('pod-to-pod across workers', 60_000, async () =>
-        (await exec('wget', '-qO-', `http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined,
-      ),
+      await until('pod-to-pod across workers', 60_000, async () => ((await fetchBody(`http://${webIp}:8080/`)).includes('hello-from-web') ? 'ok' : undefined)),
     ).toBe('ok');
     expect(
       await until('ClusterIP Service by name', 60_000, async () =>
-        (await exec('wget', '-qO-', 'http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined,
+        (await fetchBody('http://web.default.svc.cluster.local/')).includes('hello-from-web') ? 'ok' : undefined,
       ),
     ).toBe('ok');
   });

@@ -114,12 +114,19 @@ describe('day 2: add and remove nodes, snapshot, reset, restore', () => {
     // Ctrl-C once the new host has changed something: the run stops cleanly (130) and the
     // journal names it interrupted with the new host's plays left; the next apply finishes it.
     let interruptedAt = '';
-    // The interrupted run may already install kcluster-relay on a host (its artifacts role runs
-    // on every host at once, and how far it gets before the signal depends on the load).
+    // The interrupted run may already install kcluster-relay on an existing host (its artifacts
+    // role runs on every host at once, and how far it gets before the signal depends on the
+    // load); the new host's own install is counted with the rest of its changes.
     const relayBeforeInterrupt = new Set<string>();
     const interrupted = await kclusterWatched(['apply', '-i', inventory], (event, child) => {
-      if (event['type'] === 'task-result' && event['status'] === 'changed' && String(event['task']).endsWith(' /usr/local/bin/kcluster-relay'))
-        relayBeforeInterrupt.add(String(event['host']));
+      const host = String(event['host']);
+      if (
+        event['type'] === 'task-result' &&
+        event['status'] === 'changed' &&
+        host !== added &&
+        String(event['task']).endsWith(' /usr/local/bin/kcluster-relay')
+      )
+        relayBeforeInterrupt.add(host);
       if (interruptedAt === '' && event['type'] === 'task-result' && event['host'] === added && event['status'] === 'changed') {
         interruptedAt = String(event['task']);
         child.kill('SIGINT');
