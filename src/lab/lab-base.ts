@@ -1,8 +1,8 @@
 // The lab's Debian base root filesystem: built once with debootstrap from this machine's own
 // mirror, cached under /var/cache/kcluster/lab-base keyed by suite, packages and tweaks.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { debianMirror, machineAptMirrors } from './apt-sources.js';
 import { runScript } from './run-script.js';
 
@@ -46,6 +46,10 @@ export async function ensureBase(scriptsDir: string, python: boolean, log: (line
   const dir = baseDir(scriptsDir, packages);
   const mirror = debianMirror(machineAptMirrors());
   if (!mirror) throw new Error("no Debian mirror in this machine's apt sources (/etc/apt/sources.list*): the lab base is built from it");
-  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: packages.join(',') }, log);
+  // Labs brought up at once on a machine without this base: one builds it while the others wait,
+  // then find it built (each would otherwise build its own, and the later renames would fail).
+  mkdirSync(dirname(dir), { recursive: true });
+  const lock = join(dirname(dir), '.build.lock');
+  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: packages.join(',') }, log, lock);
   return dir;
 }

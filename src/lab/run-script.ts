@@ -2,9 +2,11 @@
 // into shell text), streaming its lines to a logger.
 import { spawn } from 'node:child_process';
 
-export function runScript(script: string, env: Record<string, string>, log: (line: string) => void): Promise<void> {
+/** With `exclusiveLock`, the script runs under flock(1) on that file: one such script at a time on this machine. */
+export function runScript(script: string, env: Record<string, string>, log: (line: string) => void, exclusiveLock?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, args] = exclusiveLock === undefined ? ['bash', [script]] : ['flock', [exclusiveLock, 'bash', script]];
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const onData = (chunk: Buffer): void => {
       const text = chunk.toString('utf8');

@@ -35,10 +35,14 @@ describe('downloads over SFTP from lab hosts', () => {
   const local = mkdtempSync(join(tmpdir(), 'kc-download-'));
   const sums = new Map<string, string>();
   const opened: Connection[] = [];
+  // The lab's first two hosts, whatever the lab is called.
+  let first = '';
+  let second = '';
 
   beforeAll(async () => {
     lab = testLab();
-    for (const host of ['kctest1', 'kctest2']) {
+    [first, second] = lab.hosts.map((h) => h.name) as [string, string];
+    for (const host of [first, second]) {
       const r = await sshHost(
         lab,
         host,
@@ -51,33 +55,33 @@ describe('downloads over SFTP from lab hosts', () => {
 
   afterAll(async () => {
     for (const c of opened) await c.close();
-    for (const host of ['kctest1', 'kctest2']) await sshHost(lab, host, `rm -f ${REMOTE}`);
+    for (const host of [first, second]) await sshHost(lab, host, `rm -f ${REMOTE}`);
   });
 
   it('as root: whole, private, with the host sha256', async () => {
-    const c = await connect(lab.inventoryFile, 'kctest1');
+    const c = await connect(lab.inventoryFile, first);
     opened.push(c);
     const target = join(local, 'root.bin');
     const started = Date.now();
     const got = await c.downloadFile(REMOTE, target, { become: true });
     console.log(`download 48 MiB over SFTP: ${Date.now() - started} ms`);
-    expect(got).toEqual({ bytes: 48 * 1024 * 1024, sha256: sums.get('kctest1') });
+    expect(got).toEqual({ bytes: 48 * 1024 * 1024, sha256: sums.get(first) });
     expect(statSync(target).size).toBe(48 * 1024 * 1024);
     expect(statSync(target).mode & 0o777).toBe(0o600);
     expect(readdirSync(local).filter((f) => f.includes('.partial-'))).toEqual([]);
   });
 
   it('through sudo: staged as a copy the login user owns, removed afterwards', async () => {
-    const inventory = await sudoDeployUser(lab, 'kctest2', PASSWORD);
-    const c = await connect(inventory, 'kctest2');
+    const inventory = await sudoDeployUser(lab, second, PASSWORD);
+    const c = await connect(inventory, second);
     opened.push(c);
     const target = join(local, 'sudo.bin');
     const got = await c.downloadFile(REMOTE, target, { become: true });
-    expect(got.sha256).toBe(sums.get('kctest2'));
-    expect((await sshHost(lab, 'kctest2', 'ls /var/tmp | grep -c kcluster-download || true')).stdout.trim()).toBe('0');
+    expect(got.sha256).toBe(sums.get(second));
+    expect((await sshHost(lab, second, 'ls /var/tmp | grep -c kcluster-download || true')).stdout.trim()).toBe('0');
     // Without become, the login user cannot read it: an error that names the host and the path.
     await expect(c.downloadFile(REMOTE, join(local, 'denied.bin'))).rejects.toThrow(
-      /^kctest2: download \/var\/lib\/kcluster\/test-download.bin over SFTP failed: .*[Pp]ermission denied/,
+      new RegExp(`^${second}: download /var/lib/kcluster/test-download.bin over SFTP failed: .*[Pp]ermission denied`),
     );
     expect(existsSync(join(local, 'denied.bin'))).toBe(false);
     expect(readdirSync(local).filter((f) => f.includes('.partial-'))).toEqual([]);
