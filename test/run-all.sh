@@ -4,7 +4,7 @@
 #      linter and formatter check (npm run lint);
 #   2. unit + engine tests;
 #   3. lab tests (each brings up and tears down its own lab hosts) and
-#   4. integration tests over real SSH on a shared 3-host test lab brought up here, both
+#   4. integration tests over real SSH on two 3-host test labs brought up here, both
 #      alongside 2 and the bundle of 5;
 #   5. the offline bundle (built from source, cached) and real clusters installed from it (three
 #      e2e files at a time, see vitest.config.ts), with kube-bench (the CIS benchmark) run on them.
@@ -32,41 +32,49 @@ stage_done() { # name: the time since the last stage ended
   STAGE_START=$now
 }
 stage_done "install, build, typecheck, lint"
-run_project() { # name [extra env...]: its exit status
-  local project=$1; shift
-  echo "== vitest project: $project"
-  env "$@" npx vitest run --project "$project" --reporter=default --reporter=json \
-    --outputFile.json="$RESULTS/$project.json"
+run_project() { # report project [vitest arguments...]: its exit status
+  local report=$1 project=$2; shift 2
+  echo "== vitest project: $project ($report)"
+  npx vitest run --project "$project" --reporter=default --reporter=json \
+    --outputFile.json="$RESULTS/$report.json" "$@"
 }
 
 # 3-4. Lab and integration tests spend their time waiting on SSH, timeouts and hosts, not on the
-# CPU, so they run alongside the unit tests and the bundle (a build from source when cold), in
-# a job of their own with their own clock; their output is printed as one block when they end.
-# The end-to-end tests wait for them: those are CPU-bound.
-side_tests() {
-  local side_status=0 side_start now
-  side_start=$(date +%s%3N)
-  side_stage() { now=$(date +%s%3N); printf '%s (alongside)\t%s\n' "$1" "$((now - side_start))" >> "$RESULTS/stages-alongside.tsv"; side_start=$now; }
-  run_project lab || side_status=1
-  side_stage "lab tests"
-  local test_lab=kctest
-  node bin/kcluster.js lab down --name "$test_lab" >/dev/null 2>&1 || true
-  if node bin/kcluster.js lab up --name "$test_lab" --hosts 3; then
-    side_stage "test lab up"
-    run_project integration KCLUSTER_TEST_LAB="${HOME}/.kcluster/labs/$test_lab" KCLUSTER_ROOT="$ROOT" || side_status=1
-    side_stage "integration tests"
+# CPU, so they run alongside the unit tests and the bundle (a build from source when cold), as
+# three jobs: the lab tests, and the integration tests split over two test labs (the ones that
+# freeze hosts and cut links on one, the rest on the other). Each job's output is printed as one
+# block when it ends, and its duration as a stage marked "(alongside)". The end-to-end tests
+# wait for them: those are CPU-bound.
+integration_on() { # lab subnet report [test files...]: brings the lab up, runs, brings it down
+  local lab=$1 subnet=$2 report=$3 code=0; shift 3
+  node bin/kcluster.js lab down --name "$lab" >/dev/null 2>&1 || true
+  if node bin/kcluster.js lab up --name "$lab" --hosts 3 --subnet "$subnet"; then
+    KCLUSTER_TEST_LAB="${HOME}/.kcluster/labs/$lab" KCLUSTER_ROOT="$ROOT" run_project "$report" integration "$@" || code=1
   else
-    echo "npm test: could not bring up the test lab; integration tests not run" >&2
-    side_status=1
+    echo "npm test: could not bring up the test lab $lab; $report tests not run" >&2
+    code=1
   fi
-  node bin/kcluster.js lab down --name "$test_lab" || side_status=1
-  side_stage "test lab down"
-  return $side_status
+  node bin/kcluster.js lab down --name "$lab" || code=1
+  return $code
 }
-side_tests > "$RESULTS/alongside.log" 2>&1 &
-side_pid=$!
+side_jobs=()
+alongside() { # name command...: the command in the background, its output in a log
+  local name=$1; shift
+  (
+    start=$(date +%s%3N)
+    "$@"; code=$?
+    printf '%s (alongside)\t%s\n' "$name" "$(($(date +%s%3N) - start))" >> "$RESULTS/stages-alongside.tsv"
+    exit $code
+  ) > "$RESULTS/alongside-${name// /-}.log" 2>&1 &
+  side_jobs+=("$!:$name")
+}
+FAULT_TESTS=(test/integration/host-faults.test.ts test/integration/lost-link.test.ts test/integration/host-failures.test.ts)
+mapfile -t OTHER_INTEGRATION_TESTS < <(find test/integration -name '*.test.ts' -not -path 'test/integration/lab/*' | sort | grep -vxF -f <(printf '%s\n' "${FAULT_TESTS[@]}"))
+alongside "lab tests" run_project lab lab
+alongside "integration tests: host faults" integration_on kctest 10.231.0.0/24 integration-faults "${FAULT_TESTS[@]}"
+alongside "integration tests: the rest" integration_on kctestb 10.231.8.0/24 integration "${OTHER_INTEGRATION_TESTS[@]}"
 
-run_project unit || status=1
+run_project unit unit || status=1
 stage_done "unit tests"
 
 # 5. the offline bundle built from source (cached in /var/cache/kcluster/build), verified, and a
@@ -86,11 +94,13 @@ else
   status=1
 fi
 
-echo "== lab and integration tests (run alongside the stages above; their output follows)"
-wait "$side_pid" || status=1
-cat "$RESULTS/alongside.log"
+for job in "${side_jobs[@]}"; do
+  wait "${job%%:*}" || status=1
+  echo "== ${job#*:} (run alongside the stages above; its output follows)"
+  cat "$RESULTS/alongside-$(printf '%s' "${job#*:}" | tr ' ' '-').log"
+done
 stage_done "waiting for the lab and integration tests"
-[ -z "$BUNDLE" ] || { run_project e2e KCLUSTER_TEST_BUNDLE="$BUNDLE" || status=1; stage_done "e2e tests"; }
+[ -z "$BUNDLE" ] || { KCLUSTER_TEST_BUNDLE="$BUNDLE" run_project e2e e2e || status=1; stage_done "e2e tests"; }
 
 cat "$RESULTS/stages-alongside.tsv" >> "$RESULTS/stages.tsv" 2>/dev/null
 printf 'whole suite\t%s\n' "$(($(date +%s%3N) - SUITE_START))" >> "$RESULTS/stages.tsv"
