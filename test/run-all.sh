@@ -58,6 +58,7 @@ integration_on() { # lab subnet report [test files...]: brings the lab up, runs,
   return $code
 }
 side_jobs=()
+alongside_log() { printf '%s/alongside-%s.log' "$RESULTS" "${1// /-}"; } # name: its job's log
 alongside() { # name command...: the command in the background, its output in a log
   local name=$1; shift
   (
@@ -65,7 +66,7 @@ alongside() { # name command...: the command in the background, its output in a 
     "$@"; code=$?
     printf '%s (alongside)\t%s\n' "$name" "$(($(date +%s%3N) - start))" >> "$RESULTS/stages-alongside.tsv"
     exit $code
-  ) > "$RESULTS/alongside-${name// /-}.log" 2>&1 &
+  ) > "$(alongside_log "$name")" 2>&1 &
   side_jobs+=("$!:$name")
 }
 FAULT_TESTS=(test/integration/host-faults.test.ts test/integration/lost-link.test.ts test/integration/host-failures.test.ts)
@@ -87,7 +88,6 @@ echo "== kube-bench: test/cis/build-kube-bench.sh"
 nice -n 10 bash test/cis/build-kube-bench.sh || status=1
 stage_done "kube-bench build"
 echo "== offline bundle: kcluster bundle build"
-BUNDLE=''
 if BUNDLE=$(nice -n 10 node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
   stage_done "offline bundle build and verify"
 else
@@ -99,7 +99,7 @@ fi
 for job in "${side_jobs[@]}"; do
   wait "${job%%:*}" || status=1
   echo "== ${job#*:} (run alongside the stages above; its output follows)"
-  cat "$RESULTS/alongside-$(printf '%s' "${job#*:}" | tr ' ' '-').log"
+  cat "$(alongside_log "${job#*:}")"
 done
 stage_done "waiting for the lab and integration tests"
 [ -z "$BUNDLE" ] || { KCLUSTER_TEST_BUNDLE="$BUNDLE" run_project e2e e2e || status=1; stage_done "e2e tests"; }

@@ -44,24 +44,20 @@ const ssh = sshTo(labDir);
 useE2eLab(NAME, ['--hosts', '4', '--control-planes', '3', '--subnet', `${NET}.0/24`]);
 
 /**
- * The admin certificate and its key as the state folder holds them now. The rotation writes a
- * new key, then its certificate (two files): read in between, they do not match, and a client
- * made of them fails on every server before sending anything; such a read is made again.
+ * The admin's credentials as the controller has them now: the state folder's trust bundle, and
+ * the admin certificate with its key. The rotation writes a new key, then its certificate (two
+ * files): read in between, they do not match, and a client made of them fails on every server
+ * before sending anything; such a read is made again.
  */
-async function adminPair(): Promise<{ cert: string; key: string }> {
+async function adminCredentials(): Promise<{ caCert: string; clientCert: string; clientKey: string }> {
   const pki = join(stateDir, 'pki');
   for (let attempt = 0; ; attempt++) {
-    const cert = readFileSync(join(pki, 'admin.crt'), 'utf8');
-    const key = readFileSync(join(pki, 'admin.key'), 'utf8');
-    if (new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)) || attempt === 20) return { cert, key };
+    const clientCert = readFileSync(join(pki, 'admin.crt'), 'utf8');
+    const clientKey = readFileSync(join(pki, 'admin.key'), 'utf8');
+    if (new X509Certificate(clientCert).checkPrivateKey(createPrivateKey(clientKey)) || attempt === 20)
+      return { caCert: await controllerClusterTrust(stateDir), clientCert, clientKey };
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** The admin's view as the controller has it now: the state folder's trust bundle and admin certificate, read again each time. */
-async function adminClient(server: string, timeoutMs: number) {
-  const { cert, key } = await adminPair();
-  return apiClient({ server, caCert: await controllerClusterTrust(stateDir), clientCert: cert, clientKey: key }, timeoutMs);
 }
 
 /**
@@ -74,7 +70,8 @@ function clusterPoller(servers: readonly string[]) {
   let polling = true;
   const loop = (async () => {
     while (polling) {
-      const clients = await Promise.all(servers.map((s) => adminClient(s, 5_000)));
+      const credentials = await adminCredentials();
+      const clients = servers.map((server) => apiClient({ server, ...credentials }, 5_000));
       const answers = await Promise.allSettled(clients.map((c) => c.get('/version')));
       counts.samples++;
       const answering = answers.findIndex((a) => a.status === 'fulfilled');

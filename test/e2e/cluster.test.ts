@@ -22,7 +22,18 @@ import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import { conformanceSelection } from './support/conformance.js';
 import { componentVersionsFor, KUBERNETES_RELEASES } from '../../src/kubernetes/artifacts/component-versions.js';
 import { cisFailures } from './support/kube-bench.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods, writeKubeconfigAs } from './support/e2e-support.js';
+import {
+  bundleDir,
+  bundleEntries,
+  changesIn,
+  kubectlBinary,
+  recapOf,
+  sshTo,
+  until,
+  webAndClientPods,
+  wgetInPod,
+  writeKubeconfigAs,
+} from './support/e2e-support.js';
 
 const run = promisify(execFile);
 // Lab name and subnet: KCLUSTER_E2E_LAB (default kce2e) and KCLUSTER_E2E_SUBNET (10.231.4.0/24).
@@ -143,10 +154,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     await kubectl('apply', '-f', file);
     await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
     const exec = (...cmd: string[]) => kubectl('exec', 'client', '--', '/bin/busybox', ...cmd);
-    // Each attempt gives up after 5 s: a connection tried before kube-proxy on the client's node
-    // has the Service's rules keeps its first, unrouted conntrack entry for as long as the kernel
-    // retries the SYN (about two minutes), so the next attempt needs a new connection.
-    const fetchBody = (url: string) => exec('timeout', '5', '/bin/busybox', 'wget', '-qO-', url);
+    const fetchBody = (url: string) => kubectl('exec', 'client', '--', ...wgetInPod(url));
     const lookup = await until('kubernetes.default resolves', 120_000, async () => {
       const out = await exec('nslookup', `kubernetes.default.svc.cluster.local`);
       return /Address:?\s+10\.96\.0\.1\b/.test(out) ? out : undefined;
@@ -178,7 +186,7 @@ describe('kcluster apply: a real cluster from the bundle (1 control plane + 2 wo
     await kubectl('-n', ns, 'wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=120s');
     const webIp = (await kubectl('-n', ns, 'get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}')).trim();
     const reaches = async (): Promise<boolean> =>
-      kubectl('-n', ns, 'exec', 'client', '--', '/bin/busybox', 'timeout', '3', '/bin/busybox', 'wget', '-qO-', `http://${webIp}:8080/`).then(
+      kubectl('-n', ns, 'exec', 'client', '--', ...wgetInPod(`http://${webIp}:8080/`, 3)).then(
         (out) => out.includes('hello-netpol'),
         () => false,
       );

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcluster } from '../integration/support/test-lab.js';
 import { cisFailures } from './support/kube-bench.js';
-import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods } from './support/e2e-support.js';
+import { bundleDir, bundleEntries, changesIn, kubectlBinary, recapOf, sshTo, until, webAndClientPods, wgetInPod } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kcedock';
@@ -61,20 +61,7 @@ describe('the Docker runtime (Docker Engine + cri-dockerd)', () => {
     await kubectl('apply', '-f', manifest);
     await kubectl('wait', '--for=condition=Ready', 'pod/web', 'pod/client', '--timeout=180s');
     const answer = await until('the Service, by name, from the other worker', 120_000, async () => {
-      // 5 s an attempt: a connection tried before kube-proxy has the Service's rules keeps its
-      // unrouted conntrack entry while the kernel retries the SYN; the next attempt is a new one.
-      const out = await kubectl(
-        'exec',
-        'client',
-        '--',
-        '/bin/busybox',
-        'timeout',
-        '5',
-        '/bin/busybox',
-        'wget',
-        '-qO-',
-        'http://web.default.svc.cluster.local/',
-      );
+      const out = await kubectl('exec', 'client', '--', ...wgetInPod('http://web.default.svc.cluster.local/'));
       return out.includes('hello-from-docker') ? out : undefined;
     });
     // The Service answered through kube-proxy's nftables rules: its table is there, with the Service in it.

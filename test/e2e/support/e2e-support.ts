@@ -115,6 +115,16 @@ export const changesIn = (stdout: string): string =>
     .map((e) => `${String(e['host'])} ${String(e['role'])}/${String(e['task'] ?? e['handler'])}: ${String(e['summary'] ?? '')}`)
     .join('\n');
 
+/**
+ * What `kubectl exec <client pod> --` runs to fetch `url` with busybox wget, giving up after
+ * `seconds`: a connection tried before kube-proxy has a Service's rules keeps its first, unrouted
+ * conntrack entry for as long as the kernel retries the SYN (about two minutes), so each attempt
+ * of a probe must be a new connection.
+ */
+export function wgetInPod(url: string, seconds = 5): string[] {
+  return ['/bin/busybox', 'timeout', String(seconds), '/bin/busybox', 'wget', '-qO-', url];
+}
+
 /** A web pod answering `greeting` on one node, a Service in front, and a client pod on another. */
 export function webAndClientPods(image: string, webNode: string, clientNode: string, greeting: string): string {
   return `
