@@ -5,13 +5,14 @@
 // until none of their pods started before that moment and every one is Ready. kcluster's own
 // addons always; the operator's workloads only those the command was told to roll. The
 // annotation's value is the rotation's start, so a rerun after an interruption rolls nothing
-// twice. See README.md beside this file.
+// twice, and a pod that carries it counts as new whatever its whole-second start time says.
+// See README.md beside this file.
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { adminApi } from '../../src/kubernetes/cluster/admin-api.js';
 import { READY_TIMEOUT_VAR, readyTimeoutMs } from '../../src/kubernetes/cluster/ready-timeout.js';
 import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 import { kubectlAnswerScript, parseKubectlAnswer } from '../../src/kubernetes/facts/kubectl-answer.js';
-import type { CaRotation } from '../../src/kubernetes/pki/ca-rotation.js';
+import { rotationRollMark, type CaRotation } from '../../src/kubernetes/pki/ca-rotation.js';
 import { describeWorkload, unreadyPodsOf, workloadsWithStaleTrust, type PodList, type WorkloadRef } from '../../src/kubernetes/pki/stale-trust-workloads.js';
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
@@ -20,7 +21,6 @@ import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 
-export const RESTARTED_ANNOTATION = 'kcluster.io/ca-rotation';
 const ROLL_TIMEOUT_MS = 600_000;
 
 type Pods = { readonly reachable: true; readonly list: PodList } | { readonly reachable: false; readonly detail: string };
@@ -55,7 +55,8 @@ export function restartStaleTrustTask(
   publishedAt: Date,
   selected: (w: WorkloadRef) => boolean,
 ): Task<{ pods: Fact<Pods> }, RestartPlan> {
-  const staleOf = (list: PodList): WorkloadRef[] => workloadsWithStaleTrust(list, publishedAt).filter((w) => w.kind !== 'Pod' && selected(w));
+  const mark = rotationRollMark(rotation);
+  const staleOf = (list: PodList): WorkloadRef[] => workloadsWithStaleTrust(list, publishedAt, mark).filter((w) => w.kind !== 'Pod' && selected(w));
   const pending = (pods: Pods, rolled: readonly WorkloadRef[]): string | undefined => {
     if (!pods.reachable) return `the API server does not answer (${pods.detail})`;
     const stale = staleOf(pods.list);
@@ -75,7 +76,7 @@ export function restartStaleTrustTask(
     },
     apply: async (change, ctx) => {
       const api = adminApi(inputs);
-      const annotation = { spec: { template: { metadata: { annotations: { [RESTARTED_ANNOTATION]: rotation.startedAt } } } } };
+      const annotation = { spec: { template: { metadata: { annotations: { [mark.annotation]: mark.value } } } } };
       for (const w of change.payload.stale) {
         if (w.kind === 'Pod') continue;
         await api.patch(

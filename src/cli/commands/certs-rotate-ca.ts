@@ -24,6 +24,7 @@ import {
   phasesFor,
   readCaRotation,
   retireCaRotation,
+  rotationRollMark,
   ROTATABLE_CAS,
   writeCaRotation,
   SERVICE_ACCOUNT_KEY,
@@ -81,9 +82,9 @@ function phasesLeft(rotation: Pick<CaRotation, 'cas' | 'phase'>): RotationPhase[
 }
 
 /** The operator's workloads whose pods read the old cluster CA alone, through the API. */
-async function operatorWorkloadsWithOldTrust(inputs: ClusterInputs, publishedAt: Date): Promise<WorkloadRef[]> {
+async function operatorWorkloadsWithOldTrust(inputs: ClusterInputs, rotation: CaRotation, publishedAt: Date): Promise<WorkloadRef[]> {
   const pods = await adminApi(inputs).get<PodList>('/api/v1/pods');
-  return workloadsWithStaleTrust(pods, publishedAt).filter((w) => !isSystemWorkload(w));
+  return workloadsWithStaleTrust(pods, publishedAt, rotationRollMark(rotation)).filter((w) => !isSystemWorkload(w));
 }
 
 /** What outside the cluster holds the old CAs, once they are gone. */
@@ -188,7 +189,7 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
             await writeCaRotation(loaded.stateDir, rotation);
           }
         }
-        const operators = rotation!.cas.includes('ca') ? await operatorWorkloadsWithOldTrust(inputs, publishedAt) : [];
+        const operators = rotation!.cas.includes('ca') ? await operatorWorkloadsWithOldTrust(inputs, rotation!, publishedAt) : [];
         if (operators.length > 0 && !options.restartWorkloads) {
           const list = operators.map(describeWorkload).join(', ');
           if (!options.skipWorkloads)

@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PkiFiles } from './pki-files.js';
+import type { RollMark } from './stale-trust-workloads.js';
 
 /** The CAs kcluster can rotate, by the name the command takes, and their file stems. */
 export const ROTATABLE_CAS = { cluster: 'ca', etcd: 'etcd/ca', 'front-proxy': 'front-proxy-ca' } as const;
@@ -72,6 +73,9 @@ export interface CaRotation {
   /** Service-account key: the old public key verifies tokens until this ISO time, then drop-old may run. */
   readonly dropAfter?: string;
 }
+
+/** The pod template annotation a rotation rolls workloads with: its value is the rotation's alone. */
+export const rotationRollMark = (rotation: Pick<CaRotation, 'startedAt'>): RollMark => ({ annotation: 'kcluster.io/ca-rotation', value: rotation.startedAt });
 
 export const rotationDir = (stateDir: string): string => join(stateDir, 'pki', 'rotation');
 const statePath = (stateDir: string): string => join(rotationDir(stateDir), 'state.json');

@@ -68,13 +68,30 @@ export function unreadyPodsOf(pods: PodList, workloads: readonly WorkloadRef[]):
 
 const key = (w: WorkloadRef): string => `${w.namespace}/${w.kind}/${w.name}`;
 
-/** Workloads with a running pod that reads the cluster CA and started before `publishedAt`, sorted. */
-export function workloadsWithStaleTrust(pods: PodList, publishedAt: Date): WorkloadRef[] {
+/**
+ * A pod template annotation a rotation writes when it rolls a workload, with a value of that
+ * rotation alone: a pod that carries it was made from a template patched after the trust
+ * bundle was published, whatever its start time says.
+ */
+export interface RollMark {
+  readonly annotation: string;
+  readonly value: string;
+}
+
+/**
+ * Workloads with a running pod that reads the cluster CA and may have started before
+ * `publishedAt`, sorted. A pod's start time has whole seconds and the publish time
+ * milliseconds, so a pod started in the publish's own second is taken as stale unless it
+ * carries `rolled` (the identity of the roll that made it): a roll in that second would
+ * otherwise look stale for ever, and rolling it again with the same mark changes nothing.
+ */
+export function workloadsWithStaleTrust(pods: PodList, publishedAt: Date, rolled?: RollMark): WorkloadRef[] {
   const found = new Map<string, WorkloadRef>();
   for (const pod of pods.items ?? []) {
     if (pod.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined) continue;
     if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
     if (!readsRootCa(pod)) continue;
+    if (rolled !== undefined && pod.metadata?.annotations?.[rolled.annotation] === rolled.value) continue;
     const started = Date.parse(pod.status?.startTime ?? '');
     // Not started yet: it will read the bundle published now.
     if (Number.isNaN(started) || started >= publishedAt.getTime()) continue;

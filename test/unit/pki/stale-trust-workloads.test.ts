@@ -50,6 +50,35 @@ describe('workloadsWithStaleTrust', () => {
     ]);
   });
 
+  // Regression (issue 40): on a fast cluster the rotation rolled its addons within the second
+  // the trust bundle was published; their start times (whole seconds) read as before the
+  // publish (milliseconds) for ever, and rerunning patched the same mark: nothing rolled.
+  describe('a pod started in the same second as the publish', () => {
+    const publishedMidSecond = new Date('2026-11-28T06:38:19.011Z');
+    const daemon = (name: string, annotations?: Record<string, string>): Pod =>
+      pod(name, 'kube-system', '2026-11-28T06:38:19Z', {
+        metadata: { ownerReferences: [{ kind: 'DaemonSet', name: 'kube-flannel', controller: true }], ...(annotations ? { annotations } : {}) },
+      });
+    const mark = { annotation: 'kcluster.io/ca-rotation', value: '2026-11-28T06:37:00.000Z' };
+
+    it('is fresh when it carries the mark of the roll that made it', () => {
+      expect(workloadsWithStaleTrust({ items: [daemon('kube-flannel-a', { [mark.annotation]: mark.value })] }, publishedMidSecond, mark)).toEqual([]);
+    });
+
+    it('is stale without the mark, or with the mark of another rotation (it may have started before the publish)', () => {
+      const stale = [{ namespace: 'kube-system', kind: 'DaemonSet', name: 'kube-flannel' }];
+      expect(workloadsWithStaleTrust({ items: [daemon('kube-flannel-a')] }, publishedMidSecond, mark)).toEqual(stale);
+      expect(workloadsWithStaleTrust({ items: [daemon('kube-flannel-a', { [mark.annotation]: 'an earlier rotation' })] }, publishedMidSecond, mark)).toEqual(
+        stale,
+      );
+    });
+
+    it('is fresh once it started in a later second, mark or not', () => {
+      const later: Pod = { ...daemon('kube-flannel-b'), status: { phase: 'Running', startTime: '2026-11-28T06:38:20Z' } };
+      expect(workloadsWithStaleTrust({ items: [later] }, publishedMidSecond, mark)).toEqual([]);
+    });
+  });
+
   it('finds nothing once every pod started after the bundle was published', () => {
     expect(workloadsWithStaleTrust(pods, new Date('2026-11-27T04:00:00Z'))).toEqual([]);
   });

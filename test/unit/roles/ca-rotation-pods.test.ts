@@ -44,6 +44,22 @@ describe('the restart-pods task', () => {
     expect(planWith(() => true, fresh).kind).toBe('none');
   });
 
+  it('changes nothing for pods its own roll made in the second the bundle was published (a fast cluster; issue 40)', () => {
+    const sameSecond = (annotations: Record<string, string> | undefined) => ({
+      items: list.items!.map((p) => ({
+        ...p,
+        metadata: { ...p.metadata, ...(annotations ? { annotations } : {}) },
+        status: { ...p.status, startTime: '2026-11-27T06:10:00Z' },
+      })),
+    });
+    const midSecond = new Date('2026-11-27T06:10:00.011Z');
+    const task = restartStaleTrustTask({} as ClusterInputs, rotation, midSecond, () => true);
+    const plan = (pods: PodList) => task.plan({ pods: { reachable: true, list: pods } } as never, {} as HostContext);
+    expect(plan(sameSecond({ 'kcluster.io/ca-rotation': rotation.startedAt })).kind).toBe('none');
+    // Not rolled by this rotation: it may have read the old bundle, so it is rolled (once).
+    expect(plan(sameSecond(undefined)).kind).toBe('run');
+  });
+
   it('waits while the API server does not answer', () => {
     const task = restartStaleTrustTask({} as ClusterInputs, rotation, published, () => true);
     expect(task.plan({ pods: { reachable: false, detail: 'connection refused' } } as never, {} as HostContext)).toMatchObject({ kind: 'wait' });
