@@ -1,56 +1,37 @@
-// HTTP(S) downloads for the artifact cache: redirects followed, interrupted downloads resumed
-// from where they stopped (Range), the result checked against its expected sha256 before it
-// is renamed into place. A file that does not match is deleted, never used.
+// HTTP(S) downloads for the artifact cache: redirects followed, transient failures tried again
+// (http-retry.ts), an interrupted download resumed from where it stopped (Range), the result
+// checked against its expected sha256 before it is renamed into place. A file that does not
+// match is deleted and the failure is final: another attempt would fetch the same wrong bytes,
+// and retrying until something matches is how a tampered file would get through.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { get as httpGet, type IncomingMessage } from 'node:http';
-import { get as httpsGet } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { dirname } from 'node:path';
 import { ArtifactError } from './artifact.js';
+import { follow } from './http-get.js';
+import { isTransientStatus, TransientHttpError, withRetries, type RetryOptions } from './http-retry.js';
 
-const MAX_REDIRECTS = 5;
-const IDLE_TIMEOUT_MS = 30_000;
-
-function request(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const get = url.startsWith('https:') ? httpsGet : url.startsWith('http:') ? httpGet : undefined;
-    if (!get) {
-      reject(new ArtifactError(`${url}: only http:// and https:// URLs can be downloaded`));
-      return;
-    }
-    const req = get(url, { headers, ...(signal ? { signal } : {}) }, resolve);
-    req.setTimeout(IDLE_TIMEOUT_MS, () => req.destroy(new Error(`no data for ${IDLE_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (error) => reject(new ArtifactError(`${url}: ${error.message}`)));
-  });
-}
-
-/** GET with redirects; the final response (any status) and its URL. */
-async function follow(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<{ response: IncomingMessage; url: string }> {
-  let current = url;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const response = await request(current, headers, signal);
-    const location = response.headers.location;
-    if (response.statusCode !== undefined && response.statusCode >= 300 && response.statusCode < 400 && location) {
-      response.resume();
-      current = new URL(location, current).toString();
-      continue;
-    }
-    return { response, url: current };
-  }
-  throw new ArtifactError(`${url}: more than ${MAX_REDIRECTS} redirects`);
-}
-
-/** A small text file (a checksum file). */
-export async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
+async function fetchTextOnce(url: string, signal?: AbortSignal): Promise<string> {
   const { response } = await follow(url, {}, signal);
-  if (response.statusCode !== 200) {
+  const status = response.statusCode ?? 0;
+  if (status !== 200) {
     response.resume();
+    if (isTransientStatus(status)) throw new TransientHttpError(`HTTP ${status}`);
     throw new ArtifactError(`${url}: HTTP ${response.statusCode ?? '?'}`);
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw new TransientHttpError(`the connection dropped mid-answer (${(error as Error).message})`);
+  }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A small text file (a checksum file). */
+export function fetchText(url: string, options: RetryOptions = {}): Promise<string> {
+  return withRetries(`GET ${url}`, () => fetchTextOnce(url, options.signal), options);
 }
 
 async function sizeOf(path: string): Promise<number> {
@@ -71,6 +52,69 @@ function hashOf(path: string): Promise<string> {
   });
 }
 
+/**
+ * The body into `part`. When the connection drops, what arrived is flushed and the file closed
+ * before this rejects, so that the next attempt measures the part right and resumes after it.
+ * A failure to write is an ArtifactError (final); a dropped connection, the stream's own error.
+ */
+function saveBody(response: IncomingMessage, part: string, append: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
+    let failure: Error | undefined;
+    const dropped = (error: Error): void => {
+      if (failure) return;
+      failure = error;
+      response.unpipe(out);
+      out.end();
+    };
+    response.on('error', dropped);
+    response.on('aborted', () => dropped(new Error('the server closed the connection')));
+    out.on('error', (error) => {
+      failure = new ArtifactError(`cannot write ${part}: ${error.message}`);
+      response.destroy();
+    });
+    out.on('close', () => (failure ? reject(failure) : resolve()));
+    response.pipe(out);
+  });
+}
+
+const startOfRange = (response: IncomingMessage): number | undefined => {
+  const match = /^bytes (\d+)-/.exec(response.headers['content-range'] ?? '');
+  return match ? Number(match[1]) : undefined;
+};
+
+/** One attempt at the rest of the file; the offset it resumed from (0 when from the start). */
+async function fetchPart(url: string, part: string, what: string, signal?: AbortSignal): Promise<number> {
+  const have = await sizeOf(part);
+  const { response } = await follow(url, have > 0 ? { range: `bytes=${have}-` } : {}, signal);
+  const status = response.statusCode ?? 0;
+  if (status === 416 && have > 0) {
+    // Already complete (or longer than the file): the checksum tells.
+    response.resume();
+    return 0;
+  }
+  if (status !== 200 && status !== 206) {
+    response.resume();
+    if (isTransientStatus(status)) throw new TransientHttpError(`HTTP ${status}`);
+    throw new ArtifactError(
+      `${what}: download failed: ${url} answered HTTP ${status}${status === 404 ? ' (not found: check the version, or the mirror in cluster.artifacts.mirrors)' : ''}`,
+    );
+  }
+  if (status === 206 && startOfRange(response) !== have) {
+    response.resume();
+    await rm(part, { force: true });
+    throw new TransientHttpError(`the server resumed elsewhere than at byte ${have}: the part was discarded, to start over`);
+  }
+  // A 200 answer to a Range request is the whole file again: the part is overwritten, not appended to.
+  try {
+    await saveBody(response, part, status === 206);
+  } catch (error) {
+    if (error instanceof ArtifactError) throw error;
+    throw new TransientHttpError(`the connection dropped after ${await sizeOf(part)} bytes (${(error as Error).message})`);
+  }
+  return status === 206 ? have : 0;
+}
+
 export interface DownloadResult {
   readonly resumedFrom: number;
   readonly bytes: number;
@@ -78,40 +122,12 @@ export interface DownloadResult {
 
 /**
  * Download `url` to `dest`, verified against `sha256`. Bytes land in `dest + ".part"` first;
- * a later call continues that file when the server honours Range.
+ * another attempt, or a later call, continues that file when the server honours Range.
  */
-export async function downloadVerified(url: string, dest: string, sha256: string, what: string, signal?: AbortSignal): Promise<DownloadResult> {
+export async function downloadVerified(url: string, dest: string, sha256: string, what: string, options: RetryOptions = {}): Promise<DownloadResult> {
   const part = `${dest}.part`;
   await mkdir(dirname(dest), { recursive: true });
-  const have = await sizeOf(part);
-  const { response } = await follow(url, have > 0 ? { range: `bytes=${have}-` } : {}, signal);
-  const status = response.statusCode ?? 0;
-  if (status === 416 && have > 0) {
-    // Already complete (or longer than the file): check what we have.
-    response.resume();
-  } else if (status === 200 || status === 206) {
-    const append = status === 206 && have > 0;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
-        response.pipe(out);
-        response.on('error', reject);
-        response.on('aborted', () => reject(new Error('the server closed the connection')));
-        out.on('error', reject);
-        out.on('finish', resolve);
-      });
-    } catch (error) {
-      const got = await sizeOf(part);
-      throw new ArtifactError(
-        `${what}: download of ${url} was interrupted after ${got} bytes (${(error as Error).message}); the part is kept: run again to resume`,
-      );
-    }
-  } else {
-    response.resume();
-    throw new ArtifactError(
-      `${what}: download failed: ${url} answered HTTP ${status}${status === 404 ? ' (not found: check the version, or the mirror in cluster.artifacts.mirrors)' : ''}`,
-    );
-  }
+  const resumedFrom = await withRetries(`${what}: GET ${url}`, () => fetchPart(url, part, what, options.signal), options);
   const actual = await hashOf(part);
   if (actual !== sha256) {
     await rm(part, { force: true });
@@ -121,5 +137,5 @@ export async function downloadVerified(url: string, dest: string, sha256: string
   }
   const bytes = await sizeOf(part);
   await rename(part, dest);
-  return { resumedFrom: status === 206 ? have : 0, bytes };
+  return { resumedFrom, bytes };
 }

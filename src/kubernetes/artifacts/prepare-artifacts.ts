@@ -9,6 +9,7 @@ import { apiproxySourceDir, buildApiproxy, checkGoForApiproxy } from './apiproxy
 import { findEntry } from './bundle-lock.js';
 import { upstreamImageReference } from './component-versions.js';
 import { checkEntry, openBundle } from './bundle-source.js';
+import type { RetryPolicy } from './http-retry.js';
 import { readImageArchive } from './image-archive.js';
 import { ReleaseFetcher } from './release-fetcher.js';
 import { requiredArtifacts } from './required-artifacts.js';
@@ -20,6 +21,8 @@ export interface PrepareOptions {
   readonly log?: (line: string) => void;
   /** Downloads at once (default 4). */
   readonly downloadConcurrency?: number;
+  /** Attempts and pauses when a download's connection fails (default: 4 attempts, 0.5 s doubling). */
+  readonly retry?: RetryPolicy;
   /**
    * Only what the controller decides without downloading or hashing (validate, and apply before
    * anything else): the bundle is there and lists every piece, a release image has a source.
@@ -95,7 +98,7 @@ async function fromRelease(
   options: PrepareOptions,
 ): Promise<PreparedArtifact[]> {
   const { mirrors, imageRepository, cacheDir } = inventory.cluster.artifacts;
-  const fetcher = new ReleaseFetcher(mirrors, cacheDir, verified, { signal: options.signal, log: options.log });
+  const fetcher = new ReleaseFetcher(mirrors, cacheDir, verified, { signal: options.signal, log: options.log, retry: options.retry });
   const results = await inParallel(needs, options.downloadConcurrency ?? 4, async (need): Promise<PreparedArtifact> => {
     if (need.type === 'image') {
       // As its project publishes it, or from the mirror imageRepository names (upstream paths and tags).

@@ -1,13 +1,14 @@
 // Fetching a binary from its official release location (through cluster.artifacts.mirrors):
-// the published checksum file read once per URL, the download verified against it (resumed
-// when cut), an archive member extracted once. Used by `source: release` at apply time and by
-// `kcluster bundle build --from-releases`.
+// the published checksum file read once per URL, the download verified against it (retried
+// and resumed when cut, each retry said through `log`), an archive member extracted once.
+// Used by `source: release` at apply time and by `kcluster bundle build --from-releases`.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ArtifactError, artifactLabel, type ArtifactId } from './artifact.js';
 import { downloadVerified, fetchText } from './http-download.js';
+import type { RetryOptions, RetryPolicy } from './http-retry.js';
 import { extract } from './local-tar.js';
 import { checksumFor, releaseLocation, WITHOUT_PUBLISHED_CHECKSUMS, type ReleaseLocation } from './release-catalog.js';
 import type { VerifiedFiles } from './verified-files.js';
@@ -26,8 +27,17 @@ export class ReleaseFetcher {
     private readonly mirrors: Readonly<Record<string, string>>,
     private readonly cacheDir: string,
     private readonly verified: VerifiedFiles,
-    private readonly options: { readonly signal?: AbortSignal | undefined; readonly log?: ((line: string) => void) | undefined } = {},
+    private readonly options: {
+      readonly signal?: AbortSignal | undefined;
+      readonly log?: ((line: string) => void) | undefined;
+      /** Attempts and pauses for transient failures (tests make them short). */
+      readonly retry?: RetryPolicy | undefined;
+    } = {},
   ) {}
+
+  private get retrying(): RetryOptions {
+    return { signal: this.options.signal, retry: this.options.retry, onRetry: this.options.log };
+  }
 
   /** Whether releases publish this component with checksums kcluster can verify. */
   static publishes(id: Pick<ArtifactId, 'component' | 'name' | 'version' | 'arch' | 'type'>): boolean {
@@ -49,7 +59,7 @@ export class ReleaseFetcher {
     }
     let checksums = this.checksumFiles.get(location.checksumUrl);
     if (!checksums) {
-      checksums = fetchText(location.checksumUrl, this.options.signal).catch((error: unknown) => {
+      checksums = fetchText(location.checksumUrl, this.retrying).catch((error: unknown) => {
         throw new ArtifactError(`${what}: cannot read the published checksum file ${location.checksumUrl}: ${(error as Error).message}`);
       });
       this.checksumFiles.set(location.checksumUrl, checksums);
@@ -79,7 +89,7 @@ export class ReleaseFetcher {
       pending = (async () => {
         if (existsSync(dest) && (await this.verified.sha256(dest)).sha256 === sha256) return dest;
         const started = Date.now();
-        const result = await downloadVerified(url, dest, sha256, what, this.options.signal);
+        const result = await downloadVerified(url, dest, sha256, what, this.retrying);
         this.options.log?.(
           `downloaded ${url} (${(result.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s${result.resumedFrom > 0 ? `, resumed at ${result.resumedFrom} bytes` : ''})`,
         );

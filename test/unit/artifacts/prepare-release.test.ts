@@ -78,7 +78,7 @@ describe('release source (loopback release server with stand-in files)', () => {
     expect(downloadsAgain).toEqual([]);
   });
 
-  it('resumes an interrupted download where it stopped', async () => {
+  it('resumes an interrupted download where it stopped, in the same run, and says so', async () => {
     const cache = join(dir, 'cache-resume');
     const inv = inventory('', cache);
     const kubelet = releaseLocation(
@@ -87,9 +87,13 @@ describe('release source (loopback release server with stand-in files)', () => {
     )!;
     const path = new URL(kubelet.url).pathname;
     server.cutOnce.set(path, 5_000);
-    await expect(prepareArtifacts(inv)).rejects.toThrow(/kubelet/);
-    await prepareArtifacts(inv);
+    const lines: string[] = [];
+    await prepareArtifacts(inv, { retry: { attempts: 4, firstDelayMs: 1 }, log: (line) => lines.push(line) });
     expect(server.ranges).toContain(`${path} bytes=5000-`);
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`kubelet .*: GET ${kubelet.url}: the connection dropped after 5000 bytes .*; attempt 2 of 4 in `)),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^downloaded ${kubelet.url} .*, resumed at 5000 bytes\\)$`)));
   });
 
   it('refuses a corrupted file and a missing one, naming each with its expected checksum or URL, and keeps nothing corrupt', async () => {
