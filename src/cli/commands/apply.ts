@@ -1,7 +1,8 @@
 // `kcluster apply -i FILE`: bring the inventory's machines to a working Kubernetes cluster, or
 // keep one as it should be. Before any host is touched: the inventory is checked, a running
 // cluster is asked whether the inventory asks for something apply refuses (another version),
-// and which control planes are etcd members already (new ones join one at a time), every artifact is fetched and verified on the controller, the cluster PKI is created or reused
+// and which control planes are etcd members already (etcd's own member list, read on a control
+// plane; new ones join one at a time), every artifact is fetched and verified on the controller, the cluster PKI is created or reused
 // (with a warning for each certificate near its end that it does not renew: the CAs).
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
@@ -9,7 +10,9 @@ import { addPlaybookOptions } from '../playbook-options.js';
 import { addPlanOptions } from '../plan/plan-options.js';
 import { runPlaybookCommand, splitList, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
+import { etcdMembersToPlan } from '../etcd-members-to-plan.js';
 import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-plane.js';
+import { topologyOrInputError } from '../../kubernetes/cluster/installed-cluster.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { clusterPlaybook } from '../../../playbooks/cluster.js';
 
@@ -33,14 +36,19 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
       cli,
       async (inventory) => {
         const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true });
-        const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
+        // etcd's own member list is read while the artifacts are verified: it decides which
+        // control planes join, where the API's view may lag a remove-node by minutes.
+        const [inputs, etcdMembers] = await Promise.all([
+          clusterInputsFor(inventory, preparationIo(cli), ignore),
+          running === undefined ? undefined : etcdMembersToPlan(cli, inventory, topologyOrInputError(inventory).controlPlanes, running),
+        ]);
         const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) =>
           cli.stderr.write(`kcluster: ${line}\n`),
         );
         return {
           playbook: clusterPlaybook(
             inputs,
-            running === undefined ? { running: false, operator } : { running: true, etcdMembers: running.etcdMembers, operator },
+            running === undefined || etcdMembers === undefined ? { running: false, operator } : { running: true, etcdMembers, operator },
           ),
         };
       },

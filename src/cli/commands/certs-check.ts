@@ -4,9 +4,9 @@
 // stderr about what expires within --warn-days; an unreachable host is named with the reason
 // (exit 5) without hiding what the others returned.
 import type { CliContext } from '../context.js';
+import { controllerConnector } from '../controller-connector.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { promptHidden } from '../prompt-hidden.js';
 import {
   certificateTable,
   compareWithState,
@@ -23,8 +23,6 @@ import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { leafRequests } from '../../kubernetes/pki/cluster-pki.js';
 import { UnreachableError } from '../../orchestrator/ssh/connection.js';
-import { createSshConnector } from '../../orchestrator/ssh/connector.js';
-import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
 
 export interface CertsCheckOptions {
@@ -66,12 +64,7 @@ export async function certsCheck(cli: CliContext, options: CertsCheckOptions): P
   if (!inventory) return;
   const now = Date.now();
   const state = await readStateCertificates(inventory.stateDir, now);
-  const connector = createSshConnector({
-    inventory,
-    env: cli.env,
-    hostKeys: hostKeyPolicyFor(inventory, cli.env),
-    ...(cli.interactive ? { promptPassphrase: (keyFile: string) => promptHidden(`passphrase for ${keyFile}: `) } : {}),
-  });
+  const connector = controllerConnector(cli, inventory);
   let outcomes: HostOutcome[];
   try {
     outcomes = await Promise.all(

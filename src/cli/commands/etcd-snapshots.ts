@@ -7,9 +7,9 @@
 // first and its sha256 compared with the host's (the copy `save` makes).
 import { resolve, join } from 'node:path';
 import type { CliContext } from '../context.js';
+import { controllerConnector } from '../controller-connector.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { promptHidden } from '../prompt-hidden.js';
 import {
   fetchHostSnapshot,
   listHostSnapshots,
@@ -21,8 +21,6 @@ import {
 import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 import { UnreachableError, type Connection } from '../../orchestrator/ssh/connection.js';
-import { createSshConnector } from '../../orchestrator/ssh/connector.js';
-import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
 
 export interface SnapshotListOptions {
@@ -55,15 +53,6 @@ function controlPlanesOf(cli: CliContext, inventory: Inventory): HostSettings[] 
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
-}
-
-function connectorFor(cli: CliContext, inventory: Inventory) {
-  return createSshConnector({
-    inventory,
-    env: cli.env,
-    hostKeys: hostKeyPolicyFor(inventory, cli.env),
-    ...(cli.interactive ? { promptPassphrase: (keyFile: string) => promptHidden(`passphrase for ${keyFile}: `) } : {}),
-  });
 }
 
 function unreachableReason(host: string, error: unknown): string {
@@ -114,7 +103,7 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
   if (!inventory) return;
   const controlPlanes = controlPlanesOf(cli, inventory);
   if (!controlPlanes) return;
-  const connector = connectorFor(cli, inventory);
+  const connector = controllerConnector(cli, inventory);
   let listings: HostListing[];
   try {
     listings = await Promise.all(
@@ -195,7 +184,7 @@ export async function fetchSnapshotToController(
     return undefined;
   }
   const local = file !== undefined ? resolve(cli.cwd, file) : join(inventory.stateDir, 'backups', name);
-  const connector = connectorFor(cli, inventory);
+  const connector = controllerConnector(cli, inventory);
   try {
     let connection: Connection;
     try {
