@@ -30,6 +30,12 @@ export type RunEvent = Stamped &
         readonly durationMs: number;
       }
     | { readonly type: 'task-start'; readonly play: string; readonly host: string; readonly role: string; readonly task: string }
+    /**
+     * A running task says what it still waits for (ApplyContext.progress), every 20 s of a long
+     * wait. `task` is the task's name, or `handler NAME` / `undo NAME` / a role's run before its
+     * first change, whichever is running.
+     */
+    | { readonly type: 'task-progress'; readonly play: string; readonly host: string; readonly role: string; readonly task: string; readonly message: string }
     | {
         readonly type: 'task-result';
         readonly play: string;

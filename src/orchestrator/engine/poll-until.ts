@@ -3,7 +3,9 @@
 // interrupted. A probe that ran past its own time limit (a slow or overloaded host, an API
 // server still starting) is "not yet", not a failure: only the wait's own deadline ends it.
 // Any other error of a probe (the host unreachable, a parse error) ends the wait at once.
+// With `progress`, the wait says every 20 s what it still awaits (see wait-progress.ts).
 import { CommandStoppedError } from '../ssh/command-stopped-error.js';
+import { waitProgressReporter, type WaitProgress } from './wait-progress.js';
 
 export interface PollOptions<T> {
   readonly timeoutMs: number;
@@ -11,6 +13,8 @@ export interface PollOptions<T> {
   readonly signal: AbortSignal;
   readonly probe: () => Promise<T>;
   readonly done: (value: T) => boolean;
+  /** Said while waiting: what is still awaited, every 20 s (never once done). */
+  readonly progress?: WaitProgress<T>;
   /** Injectable for tests (default: real time). */
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -24,7 +28,9 @@ const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTim
 export async function pollUntil<T>(options: PollOptions<T>): Promise<PollOutcome<T>> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
-  const deadline = now() + options.timeoutMs;
+  const startedAt = now();
+  const deadline = startedAt + options.timeoutMs;
+  const tell = options.progress === undefined ? undefined : waitProgressReporter(options.progress, startedAt, options.timeoutMs);
   let last: T | undefined;
   let slowProbes = 0;
   for (;;) {
@@ -37,6 +43,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<PollOutcome
       slowProbes += 1;
     }
     if (now() >= deadline) return { reached: false, ...(last !== undefined ? { last } : {}), slowProbes, interrupted: false };
+    tell?.(now(), last, slowProbes);
     await sleep(Math.min(options.intervalMs, Math.max(0, deadline - now())));
   }
 }

@@ -69,6 +69,20 @@ function checkStop(run: HostRunContext, next: string): void {
   if (reason) throw new HostStopped('stopped', `${run.host.name}: stopped before ${next}: ${reason}`);
 }
 
+/** A role's apply context before it is given to one task, handler, undo or hook (see applyContextOf). */
+type RoleApplyContext = Omit<ApplyContext, 'progress'>;
+
+/**
+ * The apply context of what runs now (`doing`: a task's name, `handler NAME`, `undo NAME`):
+ * its progress lines name it, since a role's tasks may run at once (Role.concurrentTasks).
+ */
+function applyContextOf(run: HostRunContext, role: Role, base: RoleApplyContext, doing: string): ApplyContext {
+  return {
+    ...base,
+    progress: (message) => run.emit({ type: 'task-progress', play: run.play.name, host: run.host.name, role: role.name, task: doing, message }),
+  };
+}
+
 /** What a plan file fingerprints of a fact's value: without its volatile fields (see Fact.volatile). */
 function stableValue(fact: Fact<unknown>, value: unknown): unknown {
   if (fact.volatile === undefined || typeof value !== 'object' || value === null) return value;
@@ -81,7 +95,7 @@ async function planApplyVerify(
   role: Role,
   task: AnyTask,
   ctx: HostContext,
-  applyCtx: ApplyContext,
+  applyCtx: RoleApplyContext,
 ): Promise<Outcome> {
   const factMap = task.facts(ctx) as FactMap;
   const facts = Object.values(factMap);
@@ -102,14 +116,15 @@ async function planApplyVerify(
   if (!waits && role.beforeFirstChange !== undefined) await beforeFirstChange(run, role, role.beforeFirstChange, applyCtx);
   if (run.check) return waits ? { status: 'ok', reason: `would ${change.summary}` } : outcome;
   const started = Date.now();
+  const taskCtx = applyContextOf(run, role, applyCtx, task.name);
   try {
-    await task.apply(change, applyCtx);
+    await task.apply(change, taskCtx);
   } finally {
     // Even a failed apply may have changed the host: never plan on what it read before.
     run.facts.invalidate([...facts.map((f) => f.key), ...(task.invalidates ?? [])]);
   }
   if (typeof task.verify === 'function') {
-    await task.verify(applyCtx);
+    await task.verify(taskCtx);
   } else if (task.verify !== false) {
     const after = task.plan(factValues(await gatherFacts(gatherCtx, role.name, facts), factMap), ctx);
     if (isPending(after)) throw new Error(`did not converge: ${after.summary} (still planned after apply)`);
@@ -139,7 +154,7 @@ function taskStarted(run: HostRunContext, role: Role, task: string): (result: Ta
  * it, reported as a task of its own; every other host awaits the same promise, so a failed one
  * stops them before their change too.
  */
-async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFirstChange, applyCtx: ApplyContext): Promise<void> {
+async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFirstChange, applyCtx: RoleApplyContext): Promise<void> {
   const key = `before-first-change:${hook.once}`;
   const running = run.shared.get(key) as Promise<void> | undefined;
   if (running !== undefined) {
@@ -155,7 +170,7 @@ async function beforeFirstChange(run: HostRunContext, role: Role, hook: BeforeFi
     done({ status: 'changed', summary: hook.name });
     return;
   }
-  const said = hook.run(applyCtx);
+  const said = hook.run(applyContextOf(run, role, applyCtx, hook.name));
   const settled = said.then(() => undefined);
   settled.catch(() => undefined); // awaited by the other hosts, if any: not an unhandled rejection
   run.shared.set(key, settled);
@@ -176,7 +191,7 @@ async function runTask(
   role: Role,
   task: AnyTask,
   ctx: HostContext,
-  applyCtx: ApplyContext,
+  applyCtx: RoleApplyContext,
   notified: Set<string>,
 ): Promise<void> {
   const done = taskStarted(run, role, task.name);
@@ -197,10 +212,16 @@ async function runTask(
 }
 
 /** A failed role's undo (see Undo): the host's error, with what the undo did or why it failed too. */
-async function undoRole(run: HostRunContext, role: Role, undo: NonNullable<Role['undo']>, applyCtx: ApplyContext, failure: HostStopped): Promise<HostStopped> {
+async function undoRole(
+  run: HostRunContext,
+  role: Role,
+  undo: NonNullable<Role['undo']>,
+  applyCtx: RoleApplyContext,
+  failure: HostStopped,
+): Promise<HostStopped> {
   const base = { play: run.play.name, host: run.host.name, role: role.name, undo: undo.name };
   try {
-    const said = await undo.run(applyCtx, failure.message);
+    const said = await undo.run(applyContextOf(run, role, applyCtx, `undo ${undo.name}`), failure.message);
     run.emit({ type: 'undo-result', ...base, status: 'changed', summary: said || 'nothing to undo' });
     return said === '' ? failure : new HostStopped('failed', `${failure.message} ${said}`);
   } catch (error) {
@@ -211,7 +232,7 @@ async function undoRole(run: HostRunContext, role: Role, undo: NonNullable<Role[
 }
 
 /** Notified handlers, once each, in the order the role defines them. */
-async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyContext, notified: ReadonlySet<string>): Promise<void> {
+async function runHandlers(run: HostRunContext, role: Role, applyCtx: RoleApplyContext, notified: ReadonlySet<string>): Promise<void> {
   for (const handler of role.handlers ?? []) {
     if (!notified.has(handler.name)) continue;
     const base = { play: run.play.name, host: run.host.name, role: role.name, handler: handler.name, check: run.check };
@@ -221,7 +242,7 @@ async function runHandlers(run: HostRunContext, role: Role, applyCtx: ApplyConte
     }
     try {
       try {
-        await handler.run(applyCtx);
+        await handler.run(applyContextOf(run, role, applyCtx, `handler ${handler.name}`));
       } finally {
         run.facts.invalidate(handler.invalidates ?? ['*']);
       }
@@ -284,7 +305,7 @@ export async function runRolesOnHost(run: HostRunContext): Promise<void> {
       shared: run.shared,
       factOf: <T>(host: string, fact: Fact<T>) => run.factOf(host, fact.key) as T | undefined,
     };
-    const applyCtx: ApplyContext = {
+    const applyCtx: RoleApplyContext = {
       ...ctx,
       connection: run.connection,
       signal: run.signal,

@@ -36,6 +36,12 @@ export interface ApplyContext extends HostContext {
    */
   readonly transfers: Semaphore;
   log(message: string): void;
+  /**
+   * Tell the operator what the running task still waits for (a `task-progress` event: a line
+   * in every output, an event in -o json, and the debug log). pollUntil's `progress` calls it
+   * every 20 s, so that a wait of minutes is never silent.
+   */
+  progress(message: string): void;
   /** Publish a value for later tasks of this run (visible in HostContext.shared). */
   publish(key: string, value: unknown): void;
 }

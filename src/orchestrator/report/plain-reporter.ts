@@ -1,4 +1,5 @@
-// Plain lines (no TTY, or CI): one line per task result, each starting with the host name;
+// Plain lines (no TTY, or CI): one line per task result, each starting with the host name, and
+// one every 20 s of a long wait (what it still awaits: a CI log never goes quiet for minutes);
 // diffs indented below; failures with the debug log path; the recap at the end.
 import type { Writable } from 'node:stream';
 import type { RunEvent, TaskStatus } from '../engine/events.js';
@@ -23,6 +24,8 @@ export function plainLine(event: RunEvent, debugLogPath: string, paint: Paint = 
       return paint(`kcluster: ${event.playbook} on ${event.hosts.length} host(s)${event.check ? ' (check mode: nothing will be changed)' : ''}`, 'bold');
     case 'play-start':
       return paint(`PLAY ${event.play} [${event.hosts.join(', ')}]`, 'bold');
+    case 'task-progress':
+      return `${event.host} | ${event.role} | ${event.task} | ${paint(event.message, 'dim')}`;
     case 'task-result': {
       const status = paint(event.check && event.status === 'changed' ? 'would change' : event.status, statusStyle[event.status]);
       const detail = event.error ?? event.summary ?? event.reason ?? '';

@@ -56,6 +56,10 @@ export class TreeReporter {
       case 'task-start':
         this.show(event.host, `${event.role} › ${event.task}`);
         break;
+      case 'task-progress':
+        // The running task's line, with what it still waits for (a long wait says it every 20 s).
+        this.show(event.host, `${event.role} › ${event.task}: ${event.message}`);
+        break;
       case 'task-result': {
         const view = this.views.get(event.host);
         if (view) view.counts[event.status] += 1;

@@ -1,5 +1,6 @@
 // The waits' polling loop on a simulated clock: a probe stopped at its time limit is "not yet";
 // the wait's own deadline, an interruption or another error ends it.
+// With a progress, it says every 20 s (here 15 s) what it still awaits, and never once done.
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../../../src/orchestrator/engine/poll-until.js';
 import { CommandStoppedError } from '../../../src/orchestrator/ssh/command-stopped-error.js';
@@ -76,5 +77,53 @@ describe('pollUntil', () => {
       done: () => false,
     });
     expect(outcome).toMatchObject({ reached: false, interrupted: true, last: 0 });
+  });
+});
+
+describe('pollUntil progress', () => {
+  it('says every 20 s how long it has waited and what is still awaited, and nothing once done', async () => {
+    const c = clock();
+    const lines: string[] = [];
+    let n = 0;
+    const outcome = await pollUntil({
+      timeoutMs: 600_000,
+      intervalMs: 3000,
+      signal,
+      now: c.now,
+      sleep: c.sleep,
+      // 3 s a probe and 3 s between probes: done at the 12th answer, 69 s in, when a third line was due.
+      probe: async () => {
+        c.advance(3000);
+        n += 1;
+        return n;
+      },
+      done: (v) => v === 12,
+      progress: { describe: (last) => `answer ${last} is not 12`, report: (line) => lines.push(line) },
+    });
+    expect(outcome).toEqual({ reached: true, value: 12 });
+    expect(lines).toEqual(['still waiting after 21 s (of 600 s): answer 4 is not 12', 'still waiting after 45 s (of 600 s): answer 8 is not 12']);
+  });
+
+  it('names what is awaited before any answer, and the probes that ran past their limit', async () => {
+    const c = clock();
+    const lines: string[] = [];
+    const outcome = await pollUntil<number>({
+      timeoutMs: 60_000,
+      intervalMs: 2000,
+      signal,
+      now: c.now,
+      sleep: c.sleep,
+      probe: async () => {
+        c.advance(10_000);
+        throw timedOut();
+      },
+      done: () => true,
+      progress: { everyMs: 15_000, describe: (last) => (last === undefined ? 'no answer yet' : `${last}`), report: (line) => lines.push(line) },
+    });
+    expect(outcome).toMatchObject({ reached: false, interrupted: false, slowProbes: 6 });
+    expect(lines).toEqual([
+      'still waiting after 22 s (of 60 s): no answer yet (2 probe(s) ran past their time limit)',
+      'still waiting after 46 s (of 60 s): no answer yet (4 probe(s) ran past their time limit)',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 // What people and machines read, for a scripted event sequence: plain lines prefixed by the
-// host, NDJSON, the recap, the debug log, and the tree view ending cleanly.
+// host, NDJSON, the recap, the debug log, the tree view ending cleanly, and a long wait's progress.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,5 +173,65 @@ describe('reporters (scripted events)', () => {
     expect(out).toContain('n2: demo / t: boom (debug log: ');
     expect(out).toContain('UNREACHABLE n3: unreachable: connection refused');
     expect(out.indexOf('RECAP demo')).toBeGreaterThan(out.indexOf('PLAY demo'));
+  });
+});
+
+describe('a long wait says what it still awaits (scripted task-progress events)', () => {
+  const waiting: RunEvent[] = [
+    { type: 'run-start', playbook: 'demo', hosts: ['n1'], check: false, time: 1 },
+    { type: 'play-start', play: 'demo', hosts: ['n1'], time: 2 },
+    { type: 'host-start', play: 'demo', host: 'n1', time: 3 },
+    { type: 'task-start', play: 'demo', host: 'n1', role: 'addons-running', task: 'CoreDNS running', time: 4 },
+    {
+      type: 'task-progress',
+      play: 'demo',
+      host: 'n1',
+      role: 'addons-running',
+      task: 'CoreDNS running',
+      message: 'still waiting after 20 s (of 600 s): coredns 0/2 ready',
+      time: 20_004,
+    },
+  ];
+
+  async function shown(mode: 'plain' | 'json'): Promise<string> {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    const logPath = join(mkdtempSync(join(tmpdir(), 'kc-report-')), 'logs', 'run.log');
+    const reporter = await createReporter({ mode, out, err: new PassThrough(), color: false, debugLogPath: logPath });
+    for (const e of waiting) reporter.emit(e);
+    await reporter.close();
+    expect(readFileSync(logPath, 'utf8')).toContain(' event {"type":"task-progress"');
+    return text;
+  }
+
+  it('plain: a line starting with the host, naming the role and the task', async () => {
+    expect((await shown('plain')).split('\n')).toContain('n1 | addons-running | CoreDNS running | still waiting after 20 s (of 600 s): coredns 0/2 ready');
+  });
+
+  it('tree: the line of the running task, with what it still awaits', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    const reporter = await createReporter({
+      mode: 'tree',
+      out,
+      err: new PassThrough(),
+      color: false,
+      debugLogPath: join(mkdtempSync(join(tmpdir(), 'kc-report-')), 'run.log'),
+    });
+    for (const e of waiting.slice(0, -1)) reporter.emit(e);
+    // listr2 draws the host a moment later: the progress is shown on a drawn line, as in a run.
+    for (let i = 0; i < 100 && !text.includes('addons-running › CoreDNS running'); i++) await new Promise((r) => setTimeout(r, 10));
+    reporter.emit(waiting.at(-1)!);
+    reporter.emit({ type: 'host-end', play: 'demo', host: 'n1', ok: 1, changed: 0, skipped: 0, failed: 0, unreachable: false, time: 20_005 });
+    reporter.emit({ type: 'play-end', play: 'demo', time: 20_006 });
+    await reporter.close();
+    expect(text).toContain('addons-running › CoreDNS running: still waiting after 20 s (of 600 s): coredns 0/2 ready');
+  });
+
+  it('json: the event as it is, on its own line', async () => {
+    const lines = (await shown('json')).trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1)!)).toEqual(waiting.at(-1));
   });
 });

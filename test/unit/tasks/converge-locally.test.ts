@@ -37,6 +37,7 @@ describe('templateFile converges (fake connection)', () => {
       connection,
       signal: new AbortController().signal,
       log: () => undefined,
+      progress: () => undefined,
       publish: () => undefined,
       transfers: new Semaphore(1),
     };
