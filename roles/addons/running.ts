@@ -68,6 +68,11 @@ export function workloadsRunning(name: string, workloads: readonly Workload[]): 
         signal: ctx.signal,
         probe: async () => (await readFacts(ctx.connection, [fact] as const, { label: 'read the addons', timeoutMs: 30_000 }))[0],
         done: (w) => w.reachable && notReady(w.states).length === 0,
+        progress: {
+          describe: (w) =>
+            w === undefined ? 'no answer from the API server' : w.reachable ? describe(notReady(w.states)) : `the API server does not answer (${w.detail})`,
+          report: (line) => ctx.progress(line),
+        },
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error('interrupted while waiting for the addons to run');

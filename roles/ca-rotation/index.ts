@@ -87,16 +87,19 @@ export function restartStaleTrustTask(
         ctx.log(`rolling ${describeWorkload(w)}`);
       }
       const timeoutMs = readyTimeoutMs(ctx.vars, ROLL_TIMEOUT_MS, ctx.host.name);
+      const awaited = (last: Pods | undefined): string =>
+        last === undefined ? 'no answer from the API server' : (pending(last, change.payload.stale) ?? 'unknown');
       const outcome = await pollUntil<Pods>({
         timeoutMs,
         intervalMs: 3000,
         signal: ctx.signal,
         probe: async () => (await readFacts(ctx.connection, [allPods] as const, { label: 'read the pods', timeoutMs: 30_000 }))[0],
         done: (pods) => pending(pods, change.payload.stale) === undefined,
+        progress: { describe: awaited, report: (line) => ctx.progress(line) },
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error('interrupted while waiting for the rolled workloads');
-      const why = outcome.last === undefined ? 'no answer from the API server' : (pending(outcome.last, change.payload.stale) ?? 'unknown');
+      const why = awaited(outcome.last);
       throw new Error(
         `the rolled workloads are not all new and Ready after ${timeoutMs / 1000} s (var ${READY_TIMEOUT_VAR} sets how long to wait): ${why}. The old CA still signs everything: run the same command again to go on`,
       );

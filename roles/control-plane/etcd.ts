@@ -147,6 +147,10 @@ export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<Etcd
           return false;
         },
         done: (voting) => voting,
+        progress: {
+          describe: () => `${self.name} promoted to a voting etcd member (last answer: ${lastError || 'none'})`,
+          report: (line) => ctx.progress(line),
+        },
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error('interrupted while waiting to promote the etcd learner');

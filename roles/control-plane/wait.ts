@@ -21,6 +21,8 @@ import {
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 
 const READY_TIMEOUT_MS = 300_000;
+/** What a wait awaits before any probe answered. */
+const NO_ANSWER = 'a probe that answers within 30 s';
 
 /**
  * The last task: the API server answers /readyz and, on a running cluster, every static pod
@@ -89,6 +91,7 @@ function controlPlaneReadiness(ctx: ApplyContext, scope: WaitScope): { readonly 
         return waiting;
       },
       done: (waiting) => waiting.length === 0,
+      progress: { describe: (waiting) => (waiting ?? [NO_ANSWER]).join(', '), report: (line) => ctx.progress(line) },
     });
   return { timeoutMs, wait };
 }
@@ -123,7 +126,7 @@ function readinessWait(scope: WaitScope, last: boolean): Task<{ api: typeof apiR
         return;
       }
       if (outcome.interrupted) throw new Error('interrupted while waiting for the control plane');
-      const waiting = outcome.last ?? ['a probe that answers within 30 s'];
+      const waiting = outcome.last ?? [NO_ANSWER];
       const logs = await ctx.connection.exec(
         sh`for c in etcd kube-apiserver kube-controller-manager kube-scheduler; do id=$(crictl ps -a --name "$c" -q 2>/dev/null | head -n 1); echo "--- $c (container \${id:-none})"; [ -n "$id" ] && crictl logs --tail 15 "$id" 2>&1; done; echo "--- kubelet"; journalctl -u kubelet --no-pager -n 10 2>&1`,
         { become: true, label: 'control-plane logs' },

@@ -76,6 +76,13 @@ export async function waitForKubeletSettled(ctx: ApplyContext): Promise<void> {
       return out.startsWith('skip: ') ? { skip: out.trim().slice(6) } : { counts: volumeCounts(out), text: out.trim().slice(0, 200) };
     },
     done: (state) => 'skip' in state || settled(state.counts),
+    progress: {
+      describe: (last) =>
+        last !== undefined && 'counts' in last
+          ? `the kubelet to mount its pods' volumes (${last.counts.actual} of ${last.counts.desired})`
+          : 'the kubelet to take its pods back (no answer yet)',
+      report: (line) => ctx.progress(line),
+    },
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (outcome.reached) {

@@ -46,6 +46,11 @@ function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> 
             { become: true, label: 'watch for the pod CIDR', timeoutMs: (WATCH_S + 15) * 1000 },
           ),
         done: (r) => r.code === 0,
+        progress: {
+          // kubectl wait's last word: the Node not registered yet, the API not answering, or its own timeout.
+          describe: (r) => `a pod CIDR for ${ctx.host.name} (${r === undefined ? 'no answer' : r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`})`,
+          report: (line) => ctx.progress(line),
+        },
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error(`interrupted while waiting for the pod CIDR of ${ctx.host.name}`);

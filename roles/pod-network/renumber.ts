@@ -13,6 +13,7 @@
 import { noChange, skip } from '../../src/orchestrator/engine/change.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
 import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
+import { waitProgressReporter } from '../../src/orchestrator/engine/wait-progress.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 import { nodePodCidr } from '../../src/kubernetes/facts/node-pod-cidr.js';
 import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/orchestrator/inventory/cidr.js';
@@ -148,7 +149,13 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
       return { kind: 'run', summary: describe(actions), payload: { nodeCidr } };
     },
     apply: async (change, ctx) => {
-      const deadline = Date.now() + ROUNDS_WITHIN_MS;
+      const startedAt = Date.now();
+      const deadline = startedAt + ROUNDS_WITHIN_MS;
+      const tell = waitProgressReporter<RenumberActions>(
+        { describe: (a) => `the bridge and pods inside the pod CIDR (left: ${a ? describe(a) : 'unknown'})`, report: (line) => ctx.progress(line) },
+        startedAt,
+        ROUNDS_WITHIN_MS,
+      );
       for (;;) {
         const [state] = await readFacts(ctx.connection, [podNetworkState()] as const, { label: 'read the pod network state' });
         const actions = renumberActions(state, change.payload.nodeCidr, clusterPodCidr);
@@ -158,6 +165,7 @@ export function podsInPodCidr(clusterPodCidrText: string): Task<{ cidr: ReturnTy
             `still not inside ${change.payload.nodeCidr.text} after ${ROUNDS_WITHIN_MS / 1000} s (${describe(actions)}): look at journalctl -u kubelet and crictl pods`,
           );
         ctx.log(describe(actions));
+        tell(Date.now(), actions);
         // A sandbox the kubelet is tearing down or recreating at that moment may refuse removal:
         // said, and tried again next round (the state is read afresh) until the deadline.
         const { stdout } = await execChecked(

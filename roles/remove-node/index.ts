@@ -68,7 +68,13 @@ function drainTask(target: RemoveNodeTarget): Task<{ state: ReturnType<typeof no
     apply: async (_change, ctx) => {
       const api = target.api();
       await cordon(api, target.node);
-      await drain(api, target.node, target.drainTimeoutMs, (line) => ctx.log(line));
+      await drain(
+        api,
+        target.node,
+        target.drainTimeoutMs,
+        (line) => ctx.log(line),
+        (line) => ctx.progress(line),
+      );
     },
   };
 }

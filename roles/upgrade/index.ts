@@ -63,7 +63,13 @@ export function drainRole(inputs: ClusterInputs, timeoutMs: number): Role {
     apply: async (_change, ctx) => {
       const api = adminApi(inputs);
       await cordon(api, ctx.host.name);
-      await drain(api, ctx.host.name, timeoutMs, (line) => ctx.log(line));
+      await drain(
+        api,
+        ctx.host.name,
+        timeoutMs,
+        (line) => ctx.log(line),
+        (line) => ctx.progress(line),
+      );
     },
     verify: false,
   };
@@ -95,6 +101,11 @@ export function nodeReadyRole(inputs: ClusterInputs): Role {
             { become: true, label: 'node status', timeoutMs: PROBE_TIMEOUT_MS },
           ),
         done: (r) => r.code === 0 && r.stdout.trim() === `True ${target}`,
+        progress: {
+          describe: (r) =>
+            `${ctx.host.name} Ready with kubelet ${target} (now: ${r === undefined ? 'no answer' : r.code === 0 ? `Ready=${r.stdout.trim().replace(' ', ', kubelet ')}` : r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`})`,
+          report: (line) => ctx.progress(line),
+        },
       });
       if (outcome.reached) return;
       if (outcome.interrupted) throw new Error(`interrupted while waiting for ${ctx.host.name} to be Ready`);

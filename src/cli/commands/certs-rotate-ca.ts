@@ -181,7 +181,7 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
         if (publishedAt === undefined) {
           const problem = options.check
             ? await publishedTrustProblem(adminApi(inputs), inputs.pki.trust, rotation!.cas)
-            : await waitForPublishedTrust(adminApi(inputs), inputs.pki.trust, rotation!.cas, 120_000);
+            : await waitForPublishedTrust(adminApi(inputs), inputs.pki.trust, rotation!.cas, 120_000, log);
           if (problem !== undefined) throw new InputError(`the new trust is not published yet: ${problem}; run the same command again`);
           publishedAt = new Date();
           if (!options.check) {

@@ -2,6 +2,7 @@
 // controller-manager's kube-root-ca.crt in every namespace (from its --root-ca-file), and the
 // API server's extension-apiserver-authentication (the front proxy's CA, read by aggregated
 // API servers such as metrics-server). Pods restarted before that would read the old CA alone.
+import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
 import type { ApiClient } from '../kube/api-client.js';
 import type { Rotated } from '../pki/ca-rotation.js';
 import type { TrustBundles } from '../pki/cluster-pki.js';
@@ -35,12 +36,25 @@ export async function publishedTrustProblem(api: ApiClient, trust: TrustBundles,
   return undefined;
 }
 
-/** Polls until everything is published; returns what is still missing after `timeoutMs`. */
-export async function waitForPublishedTrust(api: ApiClient, trust: TrustBundles, cas: readonly Rotated[], timeoutMs: number): Promise<string | undefined> {
-  const deadline = Date.now() + timeoutMs;
+/** Polls until everything is published; returns what is still missing after `timeoutMs`, telling `progress` every 20 s. */
+export async function waitForPublishedTrust(
+  api: ApiClient,
+  trust: TrustBundles,
+  cas: readonly Rotated[],
+  timeoutMs: number,
+  progress: (line: string) => void = () => {},
+): Promise<string | undefined> {
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
+  const tell = waitProgressReporter<string>(
+    { describe: (problem) => `the new trust published (${problem ?? 'no answer yet'})`, report: progress },
+    startedAt,
+    timeoutMs,
+  );
   for (;;) {
     const problem = await publishedTrustProblem(api, trust, cas).catch((error: Error) => `the API server does not answer: ${error.message}`);
     if (problem === undefined || Date.now() > deadline) return problem;
+    tell(Date.now(), problem);
     await new Promise((r) => setTimeout(r, 2000));
   }
 }

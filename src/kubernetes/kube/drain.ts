@@ -4,6 +4,7 @@
 // until the timeout). DaemonSet pods and static (mirror) pods stay; pods with emptyDir data are
 // evicted too (their data is scratch by definition).
 import { evictablePod } from '../facts/node-drain-state.js';
+import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
 export const CORDONED_BY_KCLUSTER = 'kcluster.io/cordoned';
@@ -31,18 +32,36 @@ export async function nodesCordonedByKcluster(api: ApiClient): Promise<string[]>
   return nodes.items.filter((n) => n.metadata.annotations?.[CORDONED_BY_KCLUSTER] === 'true').map((n) => n.metadata.name);
 }
 
-/** Evict every evictable pod of the node and wait until they are gone. */
-export async function drain(api: ApiClient, node: string, timeoutMs: number, log: (line: string) => void = () => {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+const podNames = (pods: PodList['items']): string => pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ');
+
+/**
+ * Evict every evictable pod of the node and wait until they are gone; `progress` is told every
+ * 20 s which pods are still there (a PodDisruptionBudget can hold a drain for minutes).
+ */
+export async function drain(
+  api: ApiClient,
+  node: string,
+  timeoutMs: number,
+  log: (line: string) => void = () => {},
+  progress: (line: string) => void = () => {},
+): Promise<void> {
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
+  const tell = waitProgressReporter<PodList['items']>(
+    { describe: (pods) => `pods evicted from ${node}: ${podNames(pods ?? [])}`, report: progress },
+    startedAt,
+    timeoutMs,
+  );
   const podsOn = async () => (await api.get<PodList>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`)).items.filter(evictablePod);
   for (;;) {
     const pods = await podsOn();
     if (pods.length === 0) return;
     if (Date.now() > deadline) {
       throw new Error(
-        `draining ${node} timed out after ${timeoutMs / 1000} s; still there: ${pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ')} (a PodDisruptionBudget may forbid evicting them)`,
+        `draining ${node} timed out after ${timeoutMs / 1000} s; still there: ${podNames(pods)} (a PodDisruptionBudget may forbid evicting them)`,
       );
     }
+    tell(Date.now(), pods);
     for (const pod of pods.filter((p) => p.metadata.deletionTimestamp === undefined)) {
       const { namespace, name } = pod.metadata;
       try {
