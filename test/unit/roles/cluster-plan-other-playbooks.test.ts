@@ -14,13 +14,23 @@ describe('the upgrade playbook (recorded facts, fake connection)', () => {
     up = await planOverRecording('empty-debian', upgradeVariant);
   }, 60_000);
 
-  it('plans the etcd snapshot first on the first control plane, then the control plane, then each worker drained before its kubelet changes', () => {
+  it("plans every node's images first, then the etcd snapshot on the first control plane, the control plane, then each worker drained before its kubelet changes", () => {
     expect(up.failures).toEqual([]);
     expect(up.exitCode).toBe(3);
     expect(up.tasks('kcrec1', 'etcd-backup')).toEqual(['etcd snapshot before the upgrade']);
     const index = (host: string, role: string) => up.planned.findIndex((p) => p.host === host && p.role === role);
-    expect(index('kcrec1', 'etcd-backup')).toBe(0);
-    expect(index('kcrec1', 'control-plane')).toBeGreaterThan(0);
+    // Regression (issue 40): the addons roll kube-proxy on every node right after the control
+    // planes, so every node holds the new images before the first control plane changes.
+    for (const host of ['kcrec1', 'kcrec2', 'kcrec3']) {
+      expect(index(host, 'images'), host).toBeGreaterThanOrEqual(0);
+      expect(index(host, 'images'), host).toBeLessThan(index('kcrec1', 'etcd-backup'));
+    }
+    expect(up.planned.slice(0, index('kcrec1', 'etcd-backup')).every((p) => p.role === 'artifacts' || p.role === 'images' || p.role === 'preflight')).toBe(
+      true,
+    );
+    expect(index('kcrec1', 'control-plane')).toBeGreaterThan(index('kcrec1', 'etcd-backup'));
+    // Done only when every addon has rolled out on every node, after the last worker.
+    expect(index('kcrec1', 'addons-running')).toBeGreaterThan(Math.max(index('kcrec2', 'kubelet'), index('kcrec3', 'kubelet')));
     expect(up.tasks('kcrec1', 'drain')).toEqual([]);
     for (const worker of ['kcrec2', 'kcrec3']) {
       expect(up.tasks(worker, 'drain')).toEqual(['cordon and drain']);
