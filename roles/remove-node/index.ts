@@ -3,7 +3,9 @@
 // - takeOutRole: for a control plane, check that the etcd members left keep a healthy majority
 //   (the plan fails otherwise, before anything changes); cordon and drain the node through the
 //   API (PodDisruptionBudgets respected); for a control plane, remove its etcd member;
-// - deleteNodeRole (after the reset): delete the Node object.
+//   --unreachable: no drain, but the out-of-service taint, which takes its pods off it;
+// - deleteNodeRole (after the reset): delete the Node object (--unreachable: and force-delete
+//   the pods still bound to it).
 // Every step is a task: --check shows what would happen, -o json streams it, a rerun after an
 // interruption goes on where it stopped. See README.md beside this file.
 import { etcdMembership } from '../../src/kubernetes/etcd/etcd-membership.js';
@@ -13,6 +15,8 @@ import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { nodeDrainState } from '../../src/kubernetes/facts/node-drain-state.js';
 import { ApiError, type ApiClient } from '../../src/kubernetes/kube/api-client.js';
 import { cordon, drain } from '../../src/kubernetes/kube/drain.js';
+import { deleteDeadNodeTask } from './delete-dead-node.js';
+import { outOfServiceTask } from './out-of-service.js';
 
 export interface RemoveNodeTarget {
   /** The node (inventory host name) being removed. */
@@ -94,13 +98,19 @@ function removeMember(node: string): Task<{ members: ReturnType<typeof etcdMembe
 }
 
 export function takeOutRole(target: RemoveNodeTarget): Role {
-  // A node whose host is gone is not drained: its pods go with its Node (deleteNodeRole).
-  const drain = target.unreachable === true ? [] : [drainTask(target)];
-  const tasks = target.controlPlane ? [quorumCheck(target), ...drain, removeMember(target.node)] : drain;
+  // A node whose host is gone cannot be drained (its kubelet would never confirm a pod gone):
+  // the out-of-service taint takes its pods off it instead, once its etcd member is gone.
+  if (target.unreachable === true) {
+    const outOfService = outOfServiceTask(target.node, target.api);
+    const tasks = target.controlPlane ? [quorumCheck(target), removeMember(target.node), outOfService] : [outOfService];
+    return { name: 'remove-node', tags: ['remove-node'], tasks };
+  }
+  const tasks = target.controlPlane ? [quorumCheck(target), drainTask(target), removeMember(target.node)] : [drainTask(target)];
   return { name: 'remove-node', tags: ['remove-node'], tasks };
 }
 
 export function deleteNodeRole(target: RemoveNodeTarget): Role {
+  if (target.unreachable === true) return { name: 'delete-node', tags: ['remove-node'], tasks: [deleteDeadNodeTask(target.node, target.api)] };
   const task: Task<{ state: ReturnType<typeof nodeDrainState> }, null> = {
     name: `delete the Node ${target.node}`,
     tags: ['remove-node'],

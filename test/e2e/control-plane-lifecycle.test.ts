@@ -72,6 +72,16 @@ async function etcdMembers(through: number): Promise<string[]> {
     .sort();
 }
 
+/** namespace/name of the pods bound to a node, read through the API server of the third host (alive throughout). */
+async function podsBoundTo(node: string): Promise<string[]> {
+  const out = await ssh(
+    host(3),
+    `/usr/local/bin/kubectl --kubeconfig=/etc/kubernetes/admin.conf --request-timeout=20s get pods --all-namespaces --field-selector spec.nodeName=${node} -o json`,
+  );
+  const pods = JSON.parse(out) as { items: { metadata: { namespace: string; name: string } }[] };
+  return pods.items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+}
+
 async function nodesReady(): Promise<Record<string, string>> {
   const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')) as {
     items: { metadata: { name: string; labels: Record<string, string> }; status: { conditions: { type: string; status: string }[] } }[];
@@ -201,6 +211,8 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     const three = join(labDir, 'inventory-3cp.yaml');
     const service = poller(`http://${address(2)}:30080/`);
     const apis = apiServersPoller(labDir, [1, 3, 4, 5].map(address));
+    const podsBefore = await podsBoundTo(host(1));
+    expect(podsBefore).toContain(`kube-system/kube-apiserver-${host(1)}`);
     // Gone for good: every process of the host killed at once, its network with it.
     await run('sh', ['-c', `echo 1 > /sys/fs/cgroup/unified/kcluster-lab/${host(1)}/cgroup.kill`]);
     await until(`${host(1)} stops answering`, 30_000, async () =>
@@ -213,6 +225,11 @@ describe('the control plane grows, shrinks and is replaced on a running cluster,
     const removed = await kcluster(['remove-node', '-i', three, host(1), '--unreachable', '--yes']);
     expect(removed.code, removed.stderr + removed.stdout.slice(-2000)).toBe(0);
     expect(removed.stderr).toContain(`${host(1)}'s host was not reset (it did not answer)`);
+    // The out-of-service taint and the force-deletions (issue 40): right after remove-node, no
+    // pod is bound to the dead node any more (not even a static pod's mirror), and the run
+    // named every pod it took off it.
+    expect(await podsBoundTo(host(1))).toEqual([]);
+    for (const pod of podsBefore) expect(removed.stdout, removed.stdout.slice(-3000)).toContain(pod);
     expect(await etcdMembers(3)).toEqual([3, 4].map((i) => `${host(i)} started voting`));
 
     const replaced = inventoryWith('inventory-replaced.yaml', { 3: ['control-plane'], 4: ['control-plane'], 2: ['worker'], 5: ['control-plane'] });

@@ -61,7 +61,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
           log(`remove-node works through ${plan.operator.name}`);
           if (!options.check) {
             const what = options.unreachable
-              ? `remove-node removes ${name}'s etcd member (if any) and deletes its Node, whose pods go with it; its host is not touched`
+              ? `remove-node removes ${name}'s etcd member (if any), taints its Node out-of-service and force-deletes its pods (right only if the host is really down), then deletes the Node; its host is not touched`
               : `remove-node drains ${name}, ${controlPlane ? 'removes its etcd member, ' : ''}resets the host (everything kcluster installed, its pods and data) and deletes the Node`;
             const refusal = await refusalUnlessConfirmed(cli, what, options.yes);
             if (refusal) throw new InputError(refusal);

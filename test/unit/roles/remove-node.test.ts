@@ -75,11 +75,13 @@ describe('remove-node roles (recorded facts -> changes)', () => {
     expect(cp.tasks.map((t) => t.name)).toEqual(['etcd keeps its quorum without cp3', 'cordon and drain cp3', 'remove the etcd member of cp3']);
   });
 
-  it('a control plane whose host is gone: quorum check and member removal, no drain (its pods go with its Node)', () => {
+  it('a node whose host is gone: no drain, but the out-of-service taint, after the etcd member of a control plane', () => {
     expect(takeOutRole(target('cp3', true, { unreachable: true })).tasks.map((t) => t.name)).toEqual([
       'etcd keeps its quorum without cp3',
       'remove the etcd member of cp3',
+      'take cp3 out of service',
     ]);
+    expect(takeOutRole(target('w1', false, { unreachable: true })).tasks.map((t) => t.name)).toEqual(['take w1 out of service']);
   });
 
   it('refuses to leave an even number of members unless told, and says why; a member that does not answer can always go', () => {
