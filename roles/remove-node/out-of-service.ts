@@ -16,7 +16,9 @@ import { OUT_OF_SERVICE } from './pods-on-node.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
 
 /** How long the pod GC controller gets before kcluster force-deletes the pods itself. */
-export const POD_GC_WAIT_MS = 60_000;
+// Short: the operator said the host is gone, and a Node that still counts as Ready (the
+// node-monitor grace period) gets nothing from the pod GC controller however long kcluster waits.
+export const POD_GC_WAIT_MS = 10_000;
 
 export interface OutOfServicePayload {
   /** The Node is not tainted yet. */

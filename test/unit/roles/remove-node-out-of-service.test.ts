@@ -61,7 +61,7 @@ describe('take a dead node out of service (recorded facts -> changes)', () => {
       summary:
         'taint cp1 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute: force-delete default/web-1 ' +
         "(2 more go with the Node: static pods' mirrors and pods that tolerate the taint) " +
-        '(the pod GC controller does once the Node is NotReady, kcluster after 60 s); its volumes are detached',
+        '(the pod GC controller does once the Node is NotReady, kcluster after 10 s); its volumes are detached',
       payload: { taint: true, pods: ['default/web-1'] },
     });
     expect(outOfServicePlan('w1', state('node taints:'))).toMatchObject({ kind: 'run', payload: { taint: true, pods: [] } });
