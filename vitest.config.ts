@@ -10,6 +10,7 @@ import { LongestE2eFirstSequencer } from './test/support/e2e-longest-first.js';
 // - migration: an older kcluster's cluster hardened by the current one (npm run test:migration);
 // - vm: a cluster on a real kernel (a QEMU VM), too slow for CI's budget;
 // - vagrant: the same through `vagrant up` (vagrant-libvirt), test/vagrant/run.sh;
+// - soak: seeded day-2 operations and faults on a lab cluster, invariants after each (npm run soak);
 // - record-facts: not tests, the recorder of test/fixtures/facts/ (npm run record:facts).
 const slow = { testTimeout: 300_000, hookTimeout: 600_000, fileParallelism: false } as const;
 const e2eLanes = lanes(process.env['KCLUSTER_E2E_LANES'] ?? '3');
@@ -63,6 +64,8 @@ export default defineConfig({
       { test: { name: 'vm', include: ['test/vm/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
       // Two Vagrant VMs (vagrant-libvirt, a box built offline) made into a cluster (test/vagrant/run.sh).
       { test: { name: 'vagrant', include: ['test/vagrant/**/*.test.ts'], ...slow, testTimeout: 1_800_000 } },
+      // The seeded lifecycle soak (npm run soak -- --seed N --steps M, test/soak/run.sh): hours, never part of npm test.
+      { test: { name: 'soak', include: ['test/soak/**/*.soak.ts'], ...slow, hookTimeout: 1_800_000, testTimeout: 48 * 3_600_000 } },
       // Not a test: records the fact sections the role plan tests replay, from lab hosts (npm run record:facts).
       { test: { name: 'record-facts', include: ['test/support/recorded-facts/*.record.ts'], ...slow } },
     ],

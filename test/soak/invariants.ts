@@ -1,0 +1,111 @@
+// What must hold after every step, each a small check that returns its verdict: etcd's voting
+// members are the inventory's control planes; the Nodes are the inventory's hosts, all Ready;
+// `apply --check` has nothing to change; `status` says the last run completed; no CA rotation
+// is left under way; the user's Deployment is available and the bare pod runs. The checks that
+// wait for the cluster to settle (a Node re-registering, a pod restarting) wait a bounded time.
+import { changesIn, until } from '../e2e/support/e2e-support.js';
+import { kcluster } from '../integration/support/test-lab.js';
+import { inventoryHosts, type ClusterModel } from './cluster-model.js';
+import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, setDifference } from './cluster-readouts.js';
+import { etcdMemberList, hostName, kubectl, rotationUnderWay, soakInventoryFile } from './soak-lab.js';
+
+export interface InvariantVerdict {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+const SETTLE_MS = 240_000;
+
+/** A check that waits up to `timeoutMs` for `probe` to say ok; the last reason when it never does. */
+async function settles(name: string, timeoutMs: number, probe: () => Promise<string | undefined>): Promise<InvariantVerdict> {
+  const started = Date.now();
+  let reason = '';
+  try {
+    await until(name, timeoutMs, async () => {
+      const problem = await probe();
+      if (problem === undefined) return true;
+      reason = problem;
+      return undefined;
+    });
+    return { name, ok: true, detail: `after ${((Date.now() - started) / 1000).toFixed(0)} s` };
+  } catch (error) {
+    return { name, ok: false, detail: reason || (error as Error).message };
+  }
+}
+
+const etcdMembersAreControlPlanes = (model: ClusterModel): Promise<InvariantVerdict> =>
+  settles('etcd members = control planes, all started and voting', 60_000, async () => {
+    const members = parseEtcdMemberList(await etcdMemberList(model.controlPlanes[0]!));
+    const expected = model.controlPlanes.map(hostName).sort();
+    const difference = setDifference(expected, members.map((m) => m.name).sort());
+    if (difference !== '') return difference;
+    const odd = members
+      .filter((m) => !m.started || m.learner)
+      .map((m) => `${m.name} ${m.started ? 'started' : 'unstarted'} ${m.learner ? 'learner' : 'voting'}`);
+    return odd.length > 0 ? odd.join(', ') : undefined;
+  });
+
+const nodesAreInventoryHostsAndReady = (model: ClusterModel): Promise<InvariantVerdict> =>
+  settles('Nodes = inventory hosts, all Ready', SETTLE_MS, async () => {
+    const nodes = nodeReadiness(await kubectl('get', 'nodes', '-o', 'json'));
+    const difference = setDifference(inventoryHosts(model).map(hostName), [...nodes.keys()].sort());
+    if (difference !== '') return difference;
+    const notReady = [...nodes].filter(([, ready]) => !ready).map(([name]) => name);
+    return notReady.length > 0 ? `not Ready: ${notReady.join(', ')}` : undefined;
+  });
+
+async function applyCheckChangesNothing(): Promise<InvariantVerdict> {
+  const name = 'apply --check changes nothing';
+  const r = await kcluster(['apply', '-i', soakInventoryFile, '--check', '--output', 'json']);
+  if (r.code === 0) return { name, ok: true, detail: 'exit 0' };
+  const changes = r.code === 3 ? changesIn(r.stdout) : `${r.stderr.slice(-1500)}${r.stdout.slice(-1500)}`;
+  return { name, ok: false, detail: `exit ${r.code}: ${changes.slice(0, 3000)}` };
+}
+
+async function statusSaysCompleted(): Promise<InvariantVerdict> {
+  const name = 'status: the last run completed';
+  const r = await kcluster(['status', '-i', soakInventoryFile, '-o', 'json']);
+  if (r.code !== 0) return { name, ok: false, detail: `status exited ${r.code}: ${r.stderr.slice(-1000)}` };
+  const last = (JSON.parse(r.stdout) as { last: { command: string; result: string } }).last;
+  return { name, ok: last.result === 'completed', detail: `${last.command}: ${last.result}` };
+}
+
+const noRotationUnderWay = async (): Promise<InvariantVerdict> => ({
+  name: 'no CA or key rotation left under way',
+  ok: !rotationUnderWay(),
+  detail: rotationUnderWay() ? 'pki/rotation/state.json is still in the state folder' : 'none',
+});
+
+const webDeploymentAvailable = (): Promise<InvariantVerdict> =>
+  settles('the Deployment web is available', SETTLE_MS, async () =>
+    deploymentAvailable(await kubectl('get', 'deployment', 'web', '-o', 'json')) ? undefined : 'not every replica available',
+  );
+
+const barePodRunning = (): Promise<InvariantVerdict> =>
+  settles('the bare pod soak-bare runs', 60_000, async () => {
+    const phase = podPhase(await kubectl('get', 'pod', 'soak-bare', '-o', 'json'));
+    return phase === 'Running' ? undefined : `phase ${phase}`;
+  });
+
+/** Every invariant, one after the other (the settling ones first, so the others see a settled cluster); a check that throws is a violation too. */
+export async function checkInvariants(model: ClusterModel): Promise<InvariantVerdict[]> {
+  const checks: [string, () => Promise<InvariantVerdict>][] = [
+    ['etcd members', () => etcdMembersAreControlPlanes(model)],
+    ['Nodes', () => nodesAreInventoryHostsAndReady(model)],
+    ['Deployment', webDeploymentAvailable],
+    ['bare pod', barePodRunning],
+    ['status', statusSaysCompleted],
+    ['rotation', noRotationUnderWay],
+    ['apply --check', applyCheckChangesNothing],
+  ];
+  const verdicts: InvariantVerdict[] = [];
+  for (const [name, check] of checks) {
+    try {
+      verdicts.push(await check());
+    } catch (error) {
+      verdicts.push({ name, ok: false, detail: `the check itself failed: ${(error as Error).message}` });
+    }
+  }
+  return verdicts;
+}

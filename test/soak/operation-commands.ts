@@ -1,0 +1,69 @@
+// The kcluster commands of each operation, in order, with the inventory each one runs against
+// (the host to add already listed, the host to remove still listed). Pure: the executor writes
+// the inventory, runs the command, injects the planned fault and resumes.
+import type { ClusterModel } from './cluster-model.js';
+import { modelAfter, type PlannedOperation } from './operations.js';
+
+export interface PlannedCommand {
+  /** The inventory written before it runs. */
+  readonly inventory: ClusterModel;
+  /** The arguments after `kcluster`, given the inventory file. */
+  readonly args: (inventoryFile: string) => string[];
+  /** Waited before it runs (the service-account key's keep time). */
+  readonly waitBeforeMs?: number;
+  /**
+   * Run only while a CA or key rotation is under way in the state folder, and again (after the
+   * same wait) while it still is, up to this many times: a run killed between two phases leaves
+   * the next run to go through reissue, which starts the keep time over.
+   */
+  readonly whileRotating?: number;
+}
+
+export interface OperationCommands {
+  readonly commands: readonly PlannedCommand[];
+  /** The inventory written once they all succeeded. */
+  readonly inventoryAfter: ClusterModel;
+}
+
+/** The service-account key's old public key is kept this long; the second run comes after it. */
+export const KEEP_OLD_KEY_SECONDS = 10;
+
+export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName: (host: number) => string): OperationCommands {
+  const after = modelAfter(before, op);
+  const apply = (inventory: ClusterModel): PlannedCommand => ({ inventory, args: (i) => ['apply', '-i', i] });
+  const only = (command: PlannedCommand): OperationCommands => ({ commands: [command], inventoryAfter: after });
+  switch (op.kind) {
+    case 'add-worker':
+    case 'add-control-plane':
+    case 'kubelet-max-pods':
+    case 'api-server-profiling':
+      return only(apply(after));
+    case 'remove-worker':
+      return only({ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes'] });
+    case 'remove-control-plane':
+      return only({ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] });
+    case 'readd-control-plane':
+      return {
+        commands: [{ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] }, apply(before)],
+        inventoryAfter: after,
+      };
+    case 'certs-renew':
+      return only({ inventory: before, args: (i) => ['certs', 'renew', '-i', i, '--yes'] });
+    case 'rotate-ca':
+      return only({ inventory: before, args: (i) => ['certs', 'rotate-ca', '-i', i, '--yes', '--restart-workloads'] });
+    case 'rotate-service-account-key': {
+      const args = (i: string) => ['certs', 'rotate-ca', '-i', i, '--yes', '--service-account-key', '--keep-old-key', `${KEEP_OLD_KEY_SECONDS}s`];
+      return {
+        commands: [
+          { inventory: before, args },
+          { inventory: before, args, waitBeforeMs: (KEEP_OLD_KEY_SECONDS + 5) * 1000, whileRotating: 3 },
+        ],
+        inventoryAfter: after,
+      };
+    }
+    case 'secrets-rotate-key':
+      return only({ inventory: before, args: (i) => ['secrets', 'rotate-key', '-i', i] });
+    case 'etcd-snapshot-save':
+      return only({ inventory: before, args: (i) => ['etcd', 'snapshot', 'save', '-i', i] });
+  }
+}

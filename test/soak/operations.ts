@@ -1,0 +1,151 @@
+// The operations table: each day-2 operation the soak may draw, on which topologies, how often,
+// when the cluster can take it, and what it leaves the model as. An upgrade, a host reboot or a
+// host kill is one more entry here (plus its commands in operation-commands.ts).
+import { addControlPlane, addWorker, FIXED_HOST, removeControlPlane, removeWorker, type ClusterModel, type Topology } from './cluster-model.js';
+import type { Random } from './prng.js';
+
+export type PlannedOperation =
+  | { readonly kind: 'add-worker'; readonly host: number }
+  | { readonly kind: 'remove-worker'; readonly host: number }
+  | { readonly kind: 'remove-control-plane'; readonly host: number }
+  | { readonly kind: 'add-control-plane'; readonly host: number }
+  | { readonly kind: 'readd-control-plane'; readonly host: number }
+  | { readonly kind: 'certs-renew' }
+  | { readonly kind: 'rotate-ca' }
+  | { readonly kind: 'rotate-service-account-key' }
+  | { readonly kind: 'secrets-rotate-key' }
+  | { readonly kind: 'etcd-snapshot-save' }
+  | { readonly kind: 'kubelet-max-pods'; readonly maxPods: number }
+  | { readonly kind: 'api-server-profiling'; readonly enabled: boolean };
+
+export type OperationKind = PlannedOperation['kind'];
+
+export interface OperationSpec {
+  readonly kind: OperationKind;
+  readonly topologies: readonly Topology[];
+  /** Relative frequency among the operations the cluster can take at that step. */
+  readonly weight: number;
+  /** How many kcluster commands it runs (a fault lands in one of them). */
+  readonly commands: number;
+  readonly applicable: (model: ClusterModel) => boolean;
+  /** Its parameters (which host, which value), drawn from the seed's generator. */
+  readonly draw: (model: ClusterModel, random: Random) => PlannedOperation;
+}
+
+const BOTH: readonly Topology[] = ['single', 'ha'];
+const HA: readonly Topology[] = ['ha'];
+const removableControlPlanes = (m: ClusterModel): number[] => m.controlPlanes.filter((h) => h !== FIXED_HOST);
+
+export const OPERATIONS: readonly OperationSpec[] = [
+  {
+    kind: 'add-worker',
+    topologies: BOTH,
+    weight: 3,
+    commands: 1,
+    applicable: (m) => m.spares.length > 0,
+    draw: (m, r) => ({ kind: 'add-worker', host: r.pick(m.spares) }),
+  },
+  {
+    kind: 'remove-worker',
+    topologies: BOTH,
+    weight: 3,
+    commands: 1,
+    applicable: (m) => m.workers.length > 0,
+    draw: (m, r) => ({ kind: 'remove-worker', host: r.pick(m.workers) }),
+  },
+  // From three to two members (an even count: --allow-even), and back with add-control-plane.
+  {
+    kind: 'remove-control-plane',
+    topologies: HA,
+    weight: 2,
+    commands: 1,
+    applicable: (m) => m.controlPlanes.length === 3,
+    draw: (m, r) => ({ kind: 'remove-control-plane', host: r.pick(removableControlPlanes(m)) }),
+  },
+  {
+    kind: 'add-control-plane',
+    topologies: HA,
+    weight: 3,
+    commands: 1,
+    applicable: (m) => m.controlPlanes.length < 3 && m.spares.length > 0,
+    draw: (m, r) => ({ kind: 'add-control-plane', host: r.pick(m.spares) }),
+  },
+  // Issue 40's defect 2: removed, then applied at once with the host still listed.
+  {
+    kind: 'readd-control-plane',
+    topologies: HA,
+    weight: 2,
+    commands: 2,
+    applicable: (m) => m.controlPlanes.length === 3,
+    draw: (m, r) => ({ kind: 'readd-control-plane', host: r.pick(removableControlPlanes(m)) }),
+  },
+  { kind: 'certs-renew', topologies: BOTH, weight: 2, commands: 1, applicable: () => true, draw: () => ({ kind: 'certs-renew' }) },
+  { kind: 'rotate-ca', topologies: BOTH, weight: 2, commands: 1, applicable: () => true, draw: () => ({ kind: 'rotate-ca' }) },
+  // The first run stops at drop-old (--keep-old-key); the second, after the keep time, drops the old key.
+  {
+    kind: 'rotate-service-account-key',
+    topologies: BOTH,
+    weight: 1,
+    commands: 2,
+    applicable: () => true,
+    draw: () => ({ kind: 'rotate-service-account-key' }),
+  },
+  { kind: 'secrets-rotate-key', topologies: BOTH, weight: 2, commands: 1, applicable: () => true, draw: () => ({ kind: 'secrets-rotate-key' }) },
+  { kind: 'etcd-snapshot-save', topologies: BOTH, weight: 1, commands: 1, applicable: () => true, draw: () => ({ kind: 'etcd-snapshot-save' }) },
+  {
+    kind: 'kubelet-max-pods',
+    topologies: BOTH,
+    weight: 1,
+    commands: 1,
+    applicable: () => true,
+    // A value other than the current one, so the apply always has a kubelet change to roll.
+    draw: (m, r) => ({ kind: 'kubelet-max-pods', maxPods: r.pick([100, 110, 120, 130, 140].filter((n) => n !== m.kubeletMaxPods)) }),
+  },
+  {
+    kind: 'api-server-profiling',
+    topologies: BOTH,
+    weight: 1,
+    commands: 1,
+    applicable: () => true,
+    draw: (m) => ({ kind: 'api-server-profiling', enabled: m.apiServerProfiling !== true }),
+  },
+];
+
+export function operationSpec(kind: OperationKind): OperationSpec {
+  const spec = OPERATIONS.find((o) => o.kind === kind);
+  if (!spec) throw new Error(`no operation ${kind} in the table`);
+  return spec;
+}
+
+/** The model once the operation is done. */
+export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterModel {
+  switch (op.kind) {
+    case 'add-worker':
+      return addWorker(model, op.host);
+    case 'remove-worker':
+      return removeWorker(model, op.host);
+    case 'add-control-plane':
+      return addControlPlane(model, op.host);
+    case 'remove-control-plane':
+      return removeControlPlane(model, op.host);
+    case 'kubelet-max-pods':
+      return { ...model, kubeletMaxPods: op.maxPods };
+    case 'api-server-profiling':
+      return { ...model, apiServerProfiling: op.enabled };
+    case 'readd-control-plane':
+    case 'certs-renew':
+    case 'rotate-ca':
+    case 'rotate-service-account-key':
+    case 'secrets-rotate-key':
+    case 'etcd-snapshot-save':
+      return model;
+  }
+}
+
+/** How the results name it: "remove-worker kcsoak2", "kubelet-max-pods 120". */
+export function describeOperation(op: PlannedOperation, hostName: (host: number) => string): string {
+  if ('host' in op) return `${op.kind} ${hostName(op.host)}`;
+  if (op.kind === 'kubelet-max-pods') return `${op.kind} ${op.maxPods}`;
+  if (op.kind === 'api-server-profiling') return `${op.kind} ${op.enabled}`;
+  return op.kind;
+}

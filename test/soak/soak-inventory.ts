@@ -1,0 +1,33 @@
+// The soak's own inventory: the lab's (its ssh settings, state folder, bundle and lab vars) with
+// only the model's hosts, each with its role, and the settings operations have changed. Pure:
+// text in, text out; the soak writes it before each command.
+import { parse, stringify } from 'yaml';
+import { inventoryHosts, type ClusterModel } from './cluster-model.js';
+
+interface InventoryDoc {
+  cluster?: Record<string, unknown>;
+  vars?: Record<string, unknown>;
+  hosts: { name: string; roles?: string[] }[];
+}
+
+const asMap = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {});
+
+export function soakInventoryYaml(labInventory: string, model: ClusterModel, hostName: (host: number) => string): string {
+  const doc = parse(labInventory) as InventoryDoc;
+  const byName = new Map(doc.hosts.map((h) => [h.name, h]));
+  doc.hosts = inventoryHosts(model).map((host) => {
+    const entry = byName.get(hostName(host));
+    if (!entry) throw new Error(`the lab inventory has no host ${hostName(host)}`);
+    return { ...entry, roles: model.controlPlanes.includes(host) ? ['control-plane'] : ['worker'] };
+  });
+  if (model.kubeletMaxPods !== undefined) {
+    const vars = asMap(doc.vars);
+    doc.vars = { ...vars, kubeletConfig: { ...asMap(vars['kubeletConfig']), maxPods: model.kubeletMaxPods } };
+  }
+  if (model.apiServerProfiling !== undefined) {
+    const cluster = asMap(doc.cluster);
+    const apiServer = asMap(cluster['apiServer']);
+    doc.cluster = { ...cluster, apiServer: { ...apiServer, extraArgs: { ...asMap(apiServer['extraArgs']), profiling: model.apiServerProfiling } } };
+  }
+  return stringify(doc);
+}

@@ -1,0 +1,77 @@
+// Each operation's commands and the inventory each runs against: a host to add is listed
+// before its apply, a host to remove is still listed for remove-node and gone afterwards.
+import { describe, expect, it } from 'vitest';
+import { initialModel } from '../../soak/cluster-model.js';
+import { commandsFor, KEEP_OLD_KEY_SECONDS } from '../../soak/operation-commands.js';
+import { OPERATIONS } from '../../soak/operations.js';
+
+const name = (i: number) => `kcsoak${i}`;
+const single = initialModel('single');
+const ha = initialModel('ha');
+
+describe('commandsFor', () => {
+  it('adds a worker by listing it and applying', () => {
+    const { commands, inventoryAfter } = commandsFor({ kind: 'add-worker', host: 3 }, single, name);
+    expect(commands.map((c) => c.args('INV'))).toEqual([['apply', '-i', 'INV']]);
+    expect(commands[0]!.inventory.workers).toEqual([2, 3]);
+    expect(inventoryAfter.workers).toEqual([2, 3]);
+  });
+
+  it('removes a worker while it is still listed, and lists it no more after', () => {
+    const { commands, inventoryAfter } = commandsFor({ kind: 'remove-worker', host: 2 }, single, name);
+    expect(commands.map((c) => c.args('INV'))).toEqual([['remove-node', '-i', 'INV', 'kcsoak2', '--yes']]);
+    expect(commands[0]!.inventory.workers).toEqual([2]);
+    expect(inventoryAfter.workers).toEqual([]);
+  });
+
+  it('re-adds a control plane right after removing it, the host listed throughout', () => {
+    const { commands, inventoryAfter } = commandsFor({ kind: 'readd-control-plane', host: 3 }, ha, name);
+    expect(commands.map((c) => c.args('INV'))).toEqual([
+      ['remove-node', '-i', 'INV', 'kcsoak3', '--yes', '--allow-even'],
+      ['apply', '-i', 'INV'],
+    ]);
+    for (const c of commands) expect(c.inventory.controlPlanes).toEqual([1, 2, 3]);
+    expect(inventoryAfter).toEqual(ha);
+  });
+
+  it('rotates the service-account key, then drops the old one after the keep time while the rotation is under way', () => {
+    const { commands } = commandsFor({ kind: 'rotate-service-account-key' }, single, name);
+    expect(commands).toHaveLength(2);
+    expect(commands[0]!.args('INV')).toEqual([
+      'certs',
+      'rotate-ca',
+      '-i',
+      'INV',
+      '--yes',
+      '--service-account-key',
+      '--keep-old-key',
+      `${KEEP_OLD_KEY_SECONDS}s`,
+    ]);
+    expect(commands[1]!.args('INV')).toEqual(commands[0]!.args('INV'));
+    expect(commands[1]!.waitBeforeMs).toBeGreaterThan(KEEP_OLD_KEY_SECONDS * 1000);
+    expect(commands[1]!.whileRotating).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sets the kubelet setting in the inventory the apply runs against', () => {
+    const { commands } = commandsFor({ kind: 'kubelet-max-pods', maxPods: 130 }, single, name);
+    expect(commands[0]!.inventory.kubeletMaxPods).toBe(130);
+  });
+
+  it('has as many commands as the operations table says (a fault targets one of them)', () => {
+    const samples = {
+      'add-worker': { kind: 'add-worker', host: 5 },
+      'remove-worker': { kind: 'remove-worker', host: 4 },
+      'remove-control-plane': { kind: 'remove-control-plane', host: 2 },
+      'add-control-plane': { kind: 'add-control-plane', host: 5 },
+      'readd-control-plane': { kind: 'readd-control-plane', host: 2 },
+      'certs-renew': { kind: 'certs-renew' },
+      'rotate-ca': { kind: 'rotate-ca' },
+      'rotate-service-account-key': { kind: 'rotate-service-account-key' },
+      'secrets-rotate-key': { kind: 'secrets-rotate-key' },
+      'etcd-snapshot-save': { kind: 'etcd-snapshot-save' },
+      'kubelet-max-pods': { kind: 'kubelet-max-pods', maxPods: 120 },
+      'api-server-profiling': { kind: 'api-server-profiling', enabled: true },
+    } as const;
+    for (const spec of OPERATIONS) expect(commandsFor(samples[spec.kind], ha, name).commands, spec.kind).toHaveLength(spec.commands);
+  });
+});
