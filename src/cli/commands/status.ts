@@ -13,6 +13,8 @@ import { JOURNAL_FOLDER } from '../journal/journal-records.js';
 import { readJournalFolder } from '../journal/read-journal.js';
 import { nextCommand, runDetail, runTable } from '../journal/render-status.js';
 import { runOutcome, type RunOutcome } from '../journal/run-outcome.js';
+import { unfinishedRotation } from '../journal/unfinished-rotation.js';
+import { readCaRotation } from '../../kubernetes/pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 
@@ -74,7 +76,9 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
     const runs = files.map((f) => runOutcome(f, (pid) => holdsLock(inventory.stateDir, pid))).reverse();
     const chosen = options.run === undefined ? runs[0]! : pick(runs, options.run, dir);
     const inventoryChanged = sha256Of(chosen.inventory.file) !== chosen.inventory.sha256;
-    const next = nextCommand(chosen, cli.cwd);
+    // Only the newest run can say what to do now; a rotation under way is said beside it.
+    const rotation = options.run === undefined ? unfinishedRotation(await readCaRotation(inventory.stateDir), runs, cli.cwd, inventory.file) : undefined;
+    const next = nextCommand(chosen, cli.cwd) ?? rotation?.next;
     if (options.output === 'json') {
       const list = runs.slice(0, last).map(({ id, command, started, ended, durationMs, result, finished, exitCode }) => ({
         id,
@@ -86,7 +90,7 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
         finished,
         ...(exitCode !== undefined ? { exitCode } : {}),
       }));
-      const detail = { ...chosen, inventoryChanged, ...(next !== undefined ? { next } : {}) };
+      const detail = { ...chosen, inventoryChanged, ...(next !== undefined ? { next } : {}), ...(rotation !== undefined ? { unfinished: rotation } : {}) };
       cli.stdout.write(`${JSON.stringify(options.run === undefined ? { journal: dir, runs: list, last: detail } : { journal: dir, run: detail }, null, 2)}\n`);
       return;
     }
@@ -95,6 +99,7 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
       cli.stdout.write(`${runTable(runs.slice(0, last))}\n`);
     }
     cli.stdout.write(runDetail(chosen, { full: options.run !== undefined, cwd: cli.cwd, inventoryChanged }));
+    if (rotation !== undefined) cli.stdout.write(`Not finished: ${rotation.what}. Run next to go on:\n  ${rotation.next}\n`);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);
