@@ -194,6 +194,7 @@ describe('kcluster upgrade from the previous release in the bundle to the newest
     expect(poll.counts.ok).toBeGreaterThan(100);
     expect(poll.counts.failed).toBe(0);
     expect(workerPoll.counts.ok).toBeGreaterThan(100);
+    expect(workerPoll.counts.failed).toBe(0);
 
     const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(again.code, again.stderr).toBe(0);
