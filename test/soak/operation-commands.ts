@@ -38,10 +38,16 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
     case 'kubelet-max-pods':
     case 'api-server-profiling':
       return only(apply(after));
+    // As the docs and remove-node's last line say: the host out of the inventory, then apply, so
+    // that the others follow (a control plane's address, CoreDNS's replicas, the control-plane
+    // taint once the last worker goes).
     case 'remove-worker':
-      return only({ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes'] });
+      return { commands: [{ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes'] }, apply(after)], inventoryAfter: after };
     case 'remove-control-plane':
-      return only({ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] });
+      return {
+        commands: [{ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] }, apply(after)],
+        inventoryAfter: after,
+      };
     case 'readd-control-plane':
       return {
         commands: [{ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] }, apply(before)],

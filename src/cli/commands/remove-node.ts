@@ -79,7 +79,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
         return;
       }
       log(
-        `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; now delete it from ${options.inventory} (the next apply would install it again)${controlPlane ? ', then run kcluster apply so the other nodes stop listing it' : ''}`,
+        `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; now delete it from ${options.inventory} (the next apply would install it again), then run kcluster apply -i ${options.inventory} so the other nodes follow (${controlPlane ? 'they stop listing it' : 'CoreDNS replicas and the control-plane taint depend on the nodes there are'}; --check --diff shows what changes)`,
       );
       if (options.unreachable) log(leftOnTheHost(name));
     });

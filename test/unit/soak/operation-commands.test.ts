@@ -17,10 +17,15 @@ describe('commandsFor', () => {
     expect(inventoryAfter.workers).toEqual([2, 3]);
   });
 
-  it('removes a worker while it is still listed, and lists it no more after', () => {
+  it('removes a worker while it is still listed, then applies the inventory without it', () => {
     const { commands, inventoryAfter } = commandsFor({ kind: 'remove-worker', host: 2 }, single, name);
-    expect(commands.map((c) => c.args('INV'))).toEqual([['remove-node', '-i', 'INV', 'kcsoak2', '--yes']]);
+    expect(commands.map((c) => c.args('INV'))).toEqual([
+      ['remove-node', '-i', 'INV', 'kcsoak2', '--yes'],
+      ['apply', '-i', 'INV'],
+    ]);
     expect(commands[0]!.inventory.workers).toEqual([2]);
+    // Then apply without it, so the others follow (found by seed 1: CoreDNS's replicas and the control-plane taint changed).
+    expect(commands[1]!.inventory.workers).toEqual([]);
     expect(inventoryAfter.workers).toEqual([]);
   });
 
