@@ -4,40 +4,15 @@
 // the last worker leaves them somewhere to run, and they carry the default service-account
 // token (and with it the cluster CA), so CA rotations must deal with each kind.
 
+import { webDeploymentBehindNodePort } from '../e2e/support/e2e-support.js';
+
+/** The NodePort webDeploymentBehindNodePort serves on. */
 export const WEB_NODE_PORT = 30080;
 
 const tolerations = '[{ key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule }]';
 
 export function soakWorkloadYaml(image: string, barePodNode: string): string {
-  return `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web, namespace: default }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      terminationGracePeriodSeconds: 30
-      tolerations: ${tolerations}
-      containers:
-        - name: web
-          image: ${image}
-          imagePullPolicy: Never
-          command: [/bin/busybox, sh, -c, "mkdir -p /www && echo hello > /www/index.html && exec /bin/busybox httpd -f -p 8080 -h /www"]
-          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }
-          lifecycle: { preStop: { exec: { command: [/bin/busybox, sleep, "5"] } } }
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: { name: web, namespace: default }
-spec: { minAvailable: 1, selector: { matchLabels: { app: web } } }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: default }
-spec: { type: NodePort, selector: { app: web }, ports: [{ port: 80, targetPort: 8080, nodePort: ${WEB_NODE_PORT} }] }
+  return `${webDeploymentBehindNodePort(image, tolerations)}
 ---
 apiVersion: v1
 kind: Pod

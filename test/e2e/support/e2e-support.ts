@@ -184,8 +184,11 @@ export function poller(url: string) {
   return { counts, stop: async () => ((stopped = true), await loop) };
 }
 
-/** A 2-replica web Deployment answering "hello" (PDB minAvailable 1) behind NodePort 30080. */
-export const webDeploymentBehindNodePort = (image: string): string => `
+/**
+ * A 2-replica web Deployment answering "hello" (PDB minAvailable 1) behind NodePort 30080;
+ * `tolerations` (YAML flow text) lets its pods run on tainted nodes.
+ */
+export const webDeploymentBehindNodePort = (image: string, tolerations?: string): string => `
 apiVersion: apps/v1
 kind: Deployment
 metadata: { name: web }
@@ -195,7 +198,7 @@ spec:
   template:
     metadata: { labels: { app: web } }
     spec:
-      terminationGracePeriodSeconds: 30
+      terminationGracePeriodSeconds: 30${tolerations !== undefined ? `\n      tolerations: ${tolerations}` : ''}
       containers:
         - name: web
           image: ${image}
