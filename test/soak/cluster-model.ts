@@ -11,8 +11,8 @@ export interface ClusterModel {
   readonly spares: readonly number[];
   /** vars.kubeletConfig.maxPods, when an operation has set it. */
   readonly kubeletMaxPods?: number;
-  /** cluster.apiServer.extraArgs.profiling, when an operation has set it. */
-  readonly apiServerProfiling?: boolean;
+  /** cluster.apiServer.extraArgs.max-mutating-requests-inflight: 300 (true) or 200 (false), once an operation has set it. */
+  readonly apiServerMutatingInflight300?: boolean;
 }
 
 /** The lab's host count and the cluster installed first: one spare host left out of the inventory. */

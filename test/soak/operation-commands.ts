@@ -36,7 +36,7 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
     case 'add-worker':
     case 'add-control-plane':
     case 'kubelet-max-pods':
-    case 'api-server-profiling':
+    case 'api-server-mutating-inflight':
       return only(apply(after));
     // As the docs and remove-node's last line say: the host out of the inventory, then apply, so
     // that the others follow (a control plane's address, CoreDNS's replicas, the control-plane

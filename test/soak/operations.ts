@@ -16,7 +16,7 @@ export type PlannedOperation =
   | { readonly kind: 'secrets-rotate-key' }
   | { readonly kind: 'etcd-snapshot-save' }
   | { readonly kind: 'kubelet-max-pods'; readonly maxPods: number }
-  | { readonly kind: 'api-server-profiling'; readonly enabled: boolean };
+  | { readonly kind: 'api-server-mutating-inflight'; readonly enabled: boolean };
 
 export type OperationKind = PlannedOperation['kind'];
 
@@ -102,12 +102,12 @@ export const OPERATIONS: readonly OperationSpec[] = [
     draw: (m, r) => ({ kind: 'kubelet-max-pods', maxPods: r.pick([100, 110, 120, 130, 140].filter((n) => n !== m.kubeletMaxPods)) }),
   },
   {
-    kind: 'api-server-profiling',
+    kind: 'api-server-mutating-inflight',
     topologies: BOTH,
     weight: 1,
     commands: 1,
     applicable: () => true,
-    draw: (m) => ({ kind: 'api-server-profiling', enabled: m.apiServerProfiling !== true }),
+    draw: (m) => ({ kind: 'api-server-mutating-inflight', enabled: m.apiServerMutatingInflight300 !== true }),
   },
 ];
 
@@ -130,8 +130,8 @@ export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterMo
       return removeControlPlane(model, op.host);
     case 'kubelet-max-pods':
       return { ...model, kubeletMaxPods: op.maxPods };
-    case 'api-server-profiling':
-      return { ...model, apiServerProfiling: op.enabled };
+    case 'api-server-mutating-inflight':
+      return { ...model, apiServerMutatingInflight300: op.enabled };
     case 'readd-control-plane':
     case 'certs-renew':
     case 'rotate-ca':
@@ -146,6 +146,6 @@ export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterMo
 export function describeOperation(op: PlannedOperation, hostName: (host: number) => string): string {
   if ('host' in op) return `${op.kind} ${hostName(op.host)}`;
   if (op.kind === 'kubelet-max-pods') return `${op.kind} ${op.maxPods}`;
-  if (op.kind === 'api-server-profiling') return `${op.kind} ${op.enabled}`;
+  if (op.kind === 'api-server-mutating-inflight') return `${op.kind} ${op.enabled}`;
   return op.kind;
 }

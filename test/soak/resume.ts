@@ -51,7 +51,20 @@ export async function resumeFromStatus(inventory: string, since: number, origina
       args = next.args;
     }
     const run = await runKcluster(args);
-    commands.push(`${noJournal ? '(no journal; the command again) ' : ''}kcluster ${run.args.join(' ')} -> ${run.code}`);
+    // A resume that fails is retried, but what it said is kept: it is a finding of its own.
+    const said =
+      run.code === 0
+        ? ''
+        : ` (${
+            run.err
+              .trim()
+              .split('\n')
+              .filter((l) => l.startsWith('kcluster:'))
+              .slice(-2)
+              .join(' ')
+              .slice(0, 400) || 'no kcluster: line on stderr'
+          })`;
+    commands.push(`${noJournal ? '(no journal; the command again) ' : ''}kcluster ${run.args.join(' ')} -> ${run.code}${said}`);
     if (run.timedOut) return { commands, problem: `the resume command did not end within its limit: ${tailOf(run)}` };
   }
   return { commands, problem: 'unreachable' };

@@ -10,6 +10,9 @@ interface InventoryDoc {
   hosts: { name: string; roles?: string[] }[];
 }
 
+/** An API server flag kcluster leaves to the operator (it refuses one it sets itself, such as profiling): 200 is its default. */
+export const API_SERVER_FLAG = 'max-mutating-requests-inflight';
+
 const asMap = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {});
 
 export function soakInventoryYaml(labInventory: string, model: ClusterModel, hostName: (host: number) => string): string {
@@ -24,10 +27,13 @@ export function soakInventoryYaml(labInventory: string, model: ClusterModel, hos
     const vars = asMap(doc.vars);
     doc.vars = { ...vars, kubeletConfig: { ...asMap(vars['kubeletConfig']), maxPods: model.kubeletMaxPods } };
   }
-  if (model.apiServerProfiling !== undefined) {
+  if (model.apiServerMutatingInflight300 !== undefined) {
     const cluster = asMap(doc.cluster);
     const apiServer = asMap(cluster['apiServer']);
-    doc.cluster = { ...cluster, apiServer: { ...apiServer, extraArgs: { ...asMap(apiServer['extraArgs']), profiling: model.apiServerProfiling } } };
+    doc.cluster = {
+      ...cluster,
+      apiServer: { ...apiServer, extraArgs: { ...asMap(apiServer['extraArgs']), [API_SERVER_FLAG]: model.apiServerMutatingInflight300 ? '300' : '200' } },
+    };
   }
   return stringify(doc);
 }

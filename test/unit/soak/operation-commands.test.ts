@@ -75,7 +75,7 @@ describe('commandsFor', () => {
       'secrets-rotate-key': { kind: 'secrets-rotate-key' },
       'etcd-snapshot-save': { kind: 'etcd-snapshot-save' },
       'kubelet-max-pods': { kind: 'kubelet-max-pods', maxPods: 120 },
-      'api-server-profiling': { kind: 'api-server-profiling', enabled: true },
+      'api-server-mutating-inflight': { kind: 'api-server-mutating-inflight', enabled: true },
     } as const;
     for (const spec of OPERATIONS) expect(commandsFor(samples[spec.kind], ha, name).commands, spec.kind).toHaveLength(spec.commands);
   });

@@ -25,13 +25,19 @@ describe('soakInventoryYaml', () => {
     expect(doc['vars']).toEqual({ cgroupDriver: 'cgroupfs', kubeletConfig: { imageGCHighThresholdPercent: 100 } });
   });
 
-  it('merges maxPods into the lab’s kubeletConfig and profiling into the API server’s flags', () => {
-    const doc = parse(soakInventoryYaml(LAB, { controlPlanes: [1], workers: [2], spares: [3], kubeletMaxPods: 120, apiServerProfiling: false }, name)) as {
+  it('merges maxPods into the lab’s kubeletConfig and an API server flag kcluster leaves to the operator', () => {
+    const doc = parse(
+      soakInventoryYaml(LAB, { controlPlanes: [1], workers: [2], spares: [3], kubeletMaxPods: 120, apiServerMutatingInflight300: false }, name),
+    ) as {
       vars: Record<string, unknown>;
       cluster: Record<string, unknown>;
     };
     expect(doc.vars['kubeletConfig']).toEqual({ imageGCHighThresholdPercent: 100, maxPods: 120 });
-    expect(doc.cluster).toEqual({ name: 'kcsoak', artifacts: { source: 'bundle', bundle: '/b' }, apiServer: { extraArgs: { profiling: false } } });
+    expect(doc.cluster).toEqual({
+      name: 'kcsoak',
+      artifacts: { source: 'bundle', bundle: '/b' },
+      apiServer: { extraArgs: { 'max-mutating-requests-inflight': '200' } },
+    });
   });
 
   it('refuses a host the lab does not have', () => {
