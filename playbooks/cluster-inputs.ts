@@ -263,10 +263,10 @@ export async function clusterInputsFor(
  */
 export async function refuseUnsupportedChanges(
   inventory: Inventory,
-  options: { readonly addsControlPlanes?: boolean } = {},
+  options: { readonly addsControlPlanes?: boolean; readonly say?: (line: string) => void } = {},
 ): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
-  const running = await readRunningCluster(inventory.stateDir, topology);
+  const running = await readRunningCluster(inventory.stateDir, topology, undefined, undefined, options.say !== undefined ? { say: options.say } : {});
   if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =
     versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??

@@ -35,7 +35,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
     await runPlaybookCommand(
       cli,
       async (inventory) => {
-        const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true });
+        const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true, say: (line) => void cli.stderr.write(`kcluster: ${line}\n`) });
         // etcd's own member list is read while the artifacts are verified: it decides which
         // control planes join, where the API's view may lag a remove-node by minutes.
         const [inputs, etcdMembers] = await Promise.all([

@@ -37,9 +37,9 @@ function renewableTopology(inventory: Inventory): Topology {
 }
 
 /** The kubelet and control-plane roles install the inventory's version and control planes: never a silent upgrade or member add. */
-async function refuseUnsupported(inventory: Inventory): Promise<void> {
+async function refuseUnsupported(inventory: Inventory, say: (line: string) => void): Promise<void> {
   try {
-    await refuseUnsupportedChanges(inventory);
+    await refuseUnsupportedChanges(inventory, { say });
   } catch (error) {
     if (error instanceof InputError) throw new InputError(`certs renew refused (it installs what the inventory says, like apply): ${error.message}`);
     throw error;
@@ -76,7 +76,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         const refusal = await refusalUnlessConfirmed(cli, what, options.yes);
         if (refusal) throw new InputError(refusal);
       }
-      await refuseUnsupported(inventory);
+      await refuseUnsupported(inventory, log);
       const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), {
         registryCredentials: false,
         ...(planOnly(options) ? {} : { renewLeaves: true }),

@@ -29,7 +29,7 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
         cli,
         async (inventory) => {
           requireInstalledPki(inventory, 'secrets rotate-key');
-          const running = await refuseUnsupportedChanges(inventory);
+          const running = await refuseUnsupportedChanges(inventory, { say: log });
           if (running === undefined)
             throw new InputError(`${inventory.file}: no cluster answers: secrets rotate-key works on a running cluster (kcluster apply installs one)`);
           store = new EncryptionKeyStore(inventory.stateDir);

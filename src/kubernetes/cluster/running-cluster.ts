@@ -10,6 +10,7 @@ import { controllerClusterTrust } from '../pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
+import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
 
 export interface RunningCluster {
   readonly gitVersion: string;
@@ -56,21 +57,42 @@ export function apiServersToAsk(topology: Pick<Topology, 'adminServerUrl' | 'con
   return [...new Set([topology.adminServerUrl, ...topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:${topology.apiPort}`)])];
 }
 
-/** A running cluster's API server may be busy (a fresh install's controllers starting): lists get longer than the version probe, and three tries. */
-const LIST_TRIES = 3;
+/**
+ * How long a list the plan needs is asked for: an API server that restarts (a certificate just
+ * renewed, a run killed while its static pods rolled) answers /version before it serves lists,
+ * and a rerun right after must wait for it, not refuse (issue 40: certs renew killed, then
+ * rerun as status said, refused with exit 2).
+ */
+export const LIST_WAIT_MS = 120_000;
 
-async function readList<T>(api: ApiClient, server: string, path: string): Promise<T> {
+export interface RunningClusterReadOptions {
+  /** How long to keep asking for a list (default LIST_WAIT_MS). */
+  readonly listWaitMs?: number;
+  /** Where to say what is still awaited during a long wait (a CLI's stderr). */
+  readonly say?: (line: string) => void;
+}
+
+async function readList<T>(api: ApiClient, server: string, path: string, options: RunningClusterReadOptions): Promise<T> {
+  const waitMs = options.listWaitMs ?? LIST_WAIT_MS;
+  const started = Date.now();
+  let lastError: string;
+  const progress =
+    options.say === undefined
+      ? undefined
+      : waitProgressReporter<string>({ describe: (e) => `GET ${path} from ${server} (${e ?? 'no answer yet'})`, report: options.say }, started, waitMs);
   for (let attempt = 1; ; attempt++) {
     try {
       return await api.get<T>(path);
     } catch (error) {
-      if (attempt >= LIST_TRIES) {
+      lastError = (error as Error).message;
+      if (Date.now() - started >= waitMs) {
         throw new RunningClusterReadError(
-          `the API server at ${server} answered its version but not GET ${path} (${LIST_TRIES} tries): ${(error as Error).message}. ` +
+          `the API server at ${server} answered its version but not GET ${path} within ${Math.round(waitMs / 1000)} s (${attempt} tries): ${lastError}. ` +
             'kcluster needs that list to plan a running cluster; check that API server (kubectl get --raw /readyz?verbose) and run the command again.',
         );
       }
-      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+      progress?.(Date.now(), lastError);
+      await new Promise((r) => setTimeout(r, Math.min(1_000 * attempt, 5_000, Math.max(0, waitMs - (Date.now() - started)))));
     }
   }
 }
@@ -80,6 +102,7 @@ export async function readRunningCluster(
   topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>,
   timeoutMs = 5_000,
   listTimeoutMs = 15_000,
+  options: RunningClusterReadOptions = {},
 ): Promise<RunningCluster | undefined> {
   const pki = join(stateDir, 'pki');
   const files = ['ca.crt', 'admin.crt', 'admin.key'].map((f) => join(pki, f));
@@ -105,11 +128,11 @@ export async function readRunningCluster(
   }
   const { server, version } = answered;
   // The lists decide the plays (which control planes join, which kubelets upgrade): an API
-  // server that answered its version but not a list is asked again, then the run stops. Taking
+  // server that answered its version but not a list is asked again (LIST_WAIT_MS), then the run stops. Taking
   // an unanswered list as empty once made every control plane of a running cluster "joining".
   const api = apiClient({ server, caCert, clientCert, clientKey }, listTimeoutMs);
-  const nodes = await readList<NodeListWithVersions & LabelledNodeList>(api, server, '/api/v1/nodes');
-  const etcd = await readList<PodList>(api, server, '/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd');
+  const nodes = await readList<NodeListWithVersions & LabelledNodeList>(api, server, '/api/v1/nodes', options);
+  const etcd = await readList<PodList>(api, server, '/api/v1/namespaces/kube-system/pods?labelSelector=component%3Detcd', options);
   return {
     gitVersion: version.gitVersion,
     kubelets: new Map(kubeletVersionsOf(nodes)),
