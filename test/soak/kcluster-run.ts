@@ -4,6 +4,7 @@
 // still running after `limitMs` is killed and says so: the soak never waits for ever.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { forEachLine } from '../e2e/support/kcluster-watched.js';
 import { repoRoot } from '../integration/support/test-lab.js';
 import type { FaultMoment, FaultSignal } from './faults.js';
 
@@ -38,7 +39,6 @@ export async function runKcluster(args: readonly string[], fault?: FaultToDelive
   });
   let out = '';
   let err = '';
-  let partial = '';
   let taskResults = 0;
   let delivered: string | undefined;
   let timedOut = false;
@@ -50,18 +50,13 @@ export async function runKcluster(args: readonly string[], fault?: FaultToDelive
   const delay = fault?.moment.kind === 'after-ms' ? setTimeout(deliver, fault.moment.ms) : undefined;
   const limit = setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), limitMs);
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    partial += chunk.toString();
-    const lines = partial.split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) {
-      if (!line.startsWith('{') || fault?.moment.kind !== 'task-result') continue;
-      try {
-        if ((JSON.parse(line) as { type?: unknown }).type === 'task-result' && ++taskResults === fault.moment.k) deliver();
-      } catch {
-        // Not an event line (a JSON document of another command): nothing to count.
-      }
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  forEachLine(child.stdout, (line) => {
+    if (!line.startsWith('{') || fault?.moment.kind !== 'task-result') return;
+    try {
+      if ((JSON.parse(line) as { type?: unknown }).type === 'task-result' && ++taskResults === fault.moment.k) deliver();
+    } catch {
+      // Not an event line (a JSON document of another command): nothing to count.
     }
   });
   const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(exitCodeOf(c, signal))));

@@ -2,6 +2,18 @@
 // middle of a run (send it a signal, cut a host off) at a point the events name.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+
+/** Each whole line of a stream as it arrives (NDJSON events one a line; a line cut between chunks waits for its end). */
+export function forEachLine(stream: Readable, onLine: (line: string) => void): void {
+  let partial = '';
+  stream.on('data', (chunk: Buffer) => {
+    partial += chunk.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine(line);
+  });
+}
 
 export interface WatchedRun {
   readonly code: number;
@@ -16,14 +28,10 @@ export async function kclusterWatched(args: readonly string[], onEvent: (event: 
   });
   let out = '';
   let err = '';
-  let partial = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    partial += chunk.toString();
-    const lines = partial.split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) if (line.startsWith('{')) onEvent(JSON.parse(line) as Record<string, unknown>, child);
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  forEachLine(child.stdout, (line) => {
+    if (line.startsWith('{')) onEvent(JSON.parse(line) as Record<string, unknown>, child);
   });
   // A child ended by a signal it did not handle has no code: 128 + the signal's number, as a shell says.
   const code = await new Promise<number>((resolve) =>
