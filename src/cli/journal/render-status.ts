@@ -21,10 +21,14 @@ export function runTable(runs: readonly RunOutcome[]): string {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }
 
+/** A run's command line as typed where status runs: with a `cd` to its folder when that is elsewhere. */
+export const commandFrom = (run: Pick<RunOutcome, 'cwd' | 'command'>, cwd: string): string =>
+  run.cwd === cwd ? run.command : `cd ${quoteWord(run.cwd)} && ${run.command}`;
+
 /** What to type next: the same command again (from the folder it ran in), or nothing. */
 export function nextCommand(run: RunOutcome, cwd: string): string | undefined {
   if (run.result === 'completed' || run.result === 'running') return undefined;
-  return run.cwd === cwd ? run.command : `cd ${quoteWord(run.cwd)} && ${run.command}`;
+  return commandFrom(run, cwd);
 }
 
 function headline(run: RunOutcome): string {

@@ -4,6 +4,7 @@
 // the rotate-ca command the operator typed last (its flags choose the workloads it rolls).
 import { quoteWord } from '../../orchestrator/ssh/quote.js';
 import type { CaRotation } from '../../kubernetes/pki/ca-rotation.js';
+import { commandFrom } from './render-status.js';
 import type { RunOutcome } from './run-outcome.js';
 
 export interface UnfinishedWorkflow {
@@ -24,11 +25,7 @@ export function unfinishedRotation(
   const serviceAccount = rotation.cas.includes('sa');
   const last = runs.find(isRotateCa);
   const next =
-    last === undefined
-      ? `kcluster certs rotate-ca -i ${quoteWord(inventoryFile)}${serviceAccount ? ' --service-account-key' : ''}`
-      : last.cwd === cwd
-        ? last.command
-        : `cd ${quoteWord(last.cwd)} && ${last.command}`;
+    last === undefined ? `kcluster certs rotate-ca -i ${quoteWord(inventoryFile)}${serviceAccount ? ' --service-account-key' : ''}` : commandFrom(last, cwd);
   const what = serviceAccount ? 'the service-account key' : `the ${rotation.cas.join(', ')} CA${rotation.cas.length === 1 ? '' : 's'}`;
   return { what: `a rotation of ${what} is under way (pki/rotation/state.json): its next phase is ${rotation.phase}`, next };
 }
