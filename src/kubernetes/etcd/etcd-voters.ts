@@ -2,24 +2,11 @@
 // a control plane: the truth about membership. The API's reflection of it (etcd mirror pods,
 // control-plane labels, Nodes) lags behind by up to minutes after a remove-node, and a host
 // taken for a member that is none fails at the first step that needs its etcd certificates.
-import type { Fact } from '../../orchestrator/engine/fact.js';
 import { readFacts } from '../../orchestrator/engine/read-facts.js';
 import type { HostSettings } from '../../orchestrator/inventory/model.js';
 import type { Connection } from '../../orchestrator/ssh/connection.js';
-import { sh } from '../../orchestrator/ssh/quote.js';
-import { parseMemberList, type ListedMember } from './etcd-members.js';
-import { ETCDCTL } from './etcdctl.js';
-
-/** etcd's member list alone (no health check: a dead member would cost its timeout on every run). */
-export const etcdMemberList: Fact<ListedMember[]> = {
-  key: 'etcd:member-list',
-  become: true,
-  script: sh`list=$(${ETCDCTL} --command-timeout=10s member list -w simple 2>/dev/null) || { ${ETCDCTL} --command-timeout=10s member list -w simple 2>&1 | tail -n 3; exit 1; }; printf '%s\n' "$list"`,
-  parse: (stdout, exitCode) => {
-    if (exitCode !== 0) throw new Error(`etcdctl member list failed: ${stdout.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `exit ${exitCode}`}`);
-    return parseMemberList(stdout);
-  },
-};
+import type { ListedMember } from './etcd-members.js';
+import { etcdMemberList } from './etcd-membership.js';
 
 /** Pure: the names of the members that vote (a learner, or a member added that never started, does not). */
 export const votingMemberNames = (members: readonly ListedMember[]): string[] =>

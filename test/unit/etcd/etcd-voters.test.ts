@@ -70,7 +70,10 @@ describe('readEtcdVoters over connections faked to run the script locally', () =
     const broken = standInEtcdctl('broken2', 'Error: context deadline exceeded', 1);
     const read = await readEtcdVoters([host('cp2'), host('cp1')], async () => localShellConnection(broken));
     expect(read).toEqual({
-      failures: ['cp1: etcdctl member list failed: Error: context deadline exceeded', 'cp2: etcdctl member list failed: Error: context deadline exceeded'],
+      failures: [
+        'cp1: etcdctl member list failed on this control plane: Error: context deadline exceeded',
+        'cp2: etcdctl member list failed on this control plane: Error: context deadline exceeded',
+      ],
     });
   });
 });
