@@ -3,11 +3,11 @@
 // the kubelet of a dead host never does). Only for a node whose host is gone: on a running
 // host the containers would go on running, unknown to the cluster.
 import { ApiError, type ApiClient } from '../../src/kubernetes/kube/api-client.js';
+import { podsBoundTo } from '../../src/kubernetes/kube/pods-bound-to.js';
 import { podsOnNode, type PodItem, type PodsOnNode } from './pods-on-node.js';
 
 export async function readPodsOnNode(api: ApiClient, node: string): Promise<PodsOnNode> {
-  const list = await api.get<{ items: PodItem[] }>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
-  return podsOnNode(list.items);
+  return podsOnNode(await podsBoundTo<PodItem>(api, node));
 }
 
 /** `pod` is namespace/name; false when it was already gone. */

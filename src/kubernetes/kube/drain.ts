@@ -6,6 +6,7 @@
 import { evictablePod } from '../facts/node-drain-state.js';
 import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
 import { ApiError, type ApiClient } from './api-client.js';
+import { podsBoundTo } from './pods-bound-to.js';
 
 export const CORDONED_BY_KCLUSTER = 'kcluster.io/cordoned';
 
@@ -52,7 +53,7 @@ export async function drain(
     startedAt,
     timeoutMs,
   );
-  const podsOn = async () => (await api.get<PodList>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`)).items.filter(evictablePod);
+  const podsOn = async () => (await podsBoundTo<PodList['items'][number]>(api, node)).filter(evictablePod);
   for (;;) {
     const pods = await podsOn();
     if (pods.length === 0) return;
