@@ -10,7 +10,7 @@ import { readLabInfo, writeLabInfo, type LabInfo } from './lab-state.js';
 import { runScript } from './run-script.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { VM_SUITES, vmLabDown, vmLabUp, type VmSuite } from './vm-lab.js';
-import { labIsRunning } from './lab-status.js';
+import { hostRunning, labIsRunning } from './lab-status.js';
 
 export interface LabUpOptions {
   readonly name: string;
@@ -48,7 +48,22 @@ function labInfoOf(settings: LabSettings, extra: Pick<LabInfo, 'python' | 'accel
   };
 }
 
-export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alreadyUp: boolean }> {
+/** What up.sh and light-up.sh read. */
+function hostsScriptEnv(settings: LabSettings, net: string, base: string): Record<string, string> {
+  return {
+    NAME: settings.name,
+    RUN_DIR: settings.runDir,
+    HOME_DIR: settings.homeDir,
+    BASE: base,
+    BRIDGE: settings.bridge,
+    NET: net,
+    COUNT: String(settings.hosts),
+    PRIVILEGED: settings.privileged ? '1' : '0',
+    APT_PROXY_CMD: join(packageRoot(), 'dist', 'src', 'lab', 'apt-proxy.js'),
+  };
+}
+
+export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alreadyUp: boolean; restarted?: string[] }> {
   const nameProblem = validateLabName(options.name);
   if (nameProblem) throw new LabError(nameProblem);
   // A /24 from .11 upward holds 240 hosts; full hosts (systemd each) are limited by memory.
@@ -94,7 +109,15 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
       throw new LabError(
         `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`,
       );
-    return { info: existing, alreadyUp: true };
+    const stopped = existing.hostList.filter((h) => !hostRunning(existing, h.name)).map((h) => h.name);
+    if (stopped.length === 0 || existing.vm !== undefined || existing.light) return { info: existing, alreadyUp: true };
+    // A host killed or powered off boots again with the disk it had, as a machine would.
+    await runScript(
+      join(scriptsDir(), 'up.sh'),
+      hostsScriptEnv(settings, net, await ensureBase(scriptsDir(), options.python ?? false, options.log)),
+      options.log,
+    );
+    return { info: existing, alreadyUp: true, restarted: stopped };
   }
   const problems = labPreflight(net, settings.bridge, settings.vm !== undefined);
   if (problems.length > 0) throw new LabError(problems.join('\n'));
@@ -102,17 +125,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   if (settings.vm !== undefined) return vmLab(settings, options.log);
   const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
   const info = labInfoOf(settings, { python: options.python ?? false });
-  const env = {
-    NAME: settings.name,
-    RUN_DIR: settings.runDir,
-    HOME_DIR: settings.homeDir,
-    BASE: base,
-    BRIDGE: settings.bridge,
-    NET: net,
-    COUNT: String(settings.hosts),
-    PRIVILEGED: settings.privileged ? '1' : '0',
-    APT_PROXY_CMD: join(packageRoot(), 'dist', 'src', 'lab', 'apt-proxy.js'),
-  };
+  const env = hostsScriptEnv(settings, net, base);
   try {
     await runScript(join(scriptsDir(), settings.light ? 'light-up.sh' : 'up.sh'), env, options.log);
   } catch (error) {

@@ -29,7 +29,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
 
   lab
     .command('up')
-    .description('start lab hosts and write an inventory for them')
+    .description('start lab hosts and write an inventory for them (on a lab that is up: start again the hosts that stopped)')
     .option('--name <name>', 'lab name (hosts are <name>1..<name>N)', 'lab')
     .option('--hosts <n>', 'number of hosts', '3')
     .option('--control-planes <n>', 'how many of them are control planes', '1')
@@ -55,7 +55,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
       }) => {
         const started = Date.now();
         try {
-          const { info, alreadyUp } = await labUp({
+          const { info, alreadyUp, restarted } = await labUp({
             name: options.name,
             hosts: Number(options.hosts),
             controlPlanes: Number(options.controlPlanes),
@@ -72,7 +72,9 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
           });
           cli.stdout.write(
             [
-              alreadyUp ? `lab "${info.name}" is already up` : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+              alreadyUp
+                ? `lab "${info.name}" is already up${restarted ? `; started again: ${restarted.join(', ')}` : ''}`
+                : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
               ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
               `inventory:   ${info.inventoryFile}`,
               `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,

@@ -1,4 +1,8 @@
-# Shared by up.sh and light-up.sh (sourced): the lab key, the bridge, ssh_config, readiness.
+# Shared by up.sh, light-up.sh and down.sh (sourced): the lab key, the bridge, ssh_config,
+# readiness, whether a host's process lives.
+
+# A process that exists and is not a zombie waiting for its parent.
+alive() { [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
 ensure_key_and_bridge() {
   mkdir -p "$RUN_DIR/hosts" "$HOME_DIR"

@@ -3,7 +3,8 @@
 # the apt cache stay. Env: NAME RUN_DIR HOME_DIR BRIDGE
 set -uo pipefail
 : "${NAME:?}" "${RUN_DIR:?}" "${HOME_DIR:?}" "${BRIDGE:?}"
-alive() { [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 pids=()
 for H in "$RUN_DIR"/hosts/*/; do
   [ -f "$H/pid" ] || continue

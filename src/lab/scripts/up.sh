@@ -1,6 +1,8 @@
 #!/bin/bash
 # Start lab hosts: each a `systemd-nspawn --boot` container on its own overlayfs over the
 # shared base, in its own network namespace on the lab bridge. Driven by src/lab/lab-up.ts.
+# A host whose container still runs is left alone: run again, it boots only the hosts that
+# stopped (killed or powered off), each with the disk it had.
 # Env: NAME RUN_DIR HOME_DIR BASE BRIDGE NET (first three octets) COUNT PRIVILEGED(0|1)
 #      APT_PROXY_CMD (node entry of the apt proxy; empty: none) WAIT (seconds)
 set -euo pipefail
@@ -24,6 +26,10 @@ hosts_file=$(printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopba
 : > "$HOME_DIR/known_hosts"
 for i in $(seq 1 "$COUNT"); do
   host=$NAME$i; ip=$NET.$((10+i)); H=$RUN_DIR/hosts/$host; M=$H/root
+  if [ -f "$H/pid" ] && alive "$(cat "$H/pid")"; then
+    echo "$ip,$host $(cut -d' ' -f1,2 "$M/etc/ssh/ssh_host_ed25519_key.pub")" >> "$HOME_DIR/known_hosts"
+    continue
+  fi
   mkdir -p "$H/upper" "$H/work" "$M"
   mountpoint -q "$M" || mount -t overlay overlay -o "lowerdir=$BASE,upperdir=$H/upper,workdir=$H/work" "$M"
   echo "$host" > "$M/etc/hostname"

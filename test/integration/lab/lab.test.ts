@@ -77,6 +77,26 @@ describe('kcluster lab (3 real hosts)', () => {
     expect(clash.stderr).toContain('the subnet 10.231.1.0/24 is already in use on this machine');
   });
 
+  it('boots a host killed whole again on `lab up`, with the disk it had, and leaves the others running', async () => {
+    ssh('kclab2', 'echo kept > /root/disk-probe');
+    const otherPid = readFileSync(join(runDir, 'hosts', 'kclab3', 'pid'), 'utf8');
+    const pidFile = join(runDir, 'hosts', 'kclab2', 'pid');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    execFileSync('sh', ['-c', `echo 1 > /sys/fs/cgroup/unified/kcluster-lab/kclab2/cgroup.kill`]);
+    for (let i = 0; i < 100 && existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2]!.startsWith('Z'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const status = JSON.parse((await kcluster(['lab', 'status', '--name', NAME, '--output', 'json'])).stdout) as { hosts: { running: boolean }[] }[];
+    expect(status[0]!.hosts.map((h) => h.running)).toEqual([true, false, true]);
+    const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--subnet', SUBNET]);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toContain('started again: kclab2');
+    expect(ssh('kclab2', 'cat /root/disk-probe')).toBe('kept\n');
+    expect(Number(readFileSync(pidFile, 'utf8'))).not.toBe(pid);
+    // The host that kept running was not started again.
+    expect(readFileSync(join(runDir, 'hosts', 'kclab3', 'pid'), 'utf8')).toBe(otherPid);
+    expect(ssh('kclab3', 'hostname').trim()).toBe('kclab3');
+  });
+
   it('reports status, then `lab down` leaves no process, mount, bridge, veth, cgroup or directory', async () => {
     const status = await kcluster(['lab', 'status', '--name', NAME, '--output', 'json']);
     const labs = JSON.parse(status.stdout) as { hosts: { running: boolean }[] }[];
