@@ -11,7 +11,7 @@ import { changedStems, expiryLine, stateExpiryWarnings } from '../src/kubernetes
 import { readStateCertificates } from '../src/kubernetes/pki/state-certificates.js';
 import type { ClusterInputs } from '../src/kubernetes/cluster/cluster-inputs.js';
 import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
-import { readRunningCluster, type RunningCluster } from '../src/kubernetes/cluster/running-cluster.js';
+import { LIST_WAIT_MS, readRunningCluster, type RunningCluster } from '../src/kubernetes/cluster/running-cluster.js';
 import { newControlPlaneRefusal, versionChangeRefusal } from '../src/kubernetes/cluster/running-cluster-refusals.js';
 import { topologyOrInputError } from '../src/kubernetes/cluster/installed-cluster.js';
 import { InputError } from '../src/orchestrator/engine/input-error.js';
@@ -263,10 +263,24 @@ export async function clusterInputsFor(
  */
 export async function refuseUnsupportedChanges(
   inventory: Inventory,
-  options: { readonly addsControlPlanes?: boolean; readonly say?: (line: string) => void } = {},
+  options: {
+    readonly addsControlPlanes?: boolean;
+    readonly say?: (line: string) => void;
+    /** The command works only on a running cluster: wait for an API server (LIST_WAIT_MS), then refuse naming each one's reason. */
+    readonly requireRunning?: string;
+  } = {},
 ): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
-  const running = await readRunningCluster(inventory.stateDir, topology, undefined, undefined, options.say !== undefined ? { say: options.say } : {});
+  let why = '';
+  const running = await readRunningCluster(inventory.stateDir, topology, undefined, undefined, {
+    ...(options.say !== undefined ? { say: options.say } : {}),
+    ...(options.requireRunning !== undefined ? { answerWaitMs: LIST_WAIT_MS, noAnswer: (reasons: string) => void (why = reasons) } : {}),
+  });
+  if (running === undefined && options.requireRunning !== undefined)
+    throw new InputError(
+      `${inventory.file}: no API server of cluster ${inventory.cluster.name} answered within ${LIST_WAIT_MS / 1000} s (${why}): ${options.requireRunning} works on a running cluster. ` +
+        'Start its control planes (kcluster status says what the last run left), or install it with kcluster apply',
+    );
   if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =
     versionChangeRefusal(running, inventory.cluster.kubernetesVersion, inventory.file) ??

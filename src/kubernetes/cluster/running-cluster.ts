@@ -52,6 +52,12 @@ export function etcdMembersOf(pods: PodList, nodes: LabelledNodeList = { items: 
   return [...new Set([...withPod, ...labelled])].sort();
 }
 
+/** Pure: each server's reason, from the AggregateError of asking them all ("https://a:6443: connection refused; ..."). */
+export function noAnswerReasons(servers: readonly string[], error: unknown): string {
+  const errors = error instanceof AggregateError ? error.errors : [error];
+  return servers.map((server, i) => `${server}: ${(errors[i] as Error | undefined)?.message ?? 'no answer'}`).join('; ');
+}
+
 /** Pure: where to ask, in order of preference: the admin endpoint, then every control plane (one may be down). */
 export function apiServersToAsk(topology: Pick<Topology, 'adminServerUrl' | 'controlPlanes' | 'apiPort'>): string[] {
   return [...new Set([topology.adminServerUrl, ...topology.controlPlanes.map((h) => `https://${nodeAddress(h)}:${topology.apiPort}`)])];
@@ -68,6 +74,15 @@ export const LIST_WAIT_MS = 120_000;
 export interface RunningClusterReadOptions {
   /** How long to keep asking for a list (default LIST_WAIT_MS). */
   readonly listWaitMs?: number;
+  /**
+   * How long to keep asking for any API server's version before taking "none answers" for an
+   * answer (default 0: at once, as a fresh install must). A command that needs a running
+   * cluster waits: its API servers may be restarting after an interrupted run (issue 40: a
+   * resumed `secrets rotate-key` on one control plane was refused while its API server restarted).
+   */
+  readonly answerWaitMs?: number;
+  /** Told why none answered, when none did (each server's last error). */
+  readonly noAnswer?: (why: string) => void;
   /** Where to say what is still awaited during a long wait (a CLI's stderr). */
   readonly say?: (line: string) => void;
 }
@@ -113,18 +128,44 @@ export async function readRunningCluster(
   // Asked in parallel, so a fresh install (nothing answers) costs one timeout at most; once
   // one answers, the others are dropped (a control plane that is down would otherwise keep
   // its request, and the process, alive until the timeout).
-  const race = new AbortController();
-  const asked = apiServersToAsk(topology).map(async (server) => {
-    const version = await apiClient({ server, caCert, clientCert, clientKey }, timeoutMs, race.signal).get<{ gitVersion: string }>('/version');
-    return { server, version };
-  });
+  const servers = apiServersToAsk(topology);
+  const askAll = async (): Promise<{ server: string; version: { gitVersion: string } }> => {
+    const race = new AbortController();
+    try {
+      return await Promise.any(
+        servers.map(async (server) => ({
+          server,
+          version: await apiClient({ server, caCert, clientCert, clientKey }, timeoutMs, race.signal).get<{ gitVersion: string }>('/version'),
+        })),
+      );
+    } finally {
+      race.abort();
+    }
+  };
+  const waitMs = options.answerWaitMs ?? 0;
+  const started = Date.now();
+  const progress =
+    options.say === undefined || waitMs === 0
+      ? undefined
+      : waitProgressReporter<string>(
+          { describe: (why) => `an API server of the cluster to answer (${why ?? 'none yet'})`, report: options.say },
+          started,
+          waitMs,
+        );
   let answered;
-  try {
-    answered = await Promise.any(asked);
-  } catch {
-    return undefined;
-  } finally {
-    race.abort();
+  for (;;) {
+    try {
+      answered = await askAll();
+      break;
+    } catch (error) {
+      const why = noAnswerReasons(servers, error);
+      if (Date.now() - started >= waitMs) {
+        options.noAnswer?.(why);
+        return undefined;
+      }
+      progress?.(Date.now(), why);
+      await new Promise((r) => setTimeout(r, Math.min(2_000, Math.max(0, waitMs - (Date.now() - started)))));
+    }
   }
   const { server, version } = answered;
   // The lists decide the plays (which control planes join, which kubelets upgrade): an API

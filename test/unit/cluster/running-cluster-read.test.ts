@@ -15,11 +15,21 @@ let stateDir = '';
 /** Requests to the etcd pod list that fail (HTTP 503) before one answers. */
 let podListFailures = 0;
 let podListRequests = 0;
+/** Requests to /version that fail (HTTP 503: an API server restarting) before one answers. */
+let versionFailures = 0;
+let versionRequests = 0;
 
 beforeAll(async () => {
   server = await startFakeApiServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.url === '/version') return json(200, { gitVersion: 'v1.37.2' });
+    if (req.url === '/version') {
+      versionRequests++;
+      if (versionFailures > 0) {
+        versionFailures--;
+        return json(503, { kind: 'Status', reason: 'ServiceUnavailable', message: 'starting' });
+      }
+      return json(200, { gitVersion: 'v1.37.2' });
+    }
     if (req.url === '/api/v1/nodes')
       return json(200, {
         items: [
@@ -90,5 +100,35 @@ describe('reading a running cluster (fake API server)', () => {
     );
     expect(podListRequests).toBeGreaterThanOrEqual(2);
     podListFailures = 0;
+  }, 20_000);
+
+  it('takes no answer at once for a fresh install, by default', async () => {
+    versionFailures = 1;
+    let why = '';
+    const running = await readRunningCluster(stateDir, topology(), undefined, undefined, { noAnswer: (w) => void (why = w) });
+    expect(running).toBeUndefined();
+    expect(why).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${port}: .*503`));
+    versionFailures = 0;
+  });
+
+  // Regression (issue 40, the soak): a resumed secrets rotate-key on one control plane was
+  // refused ("no cluster answers") while the API server its interrupted run restarted came back.
+  it('waits for an API server to answer when the command needs a running cluster', async () => {
+    versionFailures = 3;
+    versionRequests = 0;
+    const running = await readRunningCluster(stateDir, topology(), undefined, undefined, { answerWaitMs: 30_000 });
+    expect(running?.gitVersion).toBe('v1.37.2');
+    expect(versionRequests).toBe(4);
+  }, 40_000);
+
+  it('gives up after the wait with each server named and why', async () => {
+    versionFailures = 1_000;
+    let why = '';
+    const started = Date.now();
+    const running = await readRunningCluster(stateDir, topology(), undefined, undefined, { answerWaitMs: 3_000, noAnswer: (w) => void (why = w) });
+    expect(running).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    expect(why).toContain(`https://127.0.0.1:${port}: `);
+    versionFailures = 0;
   }, 20_000);
 });
