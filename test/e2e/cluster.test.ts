@@ -469,9 +469,14 @@ spec:
     const preview = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--check', '--output', 'json']);
     expect(preview.code, preview.stderr).toBe(3);
     expect(keyNames()).toEqual([before]);
+    // It rewrites every Secret: without --yes and without a terminal to ask on, it refuses and changes nothing.
+    const unconfirmed = await kcluster(['secrets', 'rotate-key', '-i', inventory]);
+    expect(unconfirmed.code, unconfirmed.stderr).toBe(2);
+    expect(unconfirmed.stderr).toContain('refusing without --yes');
+    expect(keyNames()).toEqual([before]);
     await new Promise((r) => setTimeout(r, 1100)); // key names carry the second
     const started = Date.now();
-    const rotate = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--output', 'json']);
+    const rotate = await kcluster(['secrets', 'rotate-key', '-i', inventory, '--yes', '--output', 'json']);
     timings['rotateKeySeconds'] = (Date.now() - started) / 1000;
     expect(rotate.code, rotate.stderr + rotate.stdout.slice(-3000)).toBe(0);
     const after = keyNames();

@@ -1,9 +1,11 @@
-// `kcluster secrets rotate-key -i FILE [--check] [-o text|json]`: a new key encrypts Secrets
-// at rest, the old one is dropped, and no Secret is unreadable at any moment (see
+// `kcluster secrets rotate-key -i FILE [--check] [--yes] [-o text|json]`: a new key encrypts
+// Secrets at rest, the old one is dropped, and no Secret is unreadable at any moment (see
 // playbooks/secrets-rotate-key.ts). The state folder keeps both keys until the last step is on
-// every control plane; a rotation cut short goes on when run again.
+// every control plane; a rotation cut short goes on when run again. It rewrites every Secret,
+// so it asks first, like every command that changes a running cluster's identity.
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
+import { refusalUnlessConfirmed } from '../confirm.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { EncryptionKeyStore } from '../../kubernetes/secrets/encryption-keys.js';
 import { rotationPlan, type RotationPlan } from '../../kubernetes/secrets/key-rotation.js';
@@ -18,24 +20,32 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
     .command('secrets')
     .description('Secrets encrypted at rest')
     .command('rotate-key')
-    .description('encrypt Secrets with a new key and drop the old one, the API servers one at a time')
+    .description('encrypt Secrets with a new key and drop the old one, the API servers one at a time (asks first)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('-C, --check', 'plan only: report every step it would take, change nothing')
+    .option('-y, --yes', 'do not ask for confirmation')
     .addOption(new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']))
-    .action(async (options: PlaybookCommandOptions) => {
+    .action(async (options: PlaybookCommandOptions & { readonly yes?: boolean }) => {
       let store: EncryptionKeyStore | undefined;
       let rotation: RotationPlan | undefined;
       const summary = await runPlaybookCommand(
         cli,
         async (inventory) => {
           requireInstalledPki(inventory, 'secrets rotate-key');
-          const running = await refuseUnsupportedChanges(inventory, { say: log });
-          if (running === undefined)
-            throw new InputError(`${inventory.file}: no cluster answers: secrets rotate-key works on a running cluster (kcluster apply installs one)`);
+          // Waits for an API server (one restarting after an interrupted rotation), then refuses naming why none answered.
+          await refuseUnsupportedChanges(inventory, { say: log, requireRunning: 'secrets rotate-key' });
           store = new EncryptionKeyStore(inventory.stateDir);
           const current = await store.read();
           if (!current) throw new InputError(`${store.path}: no encryption key in the state folder: run kcluster apply first (it makes one)`);
           rotation = rotationPlan(current, new Date());
+          if (!options.check) {
+            const refusal = await refusalUnlessConfirmed(
+              cli,
+              `secrets rotate-key ${current.rotatingTo !== undefined ? 'goes on with the rotation' : 'rotates the Secrets encryption key'} to ${rotation.to.name}: every Secret is rewritten encrypted with it, the API servers restart one at a time, and ${rotation.from.name} is dropped from them and from ${store.path}`,
+              options.yes,
+            );
+            if (refusal) throw new InputError(refusal);
+          }
           if (current.rotatingTo !== undefined) log(`resuming the rotation to ${rotation.to.name}`);
           // Before any host sees the new key, the state folder has it (beside the old one).
           if (!options.check) await store.write(rotation.during);
