@@ -21,3 +21,9 @@ export interface CliContext {
 export function preparationIo(cli: CliContext): { log: (line: string) => void; signal: AbortSignal } {
   return { log: (line) => void cli.stderr.write(`kcluster: ${line}\n`), signal: cli.signal };
 }
+
+/** A context that prints nothing and runs nothing interactive: for building the command tree to describe it. */
+export function quietCliContext(): CliContext {
+  const quiet = { write: () => true } as unknown as CliContext['stdout'];
+  return { stdout: quiet, stderr: quiet, env: {}, cwd: '/', interactive: false, signal: new AbortController().signal, setExitCode: () => undefined };
+}

@@ -8,7 +8,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'kcluster config -i inventory.yaml --host cp1',
     'kcluster config -i inventory.yaml --resolved -o json',
   ],
-  run: ['kcluster run -i inventory.yaml demo --check --diff', 'kcluster run -i inventory.yaml ./my-playbook.mjs --limit workers'],
+  run: ['kcluster run -i inventory.yaml demo --check --diff', 'kcluster run -i inventory.yaml ./my-playbook.mjs --limit worker'],
   facts: ['kcluster facts -i inventory.yaml', 'kcluster facts -i inventory.yaml --limit cp1 -o json'],
   trust: ['kcluster trust -i inventory.yaml all', 'kcluster trust -i inventory.yaml w1 --refresh'],
   lab: ['kcluster lab up --hosts 3 --privileged', 'kcluster lab status', 'kcluster lab down'],
@@ -25,7 +25,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   kubeconfig: ['kcluster kubeconfig -i inventory.yaml --file admin.conf', 'kcluster kubeconfig -i inventory.yaml > admin.conf'],
   upgrade: ['kcluster upgrade -i inventory.yaml --check', 'kcluster upgrade -i inventory.yaml --to v1.37.2 --max-unavailable 2'],
   reset: ['kcluster reset -i inventory.yaml --check', 'kcluster reset -i inventory.yaml --limit w3 --yes'],
-  etcd: ['kcluster etcd snapshot save -i inventory.yaml', 'kcluster etcd snapshot restore -i inventory.yaml backups/etcd-snapshot.db'],
+  etcd: ['kcluster etcd snapshot save -i inventory.yaml --file etcd.db', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db --yes'],
   'etcd snapshot': ['kcluster etcd snapshot save -i inventory.yaml --file etcd.db', 'kcluster etcd snapshot restore -i inventory.yaml etcd.db'],
   'etcd snapshot save': ['kcluster etcd snapshot save -i inventory.yaml', 'kcluster etcd snapshot save -i inventory.yaml --from cp2 --file etcd.db'],
   'etcd snapshot restore': [
@@ -51,8 +51,8 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'kcluster certs rotate-ca -i inventory.yaml --yes --restart-workloads',
     'kcluster certs rotate-ca -i inventory.yaml --yes --service-account-key --keep-old-key 60s',
   ],
-  secrets: ['kcluster secrets rotate-key -i inventory.yaml'],
-  'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml'],
+  secrets: ['kcluster secrets rotate-key -i inventory.yaml --yes'],
+  'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml --yes'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
   plan: ['kcluster plan show plan.json'],
   'plan show': [
@@ -60,6 +60,6 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'kcluster apply -i inventory.yaml --check --plan-out plan.json',
     'kcluster apply -i inventory.yaml --plan plan.json',
   ],
-  report: ['kcluster report timeline ~/.kcluster/state/logs/apply.log'],
+  report: ['kcluster report timeline ~/.kcluster/mycluster/logs/2026-11-26T22-55-06-860Z-cluster.log'],
   'report timeline': ['kcluster report timeline run.log --svg run.svg', 'kcluster apply -i inventory.yaml -o json | kcluster report timeline -'],
 };
