@@ -13,9 +13,14 @@ export interface ClusterModel {
   readonly kubeletMaxPods?: number;
   /** cluster.apiServer.extraArgs.max-mutating-requests-inflight: 300 (true) or 200 (false), once an operation has set it. */
   readonly apiServerMutatingInflight300?: boolean;
+  /** The cluster runs the bundle's newest release (true) or the one before it (unset: the install). */
+  readonly upgraded?: boolean;
 }
 
-/** The lab's host count and the cluster installed first: one spare host left out of the inventory. */
+/**
+ * The lab's host count and the cluster installed first, at the bundle's second-newest release
+ * (so that an upgrade can be drawn): one spare host left out of the inventory.
+ */
 export function initialModel(topology: Topology): ClusterModel {
   return topology === 'single' ? { controlPlanes: [1], workers: [2], spares: [3] } : { controlPlanes: [1, 2, 3], workers: [4], spares: [5] };
 }

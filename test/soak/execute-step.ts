@@ -1,17 +1,22 @@
 // One planned step on the real lab: for each of the operation's commands, the inventory it
-// needs written, the command run (the planned fault delivered to the one it targets), and after
-// a delivered fault the resume that `kcluster status` names. The NodePort is polled throughout
-// and its counts reported. A command that fails without a fault, or a resume that does not
-// finish, is the step's failure.
+// needs written, the command run (the planned fault delivered to the one it targets, at its share
+// of the command's expected duration), and after a delivered fault, once the host it hit answers
+// again, the resume that `kcluster status` names. The NodePort is polled throughout and its
+// counts reported. A command that fails without a fault, or a resume that does not finish, is
+// the step's failure.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { poller } from '../e2e/support/e2e-support.js';
-import { FIXED_HOST, type ClusterModel } from './cluster-model.js';
-import type { PlannedFault } from './faults.js';
+import { pollApiServers, type ApiAnswers } from './api-poller.js';
+import { armFault } from './arm-fault.js';
+import { reboot } from './host-faults.js';
+import { FIXED_HOST, inventoryHosts, type ClusterModel, type Topology } from './cluster-model.js';
+import { ExpectedDurations } from './expected-durations.js';
+import { describeFault, type PlannedFault } from './faults.js';
 import { commandsFor } from './operation-commands.js';
 import { runKcluster, tailOf } from './kcluster-run.js';
 import { resumeFromStatus } from './resume.js';
 import { soakInventoryYaml } from './soak-inventory.js';
-import { hostAddress, hostName, labInventoryFile, rotationUnderWay, soakInventoryFile } from './soak-lab.js';
+import { hostAddress, hostName, labInventoryFile, rotationUnderWay, soakInventoryFile, soakReleases } from './soak-lab.js';
 import type { PlannedStep } from './soak-plan.js';
 import { WEB_NODE_PORT } from './workload.js';
 
@@ -23,40 +28,67 @@ export interface StepExecution {
   readonly resume: string[];
   readonly seconds: number;
   readonly service: { readonly ok: number; readonly failed: number; readonly firstFailures: string[] };
+  /** The control planes' API servers, sampled throughout (the step's starting control planes). */
+  readonly api: ApiAnswers;
+  /** The planned fault reached its target while its command ran. */
+  readonly faultDelivered: boolean;
   readonly failure?: string;
 }
 
 export function writeSoakInventory(model: ClusterModel): void {
-  writeFileSync(soakInventoryFile, soakInventoryYaml(readFileSync(labInventoryFile, 'utf8'), model, hostName));
+  writeFileSync(soakInventoryFile, soakInventoryYaml(readFileSync(labInventoryFile, 'utf8'), model, hostName, soakReleases()));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What the commands took before in this soak: where a fault's share lands. */
+const durations = new ExpectedDurations();
+
 /**
- * One command, the fault delivered to it when targeted, then the resume status names; what
- * ran goes to `ran` and `resume`, what the fault did to `faultDid`. The failure, if any.
+ * One command, the fault delivered to it when targeted, then (the host healed) the resume status
+ * names; what ran goes to `ran` and `resume`, what the fault did to `faultDid`. The failure, if any.
  */
 async function runWithResume(
   args: string[],
+  hosts: readonly number[],
+  topology: Topology,
   fault: PlannedFault | undefined,
   ran: string[],
   resume: string[],
-  faultDid: (what: string) => void,
+  faultDid: (what: string, delivered: boolean) => void,
 ): Promise<string | undefined> {
   const started = Date.now();
-  const run = await runKcluster(args, fault);
+  const armed = fault ? armFault(fault, durations.expectedMs(args), hosts, topology) : undefined;
+  const run = await runKcluster(args, armed?.toDeliver);
   ran.push(`kcluster ${run.args.join(' ')} -> ${run.code} in ${run.seconds.toFixed(0)} s`);
-  if (fault) faultDid(run.delivered ?? `not delivered: the command ended first (exit ${run.code})`);
+  if (fault) faultDid(run.faultProblem ?? run.delivered ?? `not delivered: the command ended first (exit ${run.code})`, run.delivered !== undefined);
+  if (run.faultProblem !== undefined) return run.faultProblem;
   if (run.timedOut) return `the command did not end within its limit: ${tailOf(run)}`;
-  if (run.delivered === undefined) return run.code === 0 ? undefined : `exit ${run.code}: ${tailOf(run)}`;
+  if (run.delivered === undefined) {
+    if (run.code === 0 && !fault) durations.record(args, run.seconds * 1000);
+    return run.code === 0 ? undefined : `exit ${run.code}: ${tailOf(run)}`;
+  }
+  try {
+    await armed!.healed();
+  } catch (error) {
+    return `the host did not come back after ${run.delivered}: ${(error as Error).message}`;
+  }
   const resumed = await resumeFromStatus(soakInventoryFile, started, args);
   resume.push(...resumed.commands);
   return resumed.problem !== undefined ? `resume after ${run.delivered}: ${resumed.problem}` : undefined;
 }
 
-export async function executeStep(planned: PlannedStep): Promise<StepExecution> {
+/** The planned fault as the results name it, with the host a host fault hits. */
+export function plannedFaultText(planned: PlannedStep): string {
+  const command = planned.fault ? commandsFor(planned.operation, planned.before, hostName).commands[planned.fault.command] : undefined;
+  return describeFault(planned.fault, hostName, command ? inventoryHosts(command.inventory) : undefined);
+}
+
+export async function executeStep(planned: PlannedStep, topology: Topology): Promise<StepExecution> {
   const { commands, inventoryAfter } = commandsFor(planned.operation, planned.before, hostName);
   const service = poller(`http://${hostAddress(FIXED_HOST)}:${WEB_NODE_PORT}/`);
+  const apis = pollApiServers(planned.before.controlPlanes.map(hostAddress));
+  let faultDelivered = false;
   const started = Date.now();
   const ran: string[] = [];
   const resume: string[] = [];
@@ -70,10 +102,28 @@ export async function executeStep(planned: PlannedStep): Promise<StepExecution> 
         if (round === 0) ran.push(`(skipped: no rotation under way) kcluster ${command.args(soakInventoryFile).join(' ')}`);
         break;
       }
+      if (command.rebootFirst !== undefined) {
+        const rebootStarted = Date.now();
+        try {
+          await reboot(command.rebootFirst, topology);
+        } catch (error) {
+          failure = `the reboot of ${hostName(command.rebootFirst)} did not finish: ${(error as Error).message}`;
+          break;
+        }
+        ran.push(`reboot ${hostName(command.rebootFirst)}: back over SSH in ${((Date.now() - rebootStarted) / 1000).toFixed(0)} s`);
+      }
       writeSoakInventory(command.inventory);
       // The planned fault goes to the first round of the command it targets.
       const targeted = planned.fault?.command === index && round === 0 ? planned.fault : undefined;
-      failure = await runWithResume(command.args(soakInventoryFile), targeted, ran, resume, (what) => (fault = what));
+      failure = await runWithResume(
+        command.args(soakInventoryFile),
+        inventoryHosts(command.inventory),
+        topology,
+        targeted,
+        ran,
+        resume,
+        (what, delivered) => ((fault = what), (faultDelivered = delivered)),
+      );
     }
     if (failure !== undefined) break;
   }
@@ -82,7 +132,10 @@ export async function executeStep(planned: PlannedStep): Promise<StepExecution> 
   const seconds = (Date.now() - started) / 1000;
   await sleep(3000);
   await service.stop();
+  await apis.stop();
   return {
+    api: { ...apis.counts },
+    faultDelivered,
     commands: ran,
     fault,
     resume,

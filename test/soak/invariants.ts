@@ -1,13 +1,17 @@
 // What must hold after every step, each a small check that returns its verdict: etcd's voting
 // members are the inventory's control planes; the Nodes are the inventory's hosts, all Ready;
-// `apply --check` has nothing to change; `status` says the last run completed; no CA rotation
-// is left under way; the user's Deployment is available and the bare pod runs. The checks that
+// `apply --check` has nothing to change and leaves the state folder byte-identical; `status`
+// says the last run completed; no CA rotation is left under way; every certificate on every
+// host chains to a current CA; no temporary file is left on a host or in the state folder; the
+// user's Deployment is available and the bare pod runs. The checks that
 // wait for the cluster to settle (a Node re-registering, a pod restarting) wait a bounded time.
 import { changesIn, until } from '../e2e/support/e2e-support.js';
 import { kcluster } from '../integration/support/test-lab.js';
 import { inventoryHosts, type ClusterModel } from './cluster-model.js';
 import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, setDifference } from './cluster-readouts.js';
-import { etcdMemberList, hostName, kubectl, rotationUnderWay, soakInventoryFile } from './soak-lab.js';
+import { certificateProblems, hostTempFiles, stateTempFiles } from './host-invariants.js';
+import { etcdMemberList, hostName, kubectl, rotationUnderWay, soakInventoryFile, stateDir } from './soak-lab.js';
+import { digestDifference, stateFolderDigest } from './state-digest.js';
 
 export interface InvariantVerdict {
   readonly name: string;
@@ -56,11 +60,24 @@ const nodesAreInventoryHostsAndReady = (model: ClusterModel): Promise<InvariantV
   });
 
 async function applyCheckChangesNothing(): Promise<InvariantVerdict> {
-  const name = 'apply --check changes nothing';
+  const name = 'apply --check changes nothing and leaves the state folder as it was';
+  const before = stateFolderDigest(stateDir);
   const r = await kcluster(['apply', '-i', soakInventoryFile, '--check', '--output', 'json']);
-  if (r.code === 0) return { name, ok: true, detail: 'exit 0' };
+  const written = digestDifference(before, stateFolderDigest(stateDir));
+  const wrote = written.length > 0 ? `; the state folder changed: ${written.join(', ')}` : '';
+  if (r.code === 0) return { name, ok: written.length === 0, detail: `exit 0${wrote}` };
   const changes = r.code === 3 ? changesIn(r.stdout) : `${r.stderr.slice(-1500)}${r.stdout.slice(-1500)}`;
-  return { name, ok: false, detail: `exit ${r.code}: ${changes.slice(0, 3000)}` };
+  return { name, ok: false, detail: `exit ${r.code}: ${changes.slice(0, 3000)}${wrote}` };
+}
+
+async function certificatesChain(model: ClusterModel): Promise<InvariantVerdict> {
+  const problems = await certificateProblems(model);
+  return { name: 'every certificate on every host chains to a current CA', ok: problems.length === 0, detail: problems.join('; ') || 'all' };
+}
+
+async function noTempFiles(model: ClusterModel): Promise<InvariantVerdict> {
+  const found = [...(await hostTempFiles(model)), ...stateTempFiles().map((f) => `state:${f}`)];
+  return { name: 'no temporary file on a host or in the state folder', ok: found.length === 0, detail: found.join(', ') || 'none' };
 }
 
 async function statusSaysCompleted(): Promise<InvariantVerdict> {
@@ -97,6 +114,8 @@ export async function checkInvariants(model: ClusterModel): Promise<InvariantVer
     ['bare pod', barePodRunning],
     ['status', statusSaysCompleted],
     ['rotation', noRotationUnderWay],
+    ['certificates', () => certificatesChain(model)],
+    ['temporary files', () => noTempFiles(model)],
     ['apply --check', applyCheckChangesNothing],
   ];
   const verdicts: InvariantVerdict[] = [];

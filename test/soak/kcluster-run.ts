@@ -1,16 +1,15 @@
 // One kcluster command of the soak, as a child process with `--output json` (CI=true, no
-// prompt), and the planned fault delivered to it: the signal after a delay, or on the k-th
-// task-result event as the events arrive (as kclusterWatched does for the e2e tests). A command
-// still running after `limitMs` is killed and says so: the soak never waits for ever.
-import { spawn } from 'node:child_process';
+// prompt), and the planned fault delivered while it runs: after `atMs`, if it has not ended,
+// `deliver` acts (signals the process, or does something to a host) and says what it did. A
+// command still running after `limitMs` is killed and says so: the soak never waits for ever.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { forEachLine } from '../e2e/support/kcluster-watched.js';
 import { repoRoot } from '../integration/support/test-lab.js';
-import type { FaultMoment, FaultSignal } from './faults.js';
 
 export interface FaultToDeliver {
-  readonly signal: FaultSignal;
-  readonly moment: FaultMoment;
+  readonly atMs: number;
+  /** Does the fault (to the running process or to a host); what it did. */
+  readonly deliver: (child: ChildProcess) => Promise<string>;
 }
 
 export interface KclusterRun {
@@ -21,6 +20,8 @@ export interface KclusterRun {
   readonly seconds: number;
   /** What was delivered and when ("SIGKILL at 12.3 s"), when the fault reached the process. */
   readonly delivered?: string;
+  /** Why the planned fault could not be done (a fault of the harness, not of kcluster). */
+  readonly faultProblem?: string;
   readonly timedOut: boolean;
 }
 
@@ -39,30 +40,36 @@ export async function runKcluster(args: readonly string[], fault?: FaultToDelive
   });
   let out = '';
   let err = '';
-  let taskResults = 0;
   let delivered: string | undefined;
+  let faultProblem: string | undefined;
+  let delivering: Promise<void> = Promise.resolve();
   let timedOut = false;
   const deliver = (): void => {
-    if (delivered !== undefined || !fault || child.exitCode !== null || child.signalCode !== null) return;
-    delivered = `${fault.signal} at ${((Date.now() - started) / 1000).toFixed(1)} s`;
-    child.kill(fault.signal);
+    if (!fault || child.exitCode !== null || child.signalCode !== null) return;
+    const at = ((Date.now() - started) / 1000).toFixed(1);
+    delivering = fault.deliver(child).then(
+      (what) => void (delivered = `${what} at ${at} s`),
+      (error: unknown) => void (faultProblem = `the fault could not be done at ${at} s: ${(error as Error).message}`),
+    );
   };
-  const delay = fault?.moment.kind === 'after-ms' ? setTimeout(deliver, fault.moment.ms) : undefined;
+  const delay = fault ? setTimeout(deliver, fault.atMs) : undefined;
   const limit = setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), limitMs);
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  forEachLine(child.stdout, (line) => {
-    if (!line.startsWith('{') || fault?.moment.kind !== 'task-result') return;
-    try {
-      if ((JSON.parse(line) as { type?: unknown }).type === 'task-result' && ++taskResults === fault.moment.k) deliver();
-    } catch {
-      // Not an event line (a JSON document of another command): nothing to count.
-    }
-  });
   const code = await new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(exitCodeOf(c, signal))));
   clearTimeout(delay);
   clearTimeout(limit);
-  return { args: full, code, out, err, seconds: (Date.now() - started) / 1000, timedOut, ...(delivered !== undefined ? { delivered } : {}) };
+  await delivering;
+  return {
+    args: full,
+    code,
+    out,
+    err,
+    seconds: (Date.now() - started) / 1000,
+    timedOut,
+    ...(delivered !== undefined ? { delivered } : {}),
+    ...(faultProblem !== undefined ? { faultProblem } : {}),
+  };
 }
 
 /** The end of a run's output, for a violation's message. */

@@ -10,15 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundleDir, poller, until } from '../e2e/support/e2e-support.js';
 import { kcluster, repoRoot } from '../integration/support/test-lab.js';
-import { FIXED_HOST, initialModel, inventoryHosts, labControlPlaneCount, labHostCount } from './cluster-model.js';
+import { FIXED_HOST, initialModel, inventoryHosts } from './cluster-model.js';
 import { deploymentAvailable } from './cluster-readouts.js';
-import { executeStep, writeSoakInventory } from './execute-step.js';
-import { describeFault } from './faults.js';
+import { executeStep, plannedFaultText, writeSoakInventory } from './execute-step.js';
 import { checkInvariants } from './invariants.js';
 import { runKcluster, tailOf } from './kcluster-run.js';
 import { describeOperation, modelAfter } from './operations.js';
 import { renderResults, resultsFileName, violationsOf, type SoakResult, type StepResult } from './results-report.js';
-import { busyboxReference, hostAddress, hostName, importBusybox, kubectl, kubectlApply, LAB_NAME, LAB_SUBNET, soakInventoryFile } from './soak-lab.js';
+import { busyboxReference, hostAddress, hostName, importBusybox, kubectl, kubectlApply, LAB_NAME, labUpArgs, soakInventoryFile } from './soak-lab.js';
 import { planSoak } from './soak-plan.js';
 import { soakSettingsFrom } from './soak-settings.js';
 import { soakWorkloadYaml, WEB_NODE_PORT } from './workload.js';
@@ -32,21 +31,7 @@ const resultsFile = join(resultsDir, resultsFileName(startedAt.toISOString().sli
 beforeAll(async () => {
   bundleDir();
   await kcluster(['lab', 'down', '--name', LAB_NAME]);
-  const up = await kcluster([
-    'lab',
-    'up',
-    '--name',
-    LAB_NAME,
-    '--hosts',
-    String(labHostCount(settings.topology)),
-    '--control-planes',
-    String(labControlPlaneCount(settings.topology)),
-    '--privileged',
-    '--subnet',
-    LAB_SUBNET,
-    '--bundle',
-    bundleDir(),
-  ]);
+  const up = await kcluster(labUpArgs(settings.topology));
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
 });
 afterAll(async () => {
@@ -89,13 +74,14 @@ it(`soak: seed ${settings.seed}, ${settings.steps} steps, ${settings.topology}`,
   save(result);
   for (const planned of plan) {
     const operation = describeOperation(planned.operation, hostName);
-    console.log(`soak step ${planned.step}/${settings.steps}: ${operation}, fault ${describeFault(planned.fault)}`);
-    const execution = await executeStep(planned);
+    const plannedFault = plannedFaultText(planned);
+    console.log(`soak step ${planned.step}/${settings.steps}: ${operation}, fault ${plannedFault}`);
+    const execution = await executeStep(planned, settings.topology);
     const after = modelAfter(planned.before, planned.operation);
     // A host added (or reset by remove-node and added back) lacks the test image: imported before the invariants and the next step's drains.
     if (execution.failure === undefined) for (const host of inventoryHosts(after)) await importBusybox(host).catch(() => undefined);
     const invariants = await checkInvariants(execution.failure === undefined ? after : planned.before);
-    const step: StepResult = { step: planned.step, operation, plannedFault: describeFault(planned.fault), execution, invariants };
+    const step: StepResult = { step: planned.step, operation, plannedFault, execution, invariants };
     result = { ...result, results: [...result.results, step] };
     save(result);
     console.log(

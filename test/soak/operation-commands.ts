@@ -17,6 +17,8 @@ export interface PlannedCommand {
    * the next run to go through reissue, which starts the keep time over.
    */
   readonly whileRotating?: number;
+  /** This host is shut down cleanly and booted again (by `kcluster lab up`) before the command runs. */
+  readonly rebootFirst?: number;
 }
 
 export interface OperationCommands {
@@ -38,6 +40,10 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
     case 'kubelet-max-pods':
     case 'api-server-mutating-inflight':
       return only(apply(after));
+    case 'upgrade':
+      return only({ inventory: after, args: (i) => ['upgrade', '-i', i] });
+    case 'reboot-host':
+      return only({ ...apply(before), rebootFirst: op.host });
     // As the docs and remove-node's last line say: the host out of the inventory, then apply, so
     // that the others follow (a control plane's address, CoreDNS's replicas, the control-plane
     // taint once the last worker goes).
@@ -68,7 +74,7 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
       };
     }
     case 'secrets-rotate-key':
-      return only({ inventory: before, args: (i) => ['secrets', 'rotate-key', '-i', i] });
+      return only({ inventory: before, args: (i) => ['secrets', 'rotate-key', '-i', i, '--yes'] });
     case 'etcd-snapshot-save':
       return only({ inventory: before, args: (i) => ['etcd', 'snapshot', 'save', '-i', i] });
   }

@@ -1,7 +1,7 @@
 // The operations table: each day-2 operation the soak may draw, on which topologies, how often,
-// when the cluster can take it, and what it leaves the model as. An upgrade, a host reboot or a
-// host kill is one more entry here (plus its commands in operation-commands.ts).
-import { addControlPlane, addWorker, FIXED_HOST, removeControlPlane, removeWorker, type ClusterModel, type Topology } from './cluster-model.js';
+// when the cluster can take it, and what it leaves the model as. Another
+// operation is one more entry here (plus its commands in operation-commands.ts).
+import { addControlPlane, addWorker, FIXED_HOST, inventoryHosts, removeControlPlane, removeWorker, type ClusterModel, type Topology } from './cluster-model.js';
 import type { Random } from './prng.js';
 
 export type PlannedOperation =
@@ -16,7 +16,9 @@ export type PlannedOperation =
   | { readonly kind: 'secrets-rotate-key' }
   | { readonly kind: 'etcd-snapshot-save' }
   | { readonly kind: 'kubelet-max-pods'; readonly maxPods: number }
-  | { readonly kind: 'api-server-mutating-inflight'; readonly enabled: boolean };
+  | { readonly kind: 'api-server-mutating-inflight'; readonly enabled: boolean }
+  | { readonly kind: 'upgrade' }
+  | { readonly kind: 'reboot-host'; readonly host: number };
 
 export type OperationKind = PlannedOperation['kind'];
 
@@ -109,6 +111,17 @@ export const OPERATIONS: readonly OperationSpec[] = [
     applicable: () => true,
     draw: (m) => ({ kind: 'api-server-mutating-inflight', enabled: m.apiServerMutatingInflight300 !== true }),
   },
+  // Once per soak: from the bundle's second-newest release, which the install runs, to its newest.
+  { kind: 'upgrade', topologies: BOTH, weight: 2, commands: 1, applicable: (m) => m.upgraded !== true, draw: () => ({ kind: 'upgrade' }) },
+  // A host of the cluster shut down cleanly and booted again, then apply (which should find nothing to do).
+  {
+    kind: 'reboot-host',
+    topologies: BOTH,
+    weight: 2,
+    commands: 1,
+    applicable: () => true,
+    draw: (m, r) => ({ kind: 'reboot-host', host: r.pick(inventoryHosts(m)) }),
+  },
 ];
 
 export function operationSpec(kind: OperationKind): OperationSpec {
@@ -132,6 +145,9 @@ export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterMo
       return { ...model, kubeletMaxPods: op.maxPods };
     case 'api-server-mutating-inflight':
       return { ...model, apiServerMutatingInflight300: op.enabled };
+    case 'upgrade':
+      return { ...model, upgraded: true };
+    case 'reboot-host':
     case 'readd-control-plane':
     case 'certs-renew':
     case 'rotate-ca':

@@ -46,7 +46,7 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 export function renderResults(result: SoakResult): string {
   const violations = violationsOf(result);
   const faults = result.results.filter((r) => r.plannedFault !== 'none').length;
-  const delivered = result.results.filter((r) => /^SIG/.test(r.execution.fault)).length;
+  const delivered = result.results.filter((r) => r.execution.faultDelivered).length;
   const lines = [
     `# Soak: seed ${result.seed}, ${result.steps} steps, ${result.topology}`,
     '',
@@ -55,12 +55,12 @@ export function renderResults(result: SoakResult): string {
     `Started ${result.started}${result.ended ? `, ended ${result.ended}` : ', still running (or stopped without its end)'}; install: ${result.install}.`,
     `${result.results.length} of ${result.steps} steps run; ${faults} with a planned fault, ${delivered} delivered; ${violations.length} violation(s).`,
     '',
-    '| step | operation | fault | resume | seconds | Service ok/failed | invariants |',
-    '|---|---|---|---|---|---|---|',
+    '| step | operation | fault | resume | seconds | Service ok/failed | API samples: none/some down | invariants |',
+    '|---|---|---|---|---|---|---|---|',
     ...result.results.map((r) => {
       const broken = r.invariants.filter((v) => !v.ok);
       const invariants = broken.length === 0 ? `all ${r.invariants.length} hold` : broken.map((v) => `FAILED ${v.name}`).join('; ');
-      return `| ${r.step} | ${cell(r.operation)} | ${cell(`${r.plannedFault}: ${r.execution.fault}`)} | ${cell(r.execution.resume.join('; ') || '-')} | ${r.execution.seconds.toFixed(0)} | ${r.execution.service.ok}/${r.execution.service.failed} | ${cell(invariants)} |`;
+      return `| ${r.step} | ${cell(r.operation)} | ${cell(`${r.plannedFault}: ${r.execution.fault}`)} | ${cell(r.execution.resume.join('; ') || '-')} | ${r.execution.seconds.toFixed(0)} | ${r.execution.service.ok}/${r.execution.service.failed} | ${r.execution.api.samples}: ${r.execution.api.noneAnswered}/${r.execution.api.someDown} | ${cell(invariants)} |`;
     }),
     '',
     '## Commands',

@@ -1,6 +1,7 @@
 // The soak's own inventory: the lab's (its ssh settings, state folder, bundle and lab vars) with
-// only the model's hosts, each with its role, and the settings operations have changed. Pure:
-// text in, text out; the soak writes it before each command.
+// only the model's hosts, each with its role, the release (the bundle's second-newest until the
+// upgrade, then its newest) and the settings operations have changed. Pure: text in, text out;
+// the soak writes it before each command.
 import { parse, stringify } from 'yaml';
 import { inventoryHosts, type ClusterModel } from './cluster-model.js';
 
@@ -15,7 +16,13 @@ export const API_SERVER_FLAG = 'max-mutating-requests-inflight';
 
 const asMap = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {});
 
-export function soakInventoryYaml(labInventory: string, model: ClusterModel, hostName: (host: number) => string): string {
+/** The two releases of the bundle the soak runs on. */
+export interface SoakReleases {
+  readonly previous: string;
+  readonly newest: string;
+}
+
+export function soakInventoryYaml(labInventory: string, model: ClusterModel, hostName: (host: number) => string, releases?: SoakReleases): string {
   const doc = parse(labInventory) as InventoryDoc;
   const byName = new Map(doc.hosts.map((h) => [h.name, h]));
   doc.hosts = inventoryHosts(model).map((host) => {
@@ -35,5 +42,6 @@ export function soakInventoryYaml(labInventory: string, model: ClusterModel, hos
       apiServer: { ...apiServer, extraArgs: { ...asMap(apiServer['extraArgs']), [API_SERVER_FLAG]: model.apiServerMutatingInflight300 ? '300' : '200' } },
     };
   }
+  if (releases !== undefined) doc.cluster = { ...asMap(doc.cluster), kubernetesVersion: model.upgraded === true ? releases.newest : releases.previous };
   return stringify(doc);
 }

@@ -6,8 +6,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { quoteWord } from '../../src/orchestrator/ssh/quote.js';
-import { bundleDir, bundleEntries, sshTo } from '../e2e/support/e2e-support.js';
-import { FIXED_HOST } from './cluster-model.js';
+import { bundleDir, bundleEntries, bundleKubernetesVersions, sshTo } from '../e2e/support/e2e-support.js';
+import type { SoakReleases } from './soak-inventory.js';
+import { FIXED_HOST, labControlPlaneCount, labHostCount, type Topology } from './cluster-model.js';
 
 export const LAB_NAME = 'kcsoak';
 export const LAB_SUBNET = '10.231.20.0/24';
@@ -18,7 +19,27 @@ export const soakInventoryFile = join(labDir, 'soak-inventory.yaml');
 export const stateDir = join(labDir, 'state');
 
 export const hostName = (host: number): string => `${LAB_NAME}${host}`;
+
+/** `kcluster lab up` of the soak's lab: at start, and again to boot a power-cycled host. */
+export const labUpArgs = (topology: Topology): string[] => [
+  'lab',
+  'up',
+  '--name',
+  LAB_NAME,
+  '--hosts',
+  String(labHostCount(topology)),
+  '--control-planes',
+  String(labControlPlaneCount(topology)),
+  '--privileged',
+  '--subnet',
+  LAB_SUBNET,
+  '--bundle',
+  bundleDir(),
+];
 const ssh = sshTo(labDir);
+
+/** A fixed command (or one built with quoteWord) on a soak host, as root. */
+export const sshOnSoakHost = (host: string, command: string): Promise<string> => ssh(host, command);
 
 /** A host's address, from the lab's inventory. */
 export function hostAddress(host: number): string {
@@ -40,6 +61,14 @@ export const etcdMemberList = (through: number): Promise<string> =>
     hostName(through),
     '/usr/local/bin/etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key member list -w simple',
   );
+
+/** The bundle's two newest releases: the install runs the older, the upgrade goes to the newer. */
+export function soakReleases(): SoakReleases {
+  const versions = bundleKubernetesVersions();
+  if (versions.length < 2)
+    throw new Error(`the bundle holds ${versions.join(', ')}: the soak needs two releases (kcluster bundle build --upgrade-pair --test-tools)`);
+  return { previous: versions.at(-2)!, newest: versions.at(-1)! };
+}
 
 export const busyboxReference = (): string => {
   const busybox = bundleEntries().find((a) => a.name === 'busybox');

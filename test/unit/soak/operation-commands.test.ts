@@ -62,6 +62,19 @@ describe('commandsFor', () => {
     expect(commands[0]!.inventory.kubeletMaxPods).toBe(130);
   });
 
+  it('upgrades with the inventory at the newest release, once', () => {
+    const { commands, inventoryAfter } = commandsFor({ kind: 'upgrade' }, single, name);
+    expect(commands.map((c) => c.args('INV'))).toEqual([['upgrade', '-i', 'INV']]);
+    expect(commands[0]!.inventory.upgraded).toBe(true);
+    expect(inventoryAfter.upgraded).toBe(true);
+  });
+
+  it('reboots the host first, then applies the unchanged inventory', () => {
+    const { commands, inventoryAfter } = commandsFor({ kind: 'reboot-host', host: 2 }, single, name);
+    expect(commands.map((c) => [c.rebootFirst, c.args('INV')])).toEqual([[2, ['apply', '-i', 'INV']]]);
+    expect(inventoryAfter).toEqual(single);
+  });
+
   it('has as many commands as the operations table says (a fault targets one of them)', () => {
     const samples = {
       'add-worker': { kind: 'add-worker', host: 5 },
@@ -76,6 +89,8 @@ describe('commandsFor', () => {
       'etcd-snapshot-save': { kind: 'etcd-snapshot-save' },
       'kubelet-max-pods': { kind: 'kubelet-max-pods', maxPods: 120 },
       'api-server-mutating-inflight': { kind: 'api-server-mutating-inflight', enabled: true },
+      upgrade: { kind: 'upgrade' },
+      'reboot-host': { kind: 'reboot-host', host: 3 },
     } as const;
     for (const spec of OPERATIONS) expect(commandsFor(samples[spec.kind], ha, name).commands, spec.kind).toHaveLength(spec.commands);
   });

@@ -13,13 +13,15 @@ const result: SoakResult = {
     {
       step: 1,
       operation: 'remove-worker kcsoak4',
-      plannedFault: 'SIGKILL after 3.0 s of command 1',
+      plannedFault: 'SIGKILL at 10% of command 1',
       execution: {
         commands: ['kcluster remove-node -> 137 in 3 s'],
         fault: 'SIGKILL at 3.0 s',
         resume: ['kcluster remove-node -> 0'],
         seconds: 40,
         service: { ok: 150, failed: 2, firstFailures: [] },
+        api: { samples: 160, noneAnswered: 0, someDown: 4 },
+        faultDelivered: true,
       },
       invariants: [
         { name: 'status: the last run completed', ok: true, detail: '' },
@@ -38,12 +40,13 @@ describe('the results file', () => {
     expect(violationsOf(result)).toEqual([{ step: 1, operation: 'remove-worker kcsoak4', what: 'apply --check changes nothing: exit 3: x | y' }]);
   });
 
-  it('says how to reproduce it, and has a row per step with the Service counts', () => {
+  it('says how to reproduce it, counts the delivered faults, and has a row per step with the Service and API counts', () => {
     const md = renderResults(result);
     expect(md).toContain('`npm run soak -- --seed 42 --steps 3 --topology ha`');
     expect(md).toContain(
-      '| 1 | remove-worker kcsoak4 | SIGKILL after 3.0 s of command 1: SIGKILL at 3.0 s | kcluster remove-node -> 0 | 40 | 150/2 | FAILED apply --check changes nothing |',
+      '| 1 | remove-worker kcsoak4 | SIGKILL at 10% of command 1: SIGKILL at 3.0 s | kcluster remove-node -> 0 | 40 | 150/2 | 160: 0/4 | FAILED apply --check changes nothing |',
     );
+    expect(md).toContain('1 of 3 steps run; 1 with a planned fault, 1 delivered; 1 violation(s).');
     expect(md).toContain('- step 1 (remove-worker kcsoak4), seed 42: apply --check changes nothing: exit 3: x | y');
   });
 });

@@ -43,4 +43,17 @@ describe('soakInventoryYaml', () => {
   it('refuses a host the lab does not have', () => {
     expect(() => soakInventoryYaml(LAB, { controlPlanes: [1], workers: [4], spares: [] }, name)).toThrow('no host kcsoak4');
   });
+
+  it('writes the bundle’s second-newest release until the model says upgraded, then its newest', () => {
+    const releases = { previous: 'v1.36.5', newest: 'v1.37.2' };
+    const version = (upgraded?: boolean) =>
+      (
+        parse(soakInventoryYaml(LAB, { controlPlanes: [1], workers: [2], spares: [3], ...(upgraded !== undefined ? { upgraded } : {}) }, name, releases)) as {
+          cluster: Record<string, unknown>;
+        }
+      ).cluster['kubernetesVersion'];
+    expect(version()).toBe('v1.36.5');
+    expect(version(false)).toBe('v1.36.5');
+    expect(version(true)).toBe('v1.37.2');
+  });
 });

@@ -1,9 +1,9 @@
 // The soak's plan is a pure function of (seed, steps, topology): a failing seed replays the same
 // operations and faults; it never draws an operation the topology or the cluster at that step
-// cannot take; about 30% of steps carry a fault.
+// cannot take; about half the steps carry a fault.
 import { describe, expect, it } from 'vitest';
 import { FIXED_HOST, inventoryHosts } from '../../soak/cluster-model.js';
-import { drawFault, FAULT_RATE } from '../../soak/faults.js';
+import { describeFault, drawFault, FAULT_RATE, faultHost, HOST_FAULTS, PROCESS_FAULTS } from '../../soak/faults.js';
 import { modelAfter, OPERATIONS } from '../../soak/operations.js';
 import { mulberry32 } from '../../soak/prng.js';
 import { planSoak } from '../../soak/soak-plan.js';
@@ -75,17 +75,29 @@ describe('planSoak', () => {
 });
 
 describe('drawFault', () => {
-  it('puts a fault on about 30% of 1000 draws, both signals and both moments among them, within bounds', () => {
+  it('puts a fault on about half of 1000 draws, every kind among them, each within bounds', () => {
     const r = mulberry32(2026);
     const faults = Array.from({ length: 1000 }, () => drawFault(r, 2)).filter((f) => f !== undefined);
     expect(faults.length / 1000).toBeGreaterThan(FAULT_RATE - 0.05);
     expect(faults.length / 1000).toBeLessThan(FAULT_RATE + 0.05);
-    expect(new Set(faults.map((f) => f.signal))).toEqual(new Set(['SIGINT', 'SIGKILL']));
-    expect(new Set(faults.map((f) => f.moment.kind))).toEqual(new Set(['after-ms', 'task-result']));
+    expect(new Set(faults.map((f) => f.kind))).toEqual(new Set([...PROCESS_FAULTS, ...HOST_FAULTS]));
     for (const f of faults) {
-      if (f.moment.kind === 'after-ms') expect(f.moment.ms).toBeGreaterThanOrEqual(1000);
-      else expect(f.moment.k).toBeGreaterThanOrEqual(1);
+      expect(f.at).toBeGreaterThanOrEqual(0.05);
+      expect(f.at).toBeLessThanOrEqual(0.95);
+      expect(f.downSeconds).toBeGreaterThanOrEqual(5);
+      expect(f.downSeconds).toBeLessThanOrEqual(40);
+      expect([0, 1]).toContain(f.command);
     }
+    // The processes' faults are the larger share: they reach every phase of every command.
+    expect(faults.filter((f) => PROCESS_FAULTS.includes(f.kind)).length).toBeGreaterThan(faults.length / 2);
+  });
+
+  it('hits a host of the command by its pick, whatever their count', () => {
+    const fault = { kind: 'link-cut', at: 0.5, command: 0, hostPick: 7, downSeconds: 10 } as const;
+    expect(faultHost(fault, [1, 2, 3])).toBe(2);
+    expect(faultHost(fault, [1, 4])).toBe(4);
+    expect(describeFault(fault, (h) => `kcsoak${h}`, [1, 2, 3])).toBe('link cut for 10 s on kcsoak2 at 50% of command 1');
+    expect(describeFault({ ...fault, kind: 'SIGKILL', at: 0.123 })).toBe('SIGKILL at 12% of command 1');
   });
 
   it('consumes the same draws with or without a fault, so a fault never shifts the steps after it', () => {
