@@ -1,7 +1,7 @@
 // `kcluster artifacts verify --bundle PATH`: check every piece of a bundle against its lock.
 // `kcluster artifacts list -i FILE [--fetch]`: what this inventory needs, on which hosts, and
 // where each piece comes from (with --fetch: downloaded and verified into the cache now).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
@@ -50,7 +50,7 @@ export function registerArtifactsCommand(program: Command, cli: CliContext): voi
     .description('what an inventory needs, on which hosts, and where each piece comes from')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('--fetch', 'download (or read from the bundle) and verify every piece now, into the controller cache')
-    .option('-o, --output <format>', 'text or json', 'text')
+    .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
     .action(async (options: { inventory: string; fetch?: boolean; output: string }) => {
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;

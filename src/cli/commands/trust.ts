@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { selectHosts } from '../../orchestrator/inventory/select-hosts.js';
+import { quotedTerms, selectHosts, unknownSelectorHint } from '../../orchestrator/inventory/select-hosts.js';
 import { createSshConnector } from '../../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
 import { trustHostKey, type TrustOutcome } from '../../orchestrator/ssh/trust-host-key.js';
@@ -36,7 +36,9 @@ export function registerTrustCommand(program: Command, cli: CliContext): void {
       if (!inventory) return;
       const selection = selectHosts(inventory, selectors);
       if (selection.unknown.length > 0) {
-        cli.stderr.write(`kcluster: no host or group named ${selection.unknown.map((u) => `"${u}"`).join(', ')} in ${options.inventory}\n`);
+        cli.stderr.write(
+          `kcluster: no host or group named ${quotedTerms(selection.unknown)} in ${options.inventory}${unknownSelectorHint(inventory, selection.unknown)}\n`,
+        );
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }

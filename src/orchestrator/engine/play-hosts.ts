@@ -1,17 +1,8 @@
 // Which hosts a play runs on: its own selector, narrowed by --limit, cut into serial batches.
 import type { Inventory } from '../inventory/model.js';
-import { selectHosts } from '../inventory/select-hosts.js';
-import { closest } from '../inventory/suggest.js';
+import { quotedTerms as quoted, selectHosts, unknownSelectorHint as hint } from '../inventory/select-hosts.js';
 import { InputError } from './input-error.js';
 import type { Play } from './types.js';
-
-const quoted = (terms: readonly string[]): string => terms.map((t) => `"${t}"`).join(', ');
-
-function hint(inventory: Inventory, unknown: readonly string[]): string {
-  const names = [...inventory.hosts.map((h) => h.name), ...Object.keys(inventory.groups)];
-  const guesses = unknown.map((u) => closest(u.replace(/^[!&]/, ''), names)).filter((g): g is string => g !== undefined);
-  return guesses.length > 0 ? ` (did you mean ${quoted(guesses)}?)` : ` (known: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', ...' : ''})`;
-}
 
 /** The hosts --limit allows (every host without a limit); an unknown term is an InputError. */
 export function limitHosts(inventory: Inventory, limit: readonly string[] | undefined): Set<string> {

@@ -1,5 +1,6 @@
 // Host selectors, as Ansible's patterns: names, groups, globs, `all`, `!x` to exclude and
 // `&x` to intersect; comma separated or a list. The result keeps inventory order.
+import { closest } from './suggest.js';
 import type { Inventory } from './model.js';
 
 /** `*`, `?` and `[...]` (with `[!...]` negated) as a RegExp; undefined for an unclosed `[`. */
@@ -59,4 +60,13 @@ export function selectHosts(inventory: Inventory, selector: string | readonly st
     for (const h of resolveTerm(term.slice(1))) selected.delete(h);
   }
   return { hosts: inventory.hosts.map((h) => h.name).filter((n) => selected.has(n)), unknown };
+}
+
+export const quotedTerms = (terms: readonly string[]): string => terms.map((t) => `"${t}"`).join(', ');
+
+/** After a selector named nothing: " (did you mean ...?)" from the hosts and groups, or the known names. */
+export function unknownSelectorHint(inventory: Inventory, unknown: readonly string[]): string {
+  const names = [...inventory.hosts.map((h) => h.name), ...Object.keys(inventory.groups)];
+  const guesses = unknown.map((u) => closest(u.replace(/^[!&]/, ''), names)).filter((g): g is string => g !== undefined);
+  return guesses.length > 0 ? ` (did you mean ${quotedTerms(guesses)}?)` : ` (known: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', ...' : ''})`;
 }
