@@ -19,7 +19,7 @@ import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js
 import { DEFAULT_AUDIT_POLICY } from '../src/kubernetes/cluster/audit-policy.js';
 import { auditPolicyProblems } from '../src/kubernetes/cluster/audit-policy-check.js';
 import { componentArgProblems } from '../src/kubernetes/cluster/component-args.js';
-import { SourceMap } from '../src/orchestrator/inventory/source-map.js';
+import { inventoryKeyLocation, SourceMap } from '../src/orchestrator/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';
@@ -197,7 +197,7 @@ export async function checkClusterInputs(
       return await run();
     } catch (error) {
       if (error instanceof InputError) problems.push(error.message);
-      else if (error instanceof ArtifactError) problems.push(`${inventory.file}: ${error.message}`);
+      else if (error instanceof ArtifactError) problems.push(artifactProblem(inventory, error));
       else throw error;
       return undefined;
     }
@@ -227,7 +227,7 @@ export async function clusterInputsFor(
   try {
     artifacts = await prepareArtifacts(inventory, { signal: io.signal, log });
   } catch (error) {
-    if (error instanceof ArtifactError) throw new InputError(`${inventory.file}: ${error.message}`);
+    if (error instanceof ArtifactError) throw new InputError(artifactProblem(inventory, error));
     throw error;
   }
   log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
@@ -261,6 +261,13 @@ export async function clusterInputsFor(
  * (change its version: `kcluster upgrade` does that, in order; add a control plane, unless
  * the command is apply, which adds them).
  */
+/** An artifact problem as an inventory error: at its key's file:line:col when it is about one. */
+function artifactProblem(inventory: Inventory, error: ArtifactError): string {
+  return error.inventoryKey !== undefined
+    ? `${inventoryKeyLocation(inventory.file, error.inventoryKey)}: ${error.message}`
+    : `${inventory.file}: ${error.message}`;
+}
+
 export async function refuseUnsupportedChanges(
   inventory: Inventory,
   options: {

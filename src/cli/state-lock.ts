@@ -3,6 +3,8 @@
 // get it. A second run is refused at once with the holder's pid, host and start time (exit 2,
 // nothing touched). A lock whose process is gone (same machine, pid not running) is taken
 // over with a warning; one held from another machine is never broken automatically.
+import type { Inventory } from '../orchestrator/inventory/model.js';
+import { inventoryKeyLocation } from '../orchestrator/inventory/source-map.js';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -69,6 +71,12 @@ export function stateDirProblem(stateDir: string): string | undefined {
         : `the state folder ${stateDir} is not a directory (something else is at that path): set stateDir in the inventory to a directory`;
     if (dirname(path) === path) return undefined;
   }
+}
+
+/** The state folder's problem, at the inventory's stateDir (or cluster.name, which its default comes from). */
+export function inventoryStateDirProblem(inventory: Pick<Inventory, 'file' | 'stateDir'>): string | undefined {
+  const problem = stateDirProblem(inventory.stateDir);
+  return problem === undefined ? undefined : `${inventoryKeyLocation(inventory.file, ['stateDir'], ['cluster', 'name'])}: ${problem}`;
 }
 
 function ensureStateDir(stateDir: string): void {

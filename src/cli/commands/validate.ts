@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { stateDirProblem } from '../state-lock.js';
+import { inventoryStateDirProblem } from '../state-lock.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { checkClusterInputs } from '../../../playbooks/cluster-inputs.js';
 
@@ -19,7 +19,7 @@ export function registerValidateCommand(program: Command, cli: CliContext): void
       const inventory = await loadInventoryOrReport(cli, options.inventory);
       if (!inventory) return;
       try {
-        const stateDir = stateDirProblem(inventory.stateDir);
+        const stateDir = inventoryStateDirProblem(inventory);
         if (stateDir !== undefined) throw new InputError(stateDir);
         await checkClusterInputs(inventory, cli.env);
       } catch (error) {

@@ -49,8 +49,12 @@ export const artifactLabel = (a: ArtifactId): string => `${a.component}/${a.name
 
 /** A piece is missing, corrupt or unobtainable: names it and says what to do. */
 export class ArtifactError extends Error {
-  constructor(message: string) {
+  /** The inventory key the problem is with, when it is one (its file:line:col goes with the message). */
+  readonly inventoryKey: readonly string[] | undefined;
+
+  constructor(message: string, inventoryKey?: readonly string[]) {
     super(message);
     this.name = 'ArtifactError';
+    this.inventoryKey = inventoryKey;
   }
 }

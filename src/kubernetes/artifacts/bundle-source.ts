@@ -11,6 +11,9 @@ import { extract } from './local-tar.js';
 import type { VerifiedFiles } from './verified-files.js';
 import { MIB, readBoundedFileSync } from '../../orchestrator/util/bounded-file.js';
 
+/** The inventory key that names the bundle. */
+const BUNDLE_KEY = ['cluster', 'artifacts', 'bundle'];
+
 export interface OpenBundle {
   /** The path the user gave (for messages). */
   readonly given: string;
@@ -56,10 +59,13 @@ export async function openBundle(path: string, cacheDir: string): Promise<OpenBu
   try {
     info = await stat(path);
   } catch {
-    throw new ArtifactError(`bundle ${path}: not found: check cluster.artifacts.bundle (or --bundle), or build the bundle first`);
+    throw new ArtifactError(
+      `bundle ${path}: not found: set it to the folder \`kcluster bundle build\` printed (or a copy of it, or its tarball), or build the bundle first`,
+      BUNDLE_KEY,
+    );
   }
   const root = info.isDirectory() ? path : isTarball(path) ? await unpackTarball(path, cacheDir) : undefined;
-  if (!root) throw new ArtifactError(`bundle ${path}: neither a directory nor a .tar/.tar.gz/.tgz tarball`);
+  if (!root) throw new ArtifactError(`bundle ${path}: neither a directory nor a .tar/.tar.gz/.tgz tarball`, BUNDLE_KEY);
   const lockPath = join(root, LOCK_FILE);
   let text: string;
   try {

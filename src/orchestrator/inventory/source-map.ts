@@ -68,3 +68,18 @@ export class SourceMap {
     return this.value(path);
   }
 }
+
+/**
+ * "file:line:col: key" for an error about the inventory key at `path` (its value where it is
+ * written; else, for a value derived from another key, `derivedFrom`'s), so that errors found
+ * after loading (a state folder, a bundle) point where every other inventory error does.
+ */
+export function inventoryKeyLocation(file: string, path: readonly (string | number)[], derivedFrom?: readonly (string | number)[]): string {
+  const map = SourceMap.ofFile(file);
+  const parent = path.slice(0, -1);
+  const last = path[path.length - 1];
+  const written = typeof last === 'string' && map.keyIfWritten(parent, last) !== undefined;
+  const at = written || derivedFrom === undefined ? map.value(path) : map.value(derivedFrom);
+  const name = path.join('.');
+  return `${file}:${at.line}:${at.col}: ${written || derivedFrom === undefined ? name : `${name} (not set: derived from ${derivedFrom.join('.')})`}`;
+}

@@ -64,12 +64,13 @@ const CASES: readonly (readonly [string, string, RegExp])[] = [
   [
     'a bundle that is not there',
     inventory('', { artifacts: `  artifacts: { source: bundle, bundle: ${join(root, 'nowhere')} }\n` }),
-    /not found: check cluster\.artifacts\.bundle/,
+    // At the key's file:line:col like every other inventory error (issue 44), and no flag validate and apply lack.
+    /inventory\.yaml:\d+:\d+: cluster\.artifacts\.bundle: bundle .*nowhere: not found: set it to the folder `kcluster bundle build` printed/,
   ],
   [
     'a bundle that is a plain file',
     inventory('', { artifacts: `  artifacts: { source: bundle, bundle: ${join(root, 'plain-file')} }\n` }),
-    /neither a directory nor a/,
+    /inventory\.yaml:\d+:\d+: cluster\.artifacts\.bundle: bundle .*plain-file: neither a directory nor a/,
   ],
   [
     'a bundle without its lock file',
@@ -94,7 +95,11 @@ const CASES: readonly (readonly [string, string, RegExp])[] = [
     inventory(`  apiServer:\n    oidc: { issuerUrl: https://issuer.example, clientId: k, caFile: ${join(root, 'not-pem.crt')} }\n`),
     /not a PEM certificate/,
   ],
-  ['a state folder that is a file', inventory('', { top: `stateDir: ${join(root, 'state-file')}\n` }), /the state folder .* is not a directory/],
+  [
+    'a state folder that is a file',
+    inventory('', { top: `stateDir: ${join(root, 'state-file')}\n` }),
+    /inventory\.yaml:1:11: stateDir: the state folder .* is not a directory/,
+  ],
   [
     'several at once: all of them, in one message',
     inventory(`  manifests: [${join(root, 'missing.yaml')}]\n`, {
