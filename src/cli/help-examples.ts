@@ -15,7 +15,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'lab up': ['kcluster lab up --hosts 3 --privileged', 'kcluster lab up --name ha --hosts 4 --control-planes 3 --privileged'],
   'lab down': ['kcluster lab down', 'kcluster lab down --all'],
   'lab status': ['kcluster lab status', 'kcluster lab status --name ha -o json'],
-  'lab deps': ['sudo kcluster lab deps'],
+  'lab deps': ['sudo kcluster lab deps', 'sudo kcluster lab deps --vm'],
   artifacts: ['kcluster artifacts list -i inventory.yaml', 'kcluster artifacts verify --bundle /srv/kcluster-bundle'],
   'artifacts list': ['kcluster artifacts list -i inventory.yaml', 'kcluster artifacts list -i inventory.yaml --fetch'],
   'artifacts verify': ['kcluster artifacts verify --bundle /srv/kcluster-bundle'],

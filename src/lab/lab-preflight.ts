@@ -11,7 +11,7 @@ export function labPreflight(net: string, bridge: string, vm = false): string[] 
   if (process.platform !== 'linux') return ['the local lab needs Linux (systemd-nspawn and network namespaces); use vagrant/ on other systems'];
   if (process.getuid?.() !== 0) problems.push('the lab needs root (it creates bridges, mounts and containers): run it with sudo');
   if (vm && !onPath('qemu-system-x86_64'))
-    problems.push('QEMU is missing: run `kcluster lab deps`, or apt-get install --no-install-recommends qemu-system-x86');
+    problems.push('QEMU is missing: run `kcluster lab deps --vm`, or apt-get install --no-install-recommends qemu-system-x86');
   if (vm && !onPath('mke2fs')) problems.push('mke2fs is missing: apt-get install e2fsprogs');
   if (!onPath('systemd-nspawn'))
     problems.push('systemd-nspawn is missing: run `kcluster lab deps`, or apt-get install --no-install-recommends systemd-container');

@@ -136,9 +136,12 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
   lab
     .command('deps')
     .description('install the Debian/Ubuntu packages the lab needs (systemd-container, debootstrap, OpenSSH, iproute2), without recommends')
-    .action(() => {
+    .option('--vm', 'also QEMU, for `kcluster lab up --vm`')
+    .option('--vagrant', "also Vagrant with libvirt and QEMU, for the vagrant/ labs (libvirt's NAT network stays off)")
+    .action((options: { vm?: boolean; vagrant?: boolean }) => {
+      const env = { ...cli.env, WITH_VM: options.vm || options.vagrant ? '1' : '0', WITH_VAGRANT: options.vagrant ? '1' : '0' };
       try {
-        execFileSync('bash', [join(packageRoot(), 'src', 'lab', 'scripts', 'install-host-deps.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+        execFileSync('bash', [join(packageRoot(), 'src', 'lab', 'scripts', 'install-host-deps.sh')], { stdio: ['ignore', 'inherit', 'inherit'], env });
       } catch {
         cli.setExitCode(ExitCode.HostsFailed);
       }

@@ -6,17 +6,17 @@
 #   debootstrap      builds the lab's Debian base root filesystem once
 #   systemd-container  systemd-nspawn, which boots each lab host
 #   iproute2, iptables, e2fsprogs, procps, xz-utils: bridges/netns, lab plumbing
-#   qemu-system-x86  only with WITH_VM=1 (`kcluster lab up --vm`, test/vm/run.sh)
+#   qemu-system-x86  only with WITH_VM=1 (`kcluster lab deps --vm`: for `lab up --vm`, test/vm/run.sh)
 #   vagrant, vagrant-libvirt, libvirt-daemon-system, dnsmasq-base, qemu-utils: only with
-#                    WITH_VAGRANT=1 (vagrant/, test/vagrant/run.sh). libvirt's package defines a
+#                    WITH_VAGRANT=1 (`kcluster lab deps --vagrant`: vagrant/, test/vagrant/run.sh). libvirt's package defines a
 #                    NAT network "default": its definition is moved aside before libvirtd first
 #                    starts, so nothing here ever turns on IP forwarding.
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "install-host-deps: run as root (apt-get needs it)" >&2; exit 2; }
 command -v apt-get >/dev/null || { echo "install-host-deps: needs a Debian or Ubuntu machine (apt-get not found)" >&2; exit 2; }
 want=(openssh-client openssh-server debootstrap systemd-container iproute2 iptables e2fsprogs procps xz-utils ca-certificates)
-[ "${WITH_VM:-0}" = 1 ] && want+=(qemu-system-x86)
-[ "${WITH_VAGRANT:-0}" = 1 ] && want+=(qemu-system-x86 qemu-utils vagrant vagrant-libvirt libvirt-daemon-system dnsmasq-base)
+if [ "${WITH_VM:-0}" = 1 ] || [ "${WITH_VAGRANT:-0}" = 1 ]; then want+=(qemu-system-x86); fi
+if [ "${WITH_VAGRANT:-0}" = 1 ]; then want+=(qemu-utils vagrant vagrant-libvirt libvirt-daemon-system dnsmasq-base); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -24,7 +24,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "install-host-deps: installing ${missing[*]}"
 # No package may start a daemon on this machine (openssh-server would start sshd on :22).
-policy=/usr/sbin/policy-rc.d
+policy=${POLICY_RC_D:-/usr/sbin/policy-rc.d}  # (another path only for the test that runs this script with stand-ins)
 restore_policy=0
 if [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; restore_policy=1
