@@ -6,16 +6,40 @@ export interface ClusterVersions {
   readonly kubelets: Readonly<Record<string, string>>;
 }
 
+const VERSION = /^v(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+
 const parts = (v: string): [number, number, number] => {
-  const m = /^v(\d+)\.(\d+)\.(\d+)/.exec(v);
+  const m = VERSION.exec(v);
   if (!m) throw new Error(`"${v}" is not a Kubernetes version`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 };
 
+/** The pre-release identifiers ("rc.1" of v1.37.0-rc.1), empty for a release. */
+const preRelease = (v: string): string[] => VERSION.exec(v)?.[4]?.split('.') ?? [];
+
+/** Semantic Versioning's order of pre-release identifiers: numeric below alphanumeric, numbers by value. */
+function comparePreRelease(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return b.length - a.length; // a release is above its pre-releases
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x === y) continue;
+    const [xn, yn] = [/^\d+$/.test(x), /^\d+$/.test(y)];
+    if (xn && yn) return Number(x) - Number(y);
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Negative, zero or positive as `a` is older than, the same as or newer than `b`, in Semantic
+ * Versioning's order: v1.37.0-alpha.1 < v1.37.0-rc.1 < v1.37.0 (a pre-release is below its
+ * release); build metadata (+...) does not count.
+ */
 export function compareVersions(a: string, b: string): number {
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return 0;
+  return comparePreRelease(preRelease(a), preRelease(b));
 }
 
 /** Why this upgrade is refused, or undefined when it is allowed. */
