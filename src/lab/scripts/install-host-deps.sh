@@ -6,6 +6,7 @@
 #   debootstrap      builds the lab's Debian base root filesystem once
 #   systemd-container  systemd-nspawn, which boots each lab host
 #   iproute2, iptables, e2fsprogs, procps, xz-utils: bridges/netns, lab plumbing
+#   shellcheck       the unit test that checks every shell snippet kcluster embeds
 #   qemu-system-x86  only with WITH_VM=1 (`kcluster lab deps --vm`: for `lab up --vm`, test/vm/run.sh)
 #   vagrant, vagrant-libvirt, libvirt-daemon-system, dnsmasq-base, qemu-utils: only with
 #                    WITH_VAGRANT=1 (`kcluster lab deps --vagrant`: vagrant/, test/vagrant/run.sh). libvirt's package defines a
@@ -14,7 +15,7 @@
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "install-host-deps: run as root (apt-get needs it)" >&2; exit 2; }
 command -v apt-get >/dev/null || { echo "install-host-deps: needs a Debian or Ubuntu machine (apt-get not found)" >&2; exit 2; }
-want=(openssh-client openssh-server debootstrap systemd-container iproute2 iptables e2fsprogs procps xz-utils ca-certificates)
+want=(openssh-client openssh-server debootstrap systemd-container iproute2 iptables e2fsprogs procps xz-utils ca-certificates shellcheck)
 if [ "${WITH_VM:-0}" = 1 ] || [ "${WITH_VAGRANT:-0}" = 1 ]; then want+=(qemu-system-x86); fi
 if [ "${WITH_VAGRANT:-0}" = 1 ]; then want+=(qemu-utils vagrant vagrant-libvirt libvirt-daemon-system dnsmasq-base); fi
 missing=()
