@@ -10,8 +10,9 @@ import { bundleDir, bundleEntries, bundleKubernetesVersions, sshTo } from '../e2
 import type { SoakReleases } from './soak-inventory.js';
 import { FIXED_HOST, labControlPlaneCount, labHostCount, type Topology } from './cluster-model.js';
 
-export const LAB_NAME = 'kcsoak';
-export const LAB_SUBNET = '10.231.20.0/24';
+/** `npm run soak`'s lab, or another (the suite's fixed-seed slice has its own: KCLUSTER_SOAK_LAB, KCLUSTER_SOAK_SUBNET). */
+export const LAB_NAME = process.env['KCLUSTER_SOAK_LAB'] ?? 'kcsoak';
+export const LAB_SUBNET = process.env['KCLUSTER_SOAK_SUBNET'] ?? '10.231.20.0/24';
 export const labDir = join(homedir(), '.kcluster', 'labs', LAB_NAME);
 export const labInventoryFile = join(labDir, 'inventory.yaml');
 /** The inventory the soak writes and every command of it uses. */

@@ -14,6 +14,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'ha.test.ts',
   'day2.test.ts',
   'upgrade.test.ts',
+  'soak-slice.test.ts',
   'docker.test.ts',
   'release-upstream-images.test.ts',
   'release-stages.test.ts',
