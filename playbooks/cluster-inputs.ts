@@ -51,6 +51,11 @@ export interface ClusterInputsOptions {
    * ask for them.
    */
   readonly registryCredentials?: boolean;
+  /**
+   * A --check or --list-tags run: the PKI and the Secrets encryption key a first run would make
+   * are made in memory; the state folder is left byte-identical (issue 40's invariant).
+   */
+  readonly planOnly?: boolean;
 }
 
 /** Warn on stderr about state-folder certificates within 30 days of expiry this run did not renew (the CAs, in practice). */
@@ -232,10 +237,10 @@ export async function clusterInputsFor(
   }
   log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
   const spec = pkiSpecOf(inventory, topology);
-  const pki = await ensureClusterPki(inventory.stateDir, spec, options.renewLeaves ? { renewLeaves: true } : {});
-  for (const change of pki.changes) log(`pki: ${change}`);
+  const pki = await ensureClusterPki(inventory.stateDir, spec, { renewLeaves: options.renewLeaves === true, inMemory: options.planOnly === true });
+  for (const change of pki.changes) log(options.planOnly === true ? `pki (made in memory for this plan, not written): ${change}` : `pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
-  const encryption = await new EncryptionKeyStore(inventory.stateDir).ensure();
+  const encryption = await new EncryptionKeyStore(inventory.stateDir, { inMemory: options.planOnly === true }).ensure();
   const fanOut = fanOutApplies(inventory) ? new ArtifactFanOut(nodeAddress) : undefined;
   if (inventory.cluster.artifacts.fanOut && fanOut === undefined)
     log(`artifacts: no fan-out between hosts in this run (${fanOutOffReason(inventory)}): the controller sends every host its copy`);
@@ -256,17 +261,18 @@ export async function clusterInputsFor(
   };
 }
 
-/**
- * Before anything is generated or changed: what `apply` refuses to do to a running cluster
- * (change its version: `kcluster upgrade` does that, in order; add a control plane, unless
- * the command is apply, which adds them).
- */
 /** An artifact problem as an inventory error: at its key's file:line:col when it is about one. */
 function artifactProblem(inventory: Inventory, error: ArtifactError): string {
   return error.inventoryKey !== undefined
     ? `${inventoryKeyLocation(inventory.file, error.inventoryKey)}: ${error.message}`
     : `${inventory.file}: ${error.message}`;
 }
+
+/**
+ * Before anything is generated or changed: what `apply` refuses to do to a running cluster
+ * (change its version: `kcluster upgrade` does that, in order; add a control plane, unless
+ * the command is apply, which adds them).
+ */
 
 export async function refuseUnsupportedChanges(
   inventory: Inventory,

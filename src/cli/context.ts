@@ -18,8 +18,8 @@ export interface CliContext {
 }
 
 /** How work on the controller before a run reports (`kcluster: ` lines on stderr) and stops (Ctrl-C). */
-export function preparationIo(cli: CliContext): { log: (line: string) => void; signal: AbortSignal } {
-  return { log: (line) => void cli.stderr.write(`kcluster: ${line}\n`), signal: cli.signal };
+export function preparationIo(cli: CliContext, quiet = false): { log: (line: string) => void; signal: AbortSignal } {
+  return { log: quiet ? () => undefined : (line) => void cli.stderr.write(`kcluster: ${line}\n`), signal: cli.signal };
 }
 
 /** A context that prints nothing and runs nothing interactive: for building the command tree to describe it. */

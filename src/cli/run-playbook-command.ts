@@ -10,7 +10,7 @@ import type { RunEvent } from '../orchestrator/engine/events.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
 import type { RunOptions, RunSummary } from '../orchestrator/engine/run-playbook.js';
 import { InputError } from '../orchestrator/engine/input-error.js';
-import { playbookTags } from '../orchestrator/engine/playbook-tags.js';
+import { checkTags, playbookTags } from '../orchestrator/engine/playbook-tags.js';
 import { createReporter } from '../orchestrator/report/create-reporter.js';
 import { createSshConnector } from '../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
@@ -84,10 +84,18 @@ function timestampForFile(date: Date): string {
  * What a command runs: a fixed playbook, or one built from the loaded inventory (the cluster
  * playbook needs verified artifacts and the PKI first). A builder throws InputError (exit 2,
  * nothing touched) for bad input, or returns shared values to seed the run with. With
- * --list-tags the playbook is built but not run: a builder then prepares as for --check
- * (planOnly) and never asks for confirmation.
+ * `mode.planOnly` (--check, --list-tags, and the build that checks --tags before a real one) a
+ * builder changes nothing: it prepares in memory and never asks for confirmation.
  */
-export type PlaybookSource = Playbook | ((inventory: Inventory) => Promise<{ playbook: Playbook; shared?: Map<string, unknown> }>);
+export interface BuildMode {
+  readonly planOnly: boolean;
+  /**
+   * Built only to read the playbook's tags (--tags, --skip-tags given, before the real build):
+   * in memory, silent, and without reading a running cluster (the roles are the same whatever it says).
+   */
+  readonly probe: boolean;
+}
+export type PlaybookSource = Playbook | ((inventory: Inventory, mode: BuildMode) => Promise<{ playbook: Playbook; shared?: Map<string, unknown> }>);
 
 export async function runPlaybookCommand(cli: CliContext, source: PlaybookSource, options: PlaybookCommandOptions): Promise<RunSummary | undefined> {
   const concurrency = parseConcurrency(options.concurrency, cli);
@@ -130,17 +138,25 @@ async function runLocked(
 ): Promise<RunSummary | undefined> {
   let playbook: Playbook;
   let shared: Map<string, unknown> | undefined;
-  if (typeof source === 'function') {
-    try {
-      ({ playbook, shared } = await source(inventory));
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      cli.stderr.write(`kcluster: ${error.message}\n`);
-      cli.setExitCode(ExitCode.InvalidInput);
-      return undefined;
+  const tags = splitList(options.tags);
+  const skipTags = splitList(options.skipTags);
+  try {
+    if (typeof source === 'function') {
+      // A --tags or --skip-tags typo is refused before anything is made (a PKI, keys, an
+      // artifact fetched): the tags come from a build that changes nothing.
+      if ((tags !== undefined || skipTags !== undefined) && !planOnly(options))
+        checkTags((await source(inventory, { planOnly: true, probe: true })).playbook, tags, skipTags);
+      ({ playbook, shared } = await source(inventory, { planOnly: planOnly(options), probe: false }));
+    } else {
+      playbook = source;
     }
-  } else {
-    playbook = source;
+    // Before the run's log is opened: a refused selection leaves no empty log behind.
+    checkTags(playbook, tags, skipTags);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
   }
   if (options.listTags) {
     cli.stdout.write(
@@ -174,8 +190,6 @@ async function runLocked(
   const journal = journalForRun(cli, inventory);
   try {
     const limit = splitList(options.limit);
-    const tags = splitList(options.tags);
-    const skipTags = splitList(options.skipTags);
     const events = {
       emit: (event: RunEvent) => {
         journal.emit(event);

@@ -34,17 +34,19 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
     );
     await runPlaybookCommand(
       cli,
-      async (inventory) => {
-        const running = await refuseUnsupportedChanges(inventory, { addsControlPlanes: true, say: (line) => void cli.stderr.write(`kcluster: ${line}\n`) });
+      async (inventory, mode) => {
+        const running = mode.probe
+          ? undefined
+          : await refuseUnsupportedChanges(inventory, { addsControlPlanes: true, say: (line) => void cli.stderr.write(`kcluster: ${line}\n`) });
         // etcd's own member list is read while the artifacts are verified: it decides which
         // control planes join, where the API's view may lag a remove-node by minutes.
         const [inputs, etcdMembers] = await Promise.all([
-          clusterInputsFor(inventory, preparationIo(cli), ignore),
+          clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, { planOnly: mode.planOnly }),
           running === undefined ? undefined : etcdMembersToPlan(cli, inventory, topologyOrInputError(inventory).controlPlanes, running),
         ]);
-        const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) =>
-          cli.stderr.write(`kcluster: ${line}\n`),
-        );
+        const operator = mode.probe
+          ? inputs.topology.firstControlPlane.name
+          : await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) => cli.stderr.write(`kcluster: ${line}\n`));
         return {
           playbook: clusterPlaybook(
             inputs,

@@ -175,7 +175,7 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
       cli,
       async (loaded) => {
         await refuseUnsupportedChanges(loaded, { say: log });
-        const inputs = await clusterInputsFor(loaded, preparationIo(cli), new Set(), { registryCredentials: false });
+        const inputs = await clusterInputsFor(loaded, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
         if (phase !== 'restart-pods') return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable }) };
         let publishedAt = rotation!.trustPublishedAt !== undefined ? new Date(rotation!.trustPublishedAt) : undefined;
         if (publishedAt === undefined) {

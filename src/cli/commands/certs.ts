@@ -10,7 +10,7 @@ import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import { planOnly, runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { certsCheck, type CertsCheckOptions } from './certs-check.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { topologyOrInputError } from '../../kubernetes/cluster/installed-cluster.js';
@@ -51,12 +51,12 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
   let file = options.inventory;
   const summary = await runPlaybookCommand(
     cli,
-    async (inventory) => {
+    async (inventory, mode) => {
       file = inventory.file;
       const topology = renewableTopology(inventory);
-      if (options.check) {
+      if (options.check && !mode.probe) {
         log(`--check: the state folder's certificates are not renewed; this shows what installing the current ones would change`);
-      } else if (!options.listTags) {
+      } else if (!mode.planOnly) {
         const selected = limitHosts(
           inventory,
           options.limit
@@ -76,10 +76,11 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
         const refusal = await refusalUnlessConfirmed(cli, what, options.yes);
         if (refusal) throw new InputError(refusal);
       }
-      await refuseUnsupported(inventory, log);
-      const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), {
+      if (!mode.probe) await refuseUnsupported(inventory, log);
+      const inputs = await clusterInputsFor(inventory, preparationIo(cli, mode.probe), new Set(), {
         registryCredentials: false,
-        ...(planOnly(options) ? {} : { renewLeaves: true }),
+        planOnly: mode.planOnly,
+        ...(mode.planOnly ? {} : { renewLeaves: true }),
       });
       return { playbook: certsRenewPlaybook(inputs) };
     },

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { addPlaybookOptions } from '../playbook-options.js';
-import { planOnly, runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
+import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { limitHosts } from '../../orchestrator/engine/play-hosts.js';
 import { resetPlaybook } from '../../../playbooks/reset.js';
@@ -21,13 +21,13 @@ export function registerResetCommand(program: Command, cli: CliContext): void {
   command.action(async (options: ResetOptions) => {
     await runPlaybookCommand(
       cli,
-      async (inventory) => {
+      async (inventory, mode) => {
         const limit = options.limit
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean);
         const hosts = [...limitHosts(inventory, limit)];
-        if (!planOnly(options)) {
+        if (!mode.planOnly) {
           const what = `reset removes Kubernetes, its data (etcd included) and every pod from ${hosts.length} host(s): ${hosts.join(', ')}`;
           const refusal = await refusalUnlessConfirmed(cli, what, options.yes);
           if (refusal) throw new InputError(refusal);

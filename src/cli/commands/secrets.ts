@@ -49,7 +49,7 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
           if (current.rotatingTo !== undefined) log(`resuming the rotation to ${rotation.to.name}`);
           // Before any host sees the new key, the state folder has it (beside the old one).
           if (!options.check) await store.write(rotation.during);
-          const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false });
+          const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
           return { playbook: rotateKeyPlaybook(inputs, rotation) };
         },
         options,

@@ -57,7 +57,7 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
     let api: ApiClient | undefined;
     const summary = await runPlaybookCommand(
       cli,
-      async (inventory) => {
+      async (inventory, mode) => {
         const target = inventory.cluster.kubernetesVersion;
         if (options.to !== undefined && options.to !== target) {
           throw new InputError(
@@ -68,7 +68,9 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const drainSeconds = Number(options.drainTimeout);
         if (!Number.isInteger(drainSeconds) || drainSeconds < 10)
           throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
-        const inputs = await clusterInputsFor(inventory, preparationIo(cli), ignore);
+        const inputs = await clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, { planOnly: mode.planOnly });
+        const drainTimeoutMs = drainSeconds * 1000;
+        if (mode.probe) return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs, operator: inputs.topology.firstControlPlane.name }) };
         api = adminApi(inputs);
         const current = await currentVersions(api, inputs.topology.adminServerUrl);
         const problem = skewProblem(current, target);
@@ -86,7 +88,7 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const operator = await operatorControlPlane(inputs.topology, limitHosts(inventory, splitList(options.limit)), (line) =>
           cli.stderr.write(`kcluster: ${line}\n`),
         );
-        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs: drainSeconds * 1000, operator }) };
+        return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs, operator }) };
       },
       options,
     );

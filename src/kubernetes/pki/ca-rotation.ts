@@ -151,6 +151,17 @@ export async function switchSigningCas(stateDir: string, cas: readonly Rotated[]
   }
 }
 
+/** What switchSigningCas would move into the PKI folder (name there -> content): for an in-memory PKI. */
+export async function pendingSigningCas(stateDir: string, cas: readonly Rotated[]): Promise<Map<string, string>> {
+  const pending = new Map<string, string>();
+  for (const ca of cas)
+    for (const file of [verifyingFile(ca), signingKeyFile(ca)]) {
+      const next = join(rotationDir(stateDir), 'next', file);
+      if (existsSync(next)) pending.set(file, await readFile(next, 'utf8'));
+    }
+  return pending;
+}
+
 /** The rotation is on every host: its folder (the old CAs, the state) leaves the PKI folder for retired-cas/. */
 export async function retireCaRotation(stateDir: string, rotation: CaRotation): Promise<string> {
   const target = retiredDir(stateDir, rotation);

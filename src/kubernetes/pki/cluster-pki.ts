@@ -15,7 +15,7 @@ import { CA_DAYS, LEAF_DAYS, type CertificateRequest } from './certificate-reque
 import { newRsaKeyPair } from './key-pair.js';
 import { PkiFiles } from './pki-files.js';
 import { whyReplace } from './reuse-check.js';
-import { alsoTrusted, readCaRotation, switchSigningCas, trustBundle, type CaFile } from './ca-rotation.js';
+import { alsoTrusted, pendingSigningCas, readCaRotation, switchSigningCas, trustBundle, verifyingFile, type CaFile } from './ca-rotation.js';
 import { signCertificate } from './sign-certificate.js';
 
 export interface PkiNode {
@@ -138,6 +138,12 @@ export const CA_REQUESTS: readonly CertificateRequest[] = [
 export interface EnsurePkiOptions {
   /** Replace every leaf certificate and key now, whatever their state (never a CA or sa.key). */
   readonly renewLeaves?: boolean;
+  /**
+   * A --check or --list-tags run: what is missing is made in memory and the state folder is not
+   * written (an interrupted CA rotation's switch to the new CAs included); the plan shows what a
+   * first run would create.
+   */
+  readonly inMemory?: boolean;
 }
 
 /** Keep or (re)create one certificate and its key; returns the pair and what happened. */
@@ -187,11 +193,27 @@ async function ensureServiceAccountKeys(files: PkiFiles): Promise<{ keys: { publ
 }
 
 export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options: EnsurePkiOptions = {}): Promise<ClusterPki> {
-  const files = new PkiFiles(join(stateDir, 'pki'));
+  const files = new PkiFiles(join(stateDir, 'pki'), { inMemory: options.inMemory === true });
   const changes: string[] = [];
   const rotation = await readCaRotation(stateDir);
   // From the reissue phase on the new CA signs: finish a switch an interrupted run began.
-  if (rotation !== undefined && (rotation.phase === 'reissue' || rotation.phase === 'drop-old')) await switchSigningCas(stateDir, rotation.cas);
+  // In memory the switch is only read as it would be: the new pair in place, the old one (still
+  // in the PKI folder, where the switch would move it to previous/) as the other trusted key.
+  const switchedInMemory = new Map<string, string>();
+  if (rotation !== undefined && (rotation.phase === 'reissue' || rotation.phase === 'drop-old')) {
+    if (options.inMemory === true)
+      for (const [name, content] of await pendingSigningCas(stateDir, rotation.cas)) {
+        const old = await files.read(name);
+        if (old !== undefined) switchedInMemory.set(name, old);
+        files.overlay(name, content);
+      }
+    else await switchSigningCas(stateDir, rotation.cas);
+  }
+  const otherTrusted = async (ca: CaFile | 'sa'): Promise<string | undefined> => {
+    const other = await alsoTrusted(stateDir, rotation, ca);
+    if (other === undefined) return undefined;
+    return switchedInMemory.get(verifyingFile(ca)) ?? other;
+  };
   const cas = new Map<string, CertAndKey>();
   for (const request of CA_REQUESTS) {
     const { pair, change } = await ensureCertificate(files, request, undefined);
@@ -210,7 +232,7 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options:
     }),
   );
   const get = (file: string): CertAndKey => leaves.get(file)!;
-  const bundle = async (ca: CaFile): Promise<string> => trustBundle(cas.get(ca)!.cert, await alsoTrusted(stateDir, rotation, ca));
+  const bundle = async (ca: CaFile): Promise<string> => trustBundle(cas.get(ca)!.cert, await otherTrusted(ca));
   const perNode = (prefix: string, nodes: readonly PkiNode[]): Map<string, CertAndKey> => new Map(nodes.map((n) => [n.name, get(`${prefix}${n.name}`)]));
   return {
     ca: cas.get('ca')!,
@@ -218,7 +240,7 @@ export async function ensureClusterPki(stateDir: string, spec: PkiSpec, options:
     frontProxyCa: cas.get('front-proxy-ca')!,
     trust: { ca: await bundle('ca'), etcdCa: await bundle('etcd/ca'), frontProxyCa: await bundle('front-proxy-ca') },
     // During a key rotation the API servers verify tokens with both public keys (one file).
-    serviceAccount: { privateKey: sa.keys.privateKey, publicKey: trustBundle(sa.keys.publicKey, await alsoTrusted(stateDir, rotation, 'sa')) },
+    serviceAccount: { privateKey: sa.keys.privateKey, publicKey: trustBundle(sa.keys.publicKey, await otherTrusted('sa')) },
     apiServer: get('apiserver'),
     apiServerKubeletClient: get('apiserver-kubelet-client'),
     apiServerEtcdClient: get('apiserver-etcd-client'),

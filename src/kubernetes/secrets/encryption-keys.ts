@@ -57,8 +57,9 @@ function parseKeys(text: string, where: string): EncryptionKeys {
 
 export class EncryptionKeyStore {
   private readonly files: PkiFiles;
-  constructor(stateDir: string) {
-    this.files = new PkiFiles(join(stateDir, 'encryption'));
+  /** `inMemory`: a --check run's store, which makes a first key without writing it. */
+  constructor(stateDir: string, options: { readonly inMemory?: boolean } = {}) {
+    this.files = new PkiFiles(join(stateDir, 'encryption'), options);
   }
 
   get path(): string {

@@ -57,7 +57,7 @@ describe('kcluster config --host', () => {
     writeFileSync(missing, `cluster:\n  artifacts: { source: bundle, bundle: ${join(root, 'nowhere')} }\n${HOSTS}`);
     const refused = await runCli(['config', '-i', missing, '--host', 'cp1']);
     expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/check cluster\.artifacts\.bundle/);
+    expect(refused.err).toMatch(/no-bundle\.yaml:\d+:\d+: cluster\.artifacts\.bundle: bundle .*nowhere: not found/);
   });
 
   it('source: release with no imageRepository: every image by its upstream name (the images role imports none)', async () => {
