@@ -3,14 +3,15 @@
 // `apply --check` has nothing to change and leaves the state folder byte-identical; `status`
 // says the last run completed; no CA rotation is left under way; every certificate on every
 // host chains to a current CA; no temporary file is left on a host or in the state folder; the
-// user's Deployment is available and the bare pod runs. The checks that
+// user's Deployment is available, the bare pod runs and the Service answers through its NodePort. The checks that
 // wait for the cluster to settle (a Node re-registering, a pod restarting) wait a bounded time.
-import { changesIn, until } from '../e2e/support/e2e-support.js';
+import { changesIn, poller, until } from '../e2e/support/e2e-support.js';
 import { kcluster } from '../integration/support/test-lab.js';
-import { inventoryHosts, type ClusterModel } from './cluster-model.js';
+import { FIXED_HOST, inventoryHosts, type ClusterModel } from './cluster-model.js';
 import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, setDifference } from './cluster-readouts.js';
 import { certificateProblems, hostTempFiles, stateTempFiles } from './host-invariants.js';
-import { etcdMemberList, hostName, kubectl, rotationUnderWay, soakInventoryFile, stateDir } from './soak-lab.js';
+import { etcdMemberList, hostAddress, hostName, kubectl, rotationUnderWay, soakInventoryFile, stateDir } from './soak-lab.js';
+import { WEB_NODE_PORT } from './workload.js';
 import { digestDifference, stateFolderDigest } from './state-digest.js';
 
 export interface InvariantVerdict {
@@ -99,6 +100,29 @@ const webDeploymentAvailable = (): Promise<InvariantVerdict> =>
     deploymentAvailable(await kubectl('get', 'deployment', 'web', '-o', 'json')) ? undefined : 'not every replica available',
   );
 
+/**
+ * The user's Service answers through the NodePort 20 times in a row (about 5 s) within 3 minutes:
+ * the next step starts from a cluster that serves, and how long it took to get there after the
+ * step (a rebooted worker's pod network catching up) is in the verdict.
+ */
+async function serviceAnswers(): Promise<InvariantVerdict> {
+  const name = 'the Service answers through the NodePort (20 in a row)';
+  const started = Date.now();
+  const probe = poller(`http://${hostAddress(FIXED_HOST)}:${WEB_NODE_PORT}/`);
+  try {
+    await until(name, 180_000, async () => (probe.counts.streak >= 20 ? true : undefined));
+    return { name, ok: true, detail: `after ${((Date.now() - started) / 1000).toFixed(0)} s (${probe.counts.failed} failed before)` };
+  } catch {
+    return {
+      name,
+      ok: false,
+      detail: `no 20 in a row in 180 s: ${probe.counts.ok} answers, ${probe.counts.failed} failures, last: ${probe.counts.failures.slice(-3).join('; ')}`,
+    };
+  } finally {
+    await probe.stop();
+  }
+}
+
 const barePodRunning = (): Promise<InvariantVerdict> =>
   settles('the bare pod soak-bare runs', 60_000, async () => {
     const phase = podPhase(await kubectl('get', 'pod', 'soak-bare', '-o', 'json'));
@@ -112,6 +136,7 @@ export async function checkInvariants(model: ClusterModel): Promise<InvariantVer
     ['Nodes', () => nodesAreInventoryHostsAndReady(model)],
     ['Deployment', webDeploymentAvailable],
     ['bare pod', barePodRunning],
+    ['Service', serviceAnswers],
     ['status', statusSaysCompleted],
     ['rotation', noRotationUnderWay],
     ['certificates', () => certificatesChain(model)],
