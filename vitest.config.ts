@@ -47,7 +47,7 @@ export default defineConfig({
       // A real cluster on privileged lab hosts from the bundle (KCLUSTER_TEST_BUNDLE). Three files
       // at a time (KCLUSTER_E2E_LANES): each has its own lab and subnet, and most of a cluster test
       // is waiting (pods, restarts, the Conformance specs), so lanes overlap the waits even on 2
-      // cores (the figures per lane count are in CHANGELOG.md); KCLUSTER_E2E_LANES=1 runs them one by one.
+      // cores (the figures per lane count are in docs/developers/measurements.md); KCLUSTER_E2E_LANES=1 runs them one by one.
       {
         test: {
           name: 'e2e',

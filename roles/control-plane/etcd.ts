@@ -102,7 +102,7 @@ const PROMOTE_TIMEOUT_MS = 300_000;
  * API server talks to this member only. On the only control plane, whose member always votes,
  * the wait still holds the API server's manifest until a restarting etcd answers: written at
  * once, the new API server fails against the etcd that is not back yet and the kubelet's
- * back-off makes the whole restart slower (CHANGELOG, certs renew on one control plane).
+ * back-off makes the whole restart slower (docs/developers/measurements.md, certs renew on one control plane).
  */
 export function etcdMemberPromotedTask(place: EtcdPlace): Task<{ join: Fact<EtcdJoinState> }, null> {
   return {
