@@ -4,7 +4,8 @@
 // crash-looping on a host without a route to the Service range once passed as done). CoreDNS
 // comes last because it reaches the API server through the kubernetes Service: a replica
 // started on a node before kube-proxy has written that Service's rules hangs in its first
-// call until the client's 30 s dial timeout, which was most of a fresh install's wait.
+// call until the client's 30 s dial timeout, which would be most of a fresh install's wait
+// (figures: bench/results/2026-11-28-figures-from-code-comments.md).
 // On a converged cluster each wait is one read. When the deadline passes, the run fails with
 // the pods that are not Ready and their last log lines. Then each Node gets its role label
 // (node-roles.ts) and the operator's labels and taints (node-metadata.ts).
@@ -23,7 +24,7 @@ import { nodeRolesTask } from './node-roles.js';
 import { nodeMetadataTask } from './node-metadata.js';
 import { adminKubectl } from '../../src/kubernetes/facts/admin-kubectl.js';
 
-/** On a slow (emulated) node images start slowly; a healthy lab cluster needs about 30 s. */
+/** On a slow (emulated) node images start slowly; a healthy cluster needs a small part of this (figures: bench/results/2026-11-28-figures-from-code-comments.md). */
 export const ADDONS_READY_TIMEOUT_MS = 600_000;
 
 /** What runs on every node: kube-proxy, the pod network when it is kcluster's, and the

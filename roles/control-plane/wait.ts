@@ -31,8 +31,8 @@ const NO_ANSWER = 'a probe that answers within 30 s';
  * Both are read in the role's one fact command, so a converged control plane costs no extra
  * round trip. A fresh install waits for /readyz only: there is no previous pod, and the
  * kubelet creates mirror pods it could not create before the API server was up only at its
- * next periodic sync (up to a minute later), which measured 115 s instead of 51 s for an
- * install from empty hosts.
+ * next periodic sync (up to a minute later), so waiting for them would make every install
+ * from empty hosts up to a minute longer (figures: bench/results/2026-11-28-figures-from-code-comments.md).
  */
 const pending = (api: ApiReadiness, pods: StaticPods | undefined, scope: WaitScope): string[] => [
   ...(api.ready ? [] : [`/readyz (${api.detail})`]),

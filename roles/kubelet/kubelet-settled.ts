@@ -2,8 +2,8 @@
 // volumes and mounts them. A static pod manifest that changes in that window (the control-plane
 // role writes its manifests right after this role, in the same run) leaves the previous pod's
 // sync waiting for volumes that are never added, and the kubelet replaces that pod only after
-// its two-minute volume timeout: measured on a lab control plane, the API server's new manifest
-// ran 125 s after it was written, against seconds once the kubelet had settled. So on a host
+// its two-minute volume timeout, where a manifest written once the kubelet has settled runs
+// within seconds (figures: bench/results/2026-11-28-figures-from-code-comments.md). So on a host
 // with static pods of a running cluster, the restart waits until the kubelet reports as many
 // volumes mounted as it wants (its volume_manager_total_volumes metric, read through the API
 // server's node proxy), at most SETTLE_TIMEOUT_SECONDS.

@@ -1,7 +1,7 @@
 // The inventory schema's validator, compiled ahead of time. Compiling the schema with ajv at
-// every start took about 80 ms and loading ajv's compiler 50 ms more: a visible share of a
-// no-op run that itself takes about a second. `npm run build` writes the compiled validator
-// (ajv's standalone code, CommonJS) next to this module in dist/; compileInventorySchema()
+// every start, and loading ajv's compiler for it, is a visible share of a no-op run (figures:
+// bench/results/2026-11-28-figures-from-code-comments.md). `npm run build` writes the compiled
+// validator (ajv's standalone code, CommonJS) next to this module in dist/; compileInventorySchema()
 // uses it when its recorded schema sha256 equals the schema file's, and compiles at run time
 // otherwise (running from the sources, or a schema edited after the build): the same
 // validator either way, only slower.

@@ -29,7 +29,7 @@ export function compileInventorySchema(): ValidateFunction {
   return validator;
 }
 
-/** Hosts validated per call: ajv appends each host's errors by copying the list so far, so one call over 50,000 invalid hosts was quadratic (34 s). */
+/** Hosts validated per call: ajv appends each host's errors by copying the list so far, so one call over many invalid hosts is quadratic in their number (figures: bench/results/2026-11-28-figures-from-code-comments.md). */
 const HOSTS_PER_VALIDATION = 500;
 
 /** Every schema error of the document, in document order, in time linear in its hosts. */

@@ -13,8 +13,9 @@ export interface WrappedCommand {
 
 /**
  * Every command runs under `sh`, whatever the login shell: the scripts are POSIX sh (a fish or
- * csh login shell would not run them), and Debian's dash runs a fact batch in about 5 ms less
- * host CPU than bash (its forks for subshells and command substitutions are cheaper). `exec`:
+ * csh login shell would not run them), and Debian's dash runs a fact batch in less host CPU
+ * than bash (its forks for subshells and command substitutions are cheaper; figures:
+ * bench/results/2026-11-28-figures-from-code-comments.md). `exec`:
  * the login shell becomes sh, no extra process. With sudo, sudo starts the sh.
  */
 export function underSh(command: ShellCommand, session?: string): ShellCommand {
@@ -30,7 +31,7 @@ function marked(command: ShellCommand, session: string | undefined): ShellComman
  * `KCLUSTER_SESSION=<token> exec ...`: the first process of the command's channel (the session
  * and process group sshd made for it: sh, or sudo) carries the connection's token in its
  * environment, for the session guard (session-guard.ts) to find if the connection dies. An
- * assignment before `exec` costs no process (`exec env ...` cost 0.5 ms of host CPU more).
+ * assignment before `exec` costs no process (`exec env ...` costs one more program start).
  */
 function sessionMark(session: string | undefined): ShellCommand {
   if (session === undefined) return shellRaw('');

@@ -122,8 +122,9 @@ export function createSshConnector(options: SshConnectorOptions): SshConnector {
           return refusal === undefined;
         },
       });
-      // Every command is a few small packets each way: with Nagle's algorithm on, each one waited
-      // for the server's delayed ACK (about 40 ms per command, measured on a lab host).
+      // Every command is a few small packets each way: with Nagle's algorithm on, each one waits
+      // for the server's delayed ACK, tens of ms per command (figures:
+      // bench/results/2026-11-28-figures-from-code-comments.md).
       client.setNoDelay(true);
     });
   }

@@ -1,13 +1,14 @@
 // Nothing a run started stays behind on a host whose connection died. sshd sends no SIGHUP to
 // the commands of a session without a terminal: when a link is cut, it only closes their pipes
-// once it notices (measured on a lab host: a `sleep` outlived its session by as long as it ran,
-// and a command that neither reads nor writes never notices). So every connection starts one
-// guard: a shell, as root when the connection becomes root, that blocks reading its stdin. The
-// controller keeps that stdin open for the run and writes "bye" before it closes the connection;
-// EOF without it means the session is gone, and the guard ends the process group of every
-// process whose environment holds the connection's token (set by `KCLUSTER_SESSION=<token>.<N>
-// exec` on each command, see become.ts): SIGTERM, then SIGKILL for what is left. The guard
-// never polls: while it waits it costs no CPU, and the commands pay one variable assignment.
+// once it notices (a `sleep` outlives its session by as long as it runs, and a command that
+// neither reads nor writes never notices; bench/results/2026-11-28-figures-from-code-comments.md).
+// So every connection starts one guard: a shell, as root when the connection becomes root,
+// that blocks reading its stdin. The controller keeps that stdin open for the run and writes
+// "bye" before it closes the connection; EOF without it means the session is gone, and the
+// guard ends the process group of every process whose environment holds the connection's token
+// (set by `KCLUSTER_SESSION=<token>.<N> exec` on each command, see become.ts): SIGTERM, then
+// SIGKILL for what is left. The guard never polls: while it waits it costs no CPU, and the
+// commands pay one variable assignment.
 // The same marks let kcluster end one command it stopped on a live connection.
 import { randomBytes } from 'node:crypto';
 import { SESSION_MARK, SESSION_TOKEN, SESSION_VARIABLE } from './become.js';
@@ -30,7 +31,7 @@ export function newSessionToken(): string {
  * grace, and before it a SIGKILL at once, left .kcluster-write.* files behind in CI). Then two
  * KILL passes to catch a fork. Each group once per pass: a second TERM killed the trap's own
  * `rm` (it carries the mark). `kill -KILL -PGID` without `--`: dash's kill refuses both `--` and
- * `-s KILL -PGID` (measured on Debian 12). `${kc_s##*) }`: the fields after the command name in
+ * `-s KILL -PGID` (Debian's dash). `${kc_s##*) }`: the fields after the command name in
  * /proc/PID/stat (the name may hold ") "); $3 is then the process group.
  */
 function endMarkedProcesses(match: ShellCommand): ShellCommand {

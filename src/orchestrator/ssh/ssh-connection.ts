@@ -336,8 +336,7 @@ export class SshConnection implements Connection {
       this.ending = (async () => {
         // A goodbye first, and its answer (the guard's channel closing, one round trip): sshd
         // drops data it has not yet passed to a child when the connection ends, and a guard that
-        // missed it took the normal end for a lost link (seen on the lab: guards that ran their
-        // TERM pass after every run).
+        // misses it takes the normal end for a lost link and runs its TERM pass after the run.
         if (guard && !alreadyClosed) await sayGoodbye(guard);
         await endClient(this.client, alreadyClosed);
       })();

@@ -10,7 +10,8 @@ import { packageRoot } from '../util/package-root.js';
 
 // Handlebars' prebuilt one-file build, the same library: its package entry also loads
 // source-map and registers a require hook, and an ESM import of either makes Node scan the
-// file for exports. Required like this it loads in about 20 ms instead of 40, at every run.
+// file for exports. Required like this it loads in about half the time, at every run (figures:
+// bench/results/2026-11-28-figures-from-code-comments.md).
 const handlebars = createRequire(import.meta.url)('handlebars/dist/handlebars.js') as typeof Handlebars;
 
 export type TemplateData = Readonly<Record<string, unknown>>;
