@@ -18,10 +18,6 @@
 // CoreDNS), applied through the API for the whole cluster, are planned as on a cluster that
 // has none yet and shown for every host: their ConfigMaps' data (kube-proxy's configuration,
 // the Corefile, flannel's network) and their containers' command lines.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
 import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
@@ -32,6 +28,7 @@ import { playHosts } from '../src/orchestrator/engine/play-hosts.js';
 import type { AnyTask, HostContext } from '../src/orchestrator/engine/types.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
 import { deepMerge } from '../src/orchestrator/inventory/deep-merge.js';
+import { quotedTerms, selectHosts, unknownSelectorHint } from '../src/orchestrator/inventory/select-hosts.js';
 import { looksSecret, type ManagedFilePayload } from '../src/orchestrator/tasks/managed-file.js';
 import { clusterPlaybook } from './cluster.js';
 import { addonRecord } from '../src/kubernetes/facts/addon-record.js';
@@ -85,11 +82,28 @@ function plannedContent(task: AnyTask, ctx: HostContext): string | undefined {
   return change.payload?.content?.toString('utf8') ?? change.payload?.manifest;
 }
 
-/** Every shown file of `hostName`, in the order the playbook writes them. */
-export async function hostConfigFiles(inventory: Inventory, hostName: string, env: Readonly<Record<string, string | undefined>>): Promise<HostFile[]> {
-  const host = inventory.hosts.find((h) => h.name === hostName);
-  if (host === undefined)
-    throw new InputError(`--host ${hostName}: no such host in ${inventory.file} (hosts: ${inventory.hosts.map((h) => h.name).join(', ')})`);
+/** The hosts a --host selector names (names, groups, globs, all), or an InputError naming what it did not find. */
+function selectedHosts(inventory: Inventory, selector: string): string[] {
+  const selection = selectHosts(inventory, selector);
+  if (selection.unknown.length > 0)
+    throw new InputError(
+      `--host: no host or group named ${quotedTerms(selection.unknown)} in ${inventory.file}${unknownSelectorHint(inventory, selection.unknown)}`,
+    );
+  if (selection.hosts.length === 0) throw new InputError(`--host ${selector}: selects no host of ${inventory.file}`);
+  return selection.hosts;
+}
+
+/**
+ * Every shown file of each host `selector` names, in the order the playbook writes them. The
+ * playbook is built once, from a PKI and Secrets key read from the state folder or made in
+ * memory (nothing is written, no key is copied anywhere).
+ */
+export async function hostConfigFiles(
+  inventory: Inventory,
+  selector: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ host: string; files: HostFile[] }[]> {
+  const names = selectedHosts(inventory, selector);
   const checked = await checkClusterInputs(inventory, env);
   // Resolved, not fetched: the tasks that upload them are built, never planned here.
   // Images the runtime pulls (source: release) have no file: the images role imports none.
@@ -104,47 +118,45 @@ export async function hostConfigFiles(inventory: Inventory, hostName: string, en
           ...a,
         },
   );
-  const scratch = await mkdtemp(join(tmpdir(), 'kcluster-config-'));
-  try {
-    if (existsSync(join(inventory.stateDir, 'pki'))) await cp(join(inventory.stateDir, 'pki'), join(scratch, 'pki'), { recursive: true });
-    if (existsSync(join(inventory.stateDir, 'encryption'))) await cp(join(inventory.stateDir, 'encryption'), join(scratch, 'encryption'), { recursive: true });
-    const pki = await ensureClusterPki(scratch, pkiSpecOf(inventory, checked.topology));
-    const encryption = await new EncryptionKeyStore(scratch).ensure();
-    const inputs = {
-      inventory,
-      ...checked,
-      artifacts,
-      pki,
-      encryption,
-      ignorePreflight: new Set<string>(),
-      controllerEpochSeconds: Math.floor(Date.now() / 1000),
-    };
-    const playbook = clusterPlaybook(inputs, { running: false });
-    const files: HostFile[] = [];
-    const seen = new Set<string>();
-    for (const play of playbook.plays) {
-      const hosts = playHosts(inventory, play);
-      for (const role of play.roles) {
-        for (const task of role.tasks) {
-          // The addons run on every node (kube-proxy, flannel) or somewhere in the cluster
-          // (CoreDNS): shown for every host, rendered as the host that applies them does.
-          const addon = task.name.startsWith('addon ') ? task.name : undefined;
-          const on = addon !== undefined ? inventory.hosts.find((h) => h.name === hosts[0]) : hosts.includes(hostName) ? host : undefined;
-          if (on === undefined) continue;
-          const path = addon ?? (task.name.startsWith('file ') ? task.name.slice('file '.length) : undefined);
-          if (path === undefined || seen.has(path) || (addon === undefined && !SHOWN.some((p) => p.test(path)))) continue;
-          const ctx: HostContext = { host: on, inventory, vars: deepMerge(role.defaults ?? {}, on.vars), shared: new Map(), factOf: () => undefined };
-          const content = plannedContent(task, ctx);
-          if (content === undefined || looksSecret(content)) continue;
-          seen.add(path);
-          files.push({ path, role: addon !== undefined ? `${role.name}, cluster-wide` : role.name, content });
-        }
+  const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, checked.topology), { inMemory: true });
+  const encryption = await new EncryptionKeyStore(inventory.stateDir, { inMemory: true }).ensure();
+  const inputs = {
+    inventory,
+    ...checked,
+    artifacts,
+    pki,
+    encryption,
+    ignorePreflight: new Set<string>(),
+    controllerEpochSeconds: Math.floor(Date.now() / 1000),
+  };
+  const playbook = clusterPlaybook(inputs, { running: false });
+  return names.map((hostName) => ({ host: hostName, files: filesOf(inventory, playbook, hostName) }));
+}
+
+function filesOf(inventory: Inventory, playbook: ReturnType<typeof clusterPlaybook>, hostName: string): HostFile[] {
+  const host = inventory.hosts.find((h) => h.name === hostName)!;
+  const files: HostFile[] = [];
+  const seen = new Set<string>();
+  for (const play of playbook.plays) {
+    const hosts = playHosts(inventory, play);
+    for (const role of play.roles) {
+      for (const task of role.tasks) {
+        // The addons run on every node (kube-proxy, flannel) or somewhere in the cluster
+        // (CoreDNS): shown for every host, rendered as the host that applies them does.
+        const addon = task.name.startsWith('addon ') ? task.name : undefined;
+        const on = addon !== undefined ? inventory.hosts.find((h) => h.name === hosts[0]) : hosts.includes(hostName) ? host : undefined;
+        if (on === undefined) continue;
+        const path = addon ?? (task.name.startsWith('file ') ? task.name.slice('file '.length) : undefined);
+        if (path === undefined || seen.has(path) || (addon === undefined && !SHOWN.some((p) => p.test(path)))) continue;
+        const ctx: HostContext = { host: on, inventory, vars: deepMerge(role.defaults ?? {}, on.vars), shared: new Map(), factOf: () => undefined };
+        const content = plannedContent(task, ctx);
+        if (content === undefined || looksSecret(content)) continue;
+        seen.add(path);
+        files.push({ path, role: addon !== undefined ? `${role.name}, cluster-wide` : role.name, content });
       }
     }
-    return files;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
   }
+  return files;
 }
 
 interface K8sObject {

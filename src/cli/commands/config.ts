@@ -1,7 +1,7 @@
 // `kcluster config -i FILE`: the effective inventory, every default filled in and marked, in
 // the inventory's own shape (it validates and means the same when given back to kcluster);
 // `--resolved` prints the resolved model the roles read instead (what `config` printed before);
-// `--host NAME` what apply writes for each component of that host (playbooks/host-config.ts).
+// `--host SELECTOR` what apply writes for each component of those hosts (playbooks/host-config.ts).
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -21,8 +21,8 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
     .addOption(new Option('--resolved', 'print the resolved model the roles read (merged vars per host, absolute paths) instead of an inventory'))
     .addOption(
       new Option(
-        '--host <name>',
-        "print what apply writes for each component of this host: static pods' flags, the kubelet's, containerd's and the units' files",
+        '--host <selector>',
+        "print what apply writes for each component of these hosts (a name, a group, a glob or all): static pods' flags, the kubelet's, containerd's and the units' files",
       ).conflicts('resolved'),
     )
     .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean; host?: string }) => {
@@ -30,8 +30,12 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
       if (!inventory) return;
       if (options.host !== undefined) {
         try {
-          const files = await hostConfigFiles(inventory, options.host, cli.env);
-          cli.stdout.write(options.output === 'json' ? `${JSON.stringify(files, null, 2)}\n` : renderHostConfig(options.host, files));
+          const hosts = await hostConfigFiles(inventory, options.host, cli.env);
+          // One host named: its list of files, as before; several (a group, a glob, all): an object by host.
+          const single = hosts.length === 1 && hosts[0]!.host === options.host;
+          if (options.output === 'json')
+            cli.stdout.write(`${JSON.stringify(single ? hosts[0]!.files : Object.fromEntries(hosts.map((h) => [h.host, h.files])), null, 2)}\n`);
+          else cli.stdout.write(hosts.map((h) => renderHostConfig(h.host, h.files)).join('\n'));
         } catch (error) {
           // What apply refuses about the inputs: reported as apply reports it, exit 2.
           if (!(error instanceof InputError)) throw error;

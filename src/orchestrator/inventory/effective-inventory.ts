@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import type { Inventory } from './model.js';
-import { schemaEntries, type SchemaNode } from './schema-entries.js';
+import { schemaEntries, type SchemaEntry, type SchemaNode } from './schema-entries.js';
 import { SCHEMA_PATH } from './schema-diagnostics.js';
 import { packageRoot } from '../util/package-root.js';
 
@@ -39,6 +39,22 @@ let schema: SchemaNode | undefined;
 function loadSchema(): SchemaNode {
   schema ??= JSON.parse(readFileSync(join(packageRoot(), SCHEMA_PATH), 'utf8')) as SchemaNode;
   return schema;
+}
+
+/**
+ * The entries, with the keys of a shared definition listed again under every place that uses it
+ * (the reference lists them once: cluster.scheduler is "the same as" cluster.controllerManager),
+ * so that each place gets its defaults.
+ */
+function withSharedDefinitions(entries: readonly SchemaEntry[]): SchemaEntry[] {
+  const out: SchemaEntry[] = [];
+  for (const entry of entries) {
+    out.push(entry);
+    if (entry.sameAs === undefined) continue;
+    const prefix = `${entry.sameAs}.`;
+    for (const inner of entries) if (inner.path.startsWith(prefix)) out.push({ ...inner, path: `${entry.path}.${inner.path.slice(prefix.length)}` });
+  }
+  return out;
 }
 
 /** Sets `value` at `path` when it is absent and every parent is a map (created where allowed); marks it. */
@@ -62,7 +78,8 @@ function fill(doc: Document, path: readonly (string | number)[], value: unknown,
 export function effectiveInventoryDocument(text: string, inventory: Inventory, schema: SchemaNode = loadSchema()): Document {
   const doc = parseDocument(text);
   if (!isMap(doc.contents)) throw new Error(`${inventory.file}: the inventory is not a map`);
-  for (const entry of schemaEntries(schema)) {
+  const entries = withSharedDefinitions(schemaEntries(schema));
+  for (const entry of entries) {
     if (entry.node.default === undefined || entry.path.includes('[]') || entry.path.includes('<')) continue;
     if (IRRELEVANT[entry.path]?.(inventory) === true) continue;
     fill(doc, entry.path.split('.'), entry.node.default, DEFAULT_MARK);
@@ -77,12 +94,18 @@ export function effectiveInventoryDocument(text: string, inventory: Inventory, s
       if (isMap(hosts.items[i])) fill(doc, ['hosts', i, 'roles'], [...host.roles], COMPUTED_MARK);
     });
   }
+  // Keys whose default depends on the rest (a load balancer or not, the runtime, workers or
+  // not): left unset, since writing a value would change what the document means; said here.
+  const unset = entries
+    .filter((e) => e.node.default === undefined && e.node.defaultText !== undefined && !e.path.includes('[]') && !e.path.includes('<'))
+    .filter((e) => !doc.hasIn(e.path.split('.')) && doc.hasIn(e.path.split('.').slice(0, -1)))
+    .map((e) => `   ${e.path}: ${e.node.defaultText}`);
   const header = [
     ` kcluster config: the effective inventory of ${inventory.file}.`,
     ` Every key as written there, and every default filled in: "# ${DEFAULT_MARK}" marks kcluster's fixed`,
-    ` defaults, "# ${COMPUTED_MARK}" what it derives from the rest. Keys still absent (cluster.apiEndpoint.host,`,
-    ` a host's own SSH settings, ssh.keyFile/agent) mean something by their absence: see`,
-    ` docs/users/inventory-reference.md. It validates and means the same as the original.`,
+    ` defaults, "# ${COMPUTED_MARK}" what it derives from the rest; a host's own SSH settings, when`,
+    ` absent, are ssh's (docs/users/inventory-reference.md). It validates and means the same as the original.`,
+    ...(unset.length > 0 ? [` Not set here, so each takes the default its absence means:`, ...unset] : []),
   ].join('\n');
   // After the document's own first comment (an editor's schema line must stay on line 1),
   // which the parser gives the document or its first key.

@@ -1,4 +1,4 @@
-// `kcluster config --host NAME`: what apply writes for each component of one host, rendered by
+// `kcluster config --host SELECTOR`: what apply writes for each component of those hosts, rendered by
 // the cluster playbook's own tasks (the same templates, the same data), without SSH and
 // without writing the state folder.
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -49,10 +49,24 @@ describe('kcluster config --host', () => {
     expect(files.map((f) => f.path)).toContain('addon kube-proxy');
   });
 
+  it('a selector (a group, all) prints each host in turn; -o json then lists the files by host; the state folder stays unwritten', async () => {
+    const all = await runCli(['config', '-i', file, '--host', 'all']);
+    expect(all.code, all.err).toBe(0);
+    expect(all.out.indexOf('/etc/kubernetes/manifests/kube-apiserver.yaml')).toBeGreaterThan(0);
+    expect(all.out.match(/## \/var\/lib\/kubelet\/config\.yaml \[kubelet\]/g)).toHaveLength(2);
+    const byHost = JSON.parse((await runCli(['config', '-i', file, '--host', 'worker', '-o', 'json'])).out) as Record<string, { path: string }[]>;
+    expect(Object.keys(byHost)).toEqual(['w1']);
+    expect(byHost['w1']!.map((f) => f.path)).toContain('/var/lib/kubelet/config.yaml');
+    expect(existsSync(join(root, 'state'))).toBe(false);
+    const typo = await runCli(['config', '-i', file, '--host', 'cp']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('(did you mean "cp1"?)');
+  });
+
   it('an unknown host, or inputs apply refuses, exit 2', async () => {
     const r = await runCli(['config', '-i', file, '--host', 'nope']);
     expect(r).toMatchObject({ code: 2, out: '' });
-    expect(r.err).toContain('--host nope: no such host');
+    expect(r.err).toContain('--host: no host or group named "nope"');
     const missing = join(root, 'no-bundle.yaml');
     writeFileSync(missing, `cluster:\n  artifacts: { source: bundle, bundle: ${join(root, 'nowhere')} }\n${HOSTS}`);
     const refused = await runCli(['config', '-i', missing, '--host', 'cp1']);

@@ -73,6 +73,17 @@ describe('kcluster config', () => {
     expect(doc.cluster.apiServer.oidc).toBeUndefined();
   });
 
+  it('fills a shared definition at every place that uses it (cluster.scheduler as cluster.controllerManager), and names each key left unset with what its absence means (issue 44)', async () => {
+    const r = await runCli(['config', '-i', 'test/fixtures/inventory/valid-ha.yaml'], env);
+    const doc = parse(r.out) as { cluster: { scheduler: unknown; controllerManager: unknown } };
+    expect(doc.cluster.scheduler).toEqual({ extraFiles: [], extraArgs: {} });
+    expect(doc.cluster.scheduler).toEqual(doc.cluster.controllerManager);
+    for (const key of ['vars.ociRuntimeBinary', 'vars.kubeProxyConntrackMaxPerCore', 'vars.readyTimeoutSeconds', 'vars.controlPlaneTaint'])
+      expect(r.out).toMatch(new RegExp(`^#   ${key.replace('.', '\\.')}: \\S`, 'm'));
+    // A key the file writes is not among them.
+    expect(r.out).not.toMatch(/^# {3}cluster\.apiEndpoint\.host:/m);
+  });
+
   it('-o json is the same document; --resolved prints the resolved model the roles read', async () => {
     const yaml = await runCli(['config', '-i', 'test/fixtures/inventory/valid-ha.yaml'], env);
     const json = await runCli(['config', '-i', 'test/fixtures/inventory/valid-ha.yaml', '-o', 'json'], env);
