@@ -69,7 +69,18 @@ for i in $(seq 1 "$COUNT"); do
       ln -sf "../$unit" "$M/etc/systemd/system/sysinit.target.wants/$unit"
     done
   fi
-  for d in $cgdirs; do mkdir -p "$d"; done
+  # A host started again: its last boot's veth goes with its network namespace, which the kernel
+  # tears down a moment after the last process; nspawn refuses to start while the name exists.
+  veth="vb-$host"; veth=${veth:0:15}
+  for _ in $(seq 1 50); do ip link show "$veth" >/dev/null 2>&1 || break; sleep 0.1; done
+  ip link delete "$veth" 2>/dev/null || true
+  # A host started again (killed whole, or powered off) gets empty cgroups, as a booting machine
+  # does: the groups its last boot made stay behind in the hierarchies, and the kubelet's
+  # cAdvisor then spends seconds on each one it finds before it syncs a single pod.
+  for d in $cgdirs; do
+    if [ -d "$d" ]; then find "$d" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true; fi
+    mkdir -p "$d"
+  done
   echo "$cgdirs" > "$H/cgroups"
   # shellcheck disable=SC2016
   setsid env "${envs[@]}" bash -c 'for d in $1; do echo $$ > "$d/cgroup.procs"; done; shift; exec "$@"' \
