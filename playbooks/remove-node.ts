@@ -15,6 +15,8 @@ import { ensureClusterPki } from '../src/kubernetes/pki/cluster-pki.js';
 import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../roles/remove-node/index.js';
 import { resetRole } from '../roles/reset/index.js';
 import { firstAnswering } from '../src/orchestrator/ssh/first-answering.js';
+import { apiServerAnswers } from '../src/kubernetes/kube/api-server-answers.js';
+import { LIST_WAIT_MS } from '../src/kubernetes/cluster/running-cluster.js';
 
 export interface RemoveNodePlan {
   readonly playbook: Playbook;
@@ -31,6 +33,10 @@ export interface RemoveNodeOptions {
   readonly allowEven?: boolean;
   /** Which control plane answers (default: a TCP probe of their SSH ports). */
   readonly firstAnswering?: (hosts: readonly HostSettings[]) => Promise<HostSettings | undefined>;
+  /** How long to wait for that control plane's API server to answer (default LIST_WAIT_MS; 0: not asked, for a test that only builds the playbook). */
+  readonly apiWaitMs?: number;
+  /** Where to say what a wait is still waiting for. */
+  readonly say?: (line: string) => void;
 }
 
 /** Refuses (InputError, nothing touched) what cannot be removed; otherwise the playbook. */
@@ -64,6 +70,10 @@ export async function removeNodePlaybook(inventory: Inventory, name: string, opt
     api: () => apiClient({ server, caCert: pki.trust.ca, clientCert: pki.admin.cert, clientKey: pki.admin.key }),
   };
   const unreachable = options.unreachable === true;
+  // It may be booting (the soak: remove-node right after the control plane's power cycle failed at once).
+  const apiWaitMs = options.apiWaitMs ?? LIST_WAIT_MS;
+  if (apiWaitMs > 0)
+    await apiServerAnswers(target.api(), server, { waitMs: apiWaitMs, command: 'remove-node', ...(options.say !== undefined ? { say: options.say } : {}) });
   return {
     node,
     controlPlane,

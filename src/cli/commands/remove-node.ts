@@ -56,6 +56,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
             drainTimeoutMs: drainSeconds * 1000,
             ...(options.unreachable ? { unreachable: true } : {}),
             ...(options.allowEven ? { allowEven: true } : {}),
+            say: log,
           });
           controlPlane = plan.controlPlane;
           log(`remove-node works through ${plan.operator.name}`);

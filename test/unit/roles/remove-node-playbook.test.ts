@@ -31,6 +31,7 @@ const steps = async (name: string, unreachable: boolean): Promise<string[]> => {
     ...(unreachable ? { unreachable: true } : {}),
     allowEven: true,
     firstAnswering: async (hosts) => hosts[0],
+    apiWaitMs: 0,
   });
   return plan.playbook.plays.flatMap((play) => play.roles.flatMap((role) => role.tasks.map((task) => `${play.hosts.toString()}: ${task.name}`)));
 };
