@@ -4,8 +4,8 @@
 // earlier ones worked); the results file is rewritten after every step. Shared by `npm run soak`
 // (lifecycle.soak.ts) and the suite's fixed-seed slice (test/e2e/soak-slice.test.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { bundleDir, poller, until } from '../e2e/support/e2e-support.js';
 import { kcluster, repoRoot } from '../integration/support/test-lab.js';
 import { FIXED_HOST, initialModel, inventoryHosts, type Topology } from './cluster-model.js';
@@ -15,7 +15,7 @@ import { checkInvariants } from './invariants.js';
 import { runKcluster, tailOf } from './kcluster-run.js';
 import { describeOperation, modelAfter } from './operations.js';
 import { renderResults, type SoakResult, type StepResult, violationsOf } from './results-report.js';
-import { busyboxReference, hostAddress, hostName, importBusybox, kubectl, kubectlApply, LAB_NAME, labUpArgs, soakInventoryFile } from './soak-lab.js';
+import { busyboxReference, hostAddress, hostName, importBusybox, kubectl, kubectlApply, LAB_NAME, labUpArgs, soakInventoryFile, stateDir } from './soak-lab.js';
 import { planSoak } from './soak-plan.js';
 import { soakWorkloadYaml, WEB_NODE_PORT } from './workload.js';
 
@@ -27,6 +27,17 @@ export async function soakLabUp(topology: Topology): Promise<void> {
 }
 
 export const soakLabDown = async (): Promise<void> => void (await kcluster(['lab', 'down', '--name', LAB_NAME]));
+
+/**
+ * A failing soak's run logs (the state folder's logs/), copied before `lab down` removes the
+ * state folder with the lab: /var/tmp/kcluster-soak/<results file's name>/. Where they went.
+ */
+export function keepRunLogs(resultsFile: string): string {
+  const kept = join('/var/tmp/kcluster-soak', basename(resultsFile, '.md'));
+  mkdirSync(kept, { recursive: true });
+  if (existsSync(join(stateDir, 'logs'))) cpSync(join(stateDir, 'logs'), join(kept, 'logs'), { recursive: true });
+  return kept;
+}
 
 /** The cluster of the initial model with the user's workload on it, answering on its NodePort. */
 async function install(topology: Topology): Promise<string> {

@@ -12,7 +12,7 @@ let starting = 0;
 let asked = 0;
 
 beforeAll(async () => {
-  server = await startFakeApiServer((req, res) => {
+  server = await startFakeApiServer((_req, res) => {
     asked++;
     if (starting > 0) {
       starting--;
