@@ -5,6 +5,7 @@
 // phase is one run (its own journal entry); the state folder records the phase reached, so the
 // same command after a failure, Ctrl-C or a lost controller continues there. --check names the
 // phases left and plans the next one, changing nothing.
+import { durationMs } from '../../orchestrator/util/duration.js';
 import { Option, type Command } from 'commander';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -65,11 +66,11 @@ export function parseCas(value: string | undefined): CaFile[] | undefined {
 /** How long the old service-account public key verifies tokens after the new key signs, unless told. */
 const DEFAULT_KEEP_OLD_KEY = '24h';
 
-/** "30s", "10m", "24h", "7d" in milliseconds. */
+/** A flag's duration ("30s", "10m", "24h", "7d") in milliseconds; more than zero. */
 export function parseDuration(value: string, flag: string): number {
-  const match = /^([1-9][0-9]*)(s|m|h|d)$/.exec(value);
-  if (!match) throw new InputError(`${flag} ${value}: give a duration such as 90s, 30m, 24h or 7d`);
-  return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  const ms = durationMs(value);
+  if (ms === undefined || ms === 0) throw new InputError(`${flag} ${value}: give a duration such as 90s, 30m, 24h or 7d`);
+  return ms;
 }
 
 const caNames = (cas: readonly Rotated[]): string =>

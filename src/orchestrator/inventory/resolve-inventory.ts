@@ -5,6 +5,7 @@
 //   < cluster `vars` < group vars (`all`, then the built-in role groups control-plane, etcd,
 //   worker, then custom groups in file order) < host `vars`. Plain objects merge deeply;
 //   arrays and scalars are replaced. See README.md beside this file.
+import { durationMs } from '../util/duration.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -31,13 +32,11 @@ export function expandPath(path: string, ctx: ResolveContext): string {
   return isAbsolute(expanded) ? expanded : resolve(dirname(resolve(ctx.file)), expanded);
 }
 
+/** An inventory duration (a number of ms, or "30s"-style text; the schema admits ms, s and m), or `fallback` when absent or not one. */
 export function parseDuration(value: number | string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value === 'number') return value;
-  const m = /^([0-9]+)(ms|s|m)$/.exec(value);
-  if (!m) return fallback;
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : n * 60_000;
+  return durationMs(value) ?? fallback;
 }
 
 /** The key to use when the inventory names none: agent, else the first default key file. */
