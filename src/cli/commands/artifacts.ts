@@ -15,11 +15,9 @@ import { defaultArtifactCacheDir } from '../../kubernetes/artifacts/cache-dir.js
 import { apiproxySourceDir } from '../../kubernetes/artifacts/apiproxy-build.js';
 import { upstreamImageReference } from '../../kubernetes/artifacts/component-versions.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { textTable } from '../../orchestrator/util/text-table.js';
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
-}
+const table = (rows: readonly (readonly string[])[]): string => `${textTable(rows)}\n`;
 
 function hostsOf(a: RequiredArtifact, inventory: Inventory): string {
   return a.hosts.length === inventory.hosts.length ? 'all' : a.hosts.join(',');

@@ -22,6 +22,7 @@ import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 import { UnreachableError, type Connection } from '../../orchestrator/ssh/connection.js';
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
+import { textTable } from '../../orchestrator/util/text-table.js';
 
 export interface SnapshotListOptions {
   readonly inventory: string;
@@ -94,8 +95,7 @@ export function formatSize(bytes: number): string {
 export function snapshotTable(listings: readonly HostListing[], nowMs: number): string {
   const rows = [['HOST', 'NAME', 'KIND', 'AGE', 'SIZE']];
   for (const l of listings) for (const s of l.snapshots) rows.push([l.host, s.name, s.kind, formatAge(nowMs - s.modifiedMs), formatSize(s.bytes)]);
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n');
+  return textTable(rows);
 }
 
 export async function snapshotList(cli: CliContext, options: SnapshotListOptions): Promise<void> {

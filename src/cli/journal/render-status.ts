@@ -2,6 +2,7 @@
 // and what failed per host, what was left and where it stopped) and the command to run next.
 import { quoteWord } from '../../orchestrator/ssh/quote.js';
 import type { HostOutcome, RunOutcome } from './run-outcome.js';
+import { textTable } from '../../orchestrator/util/text-table.js';
 
 /** Changes listed per host in the overview; --run lists them all. */
 const SHOWN_CHANGES = 10;
@@ -17,8 +18,7 @@ export function runTable(runs: readonly RunOutcome[]): string {
     ['ID', 'STARTED (UTC)', 'DURATION', 'RESULT', 'COMMAND'],
     ...runs.map((r) => [r.id, when(r.started), seconds(r.durationMs), r.result, r.command]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  return `${textTable(rows)}\n`;
 }
 
 /** A run's command line as typed where status runs: with a `cd` to its folder when that is elsewhere. */

@@ -3,6 +3,7 @@
 // left, CA or not), the state folder's copy a host file should equal, the comparison that
 // flags a host still holding an old certificate, sorting by expiry and the warning selection.
 import { X509Certificate } from 'node:crypto';
+import { textTable } from '../../orchestrator/util/text-table.js';
 
 const DAY_MS = 86_400_000;
 
@@ -169,13 +170,5 @@ export function certificateTable(rows: readonly CertificateRow[]): string {
     r.ca ? 'yes' : 'no',
     r.matchesState,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells]
-    .map((row) =>
-      row
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable([header, ...cells]);
 }

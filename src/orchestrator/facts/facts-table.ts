@@ -1,5 +1,6 @@
 // The table `kcluster facts` prints: one row per host.
 import type { HostFacts } from './host-facts.js';
+import { textTable } from '../util/text-table.js';
 
 const gib = (bytes: number): string => `${(bytes / 1024 ** 3).toFixed(1)}G`;
 
@@ -41,13 +42,5 @@ export function factsTable(rows: readonly FactsRow[]): string {
         .join(','),
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells]
-    .map((row) =>
-      row
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable([header, ...cells]);
 }

@@ -1,6 +1,7 @@
 // The closing recap: one row per host, then one line for the run, then where the debug log is
 // when anything went wrong.
 import type { RunSummary } from '../engine/recap.js';
+import { textTable } from '../util/text-table.js';
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -20,12 +21,6 @@ export function recapTable(summary: RunSummary, debugLogPath?: string): string {
     String(h.roundTrips),
     seconds(h.durationMs),
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
   const changed = summary.hosts.reduce((n, h) => n + h.changed, 0);
   const failed = summary.hosts.filter((h) => h.failed > 0).length;
   const unreachable = summary.hosts.filter((h) => h.unreachable).length;
@@ -35,8 +30,7 @@ export function recapTable(summary: RunSummary, debugLogPath?: string): string {
     .join(', ');
   const lines = [
     `RECAP ${summary.playbook}${summary.check ? ' (check mode: nothing was changed)' : ''}`,
-    line(header),
-    ...rows.map(line),
+    textTable([header, ...rows], { rightAligned: (column) => column > 0 }),
     `${plural(summary.hosts.length, 'host')}, ${verdict}${problems ? `; ${problems}` : ''} in ${seconds(summary.durationMs)}`,
   ];
   if ((failed > 0 || unreachable > 0 || summary.interrupted) && debugLogPath) lines.push(`debug log: ${debugLogPath}`);
