@@ -18,6 +18,8 @@ import { kubeletVersionsOf, type NodeListWithVersions } from '../../kubernetes/k
 import { compareVersions, skewProblem, type ClusterVersions } from '../../kubernetes/kube/version-skew.js';
 import type { ApiClient } from '../../kubernetes/kube/api-client.js';
 import { upgradePlaybook } from '../../../playbooks/upgrade.js';
+import { apiServerAnswers } from '../../kubernetes/kube/api-server-answers.js';
+import { LIST_WAIT_MS } from '../../kubernetes/cluster/running-cluster.js';
 
 interface UpgradeCommandOptions extends PlaybookCommandOptions {
   readonly to?: string;
@@ -26,14 +28,20 @@ interface UpgradeCommandOptions extends PlaybookCommandOptions {
   readonly ignorePreflight?: string;
 }
 
-export async function currentVersions(api: ApiClient, server: string): Promise<ClusterVersions> {
+/**
+ * What the cluster runs, read through its API; waits first (up to `waitMs`, saying so) for an
+ * API server that is restarting: a resumed upgrade found the one its interrupted run was
+ * restarting down and was refused at once (the soak's slice, seed 242).
+ */
+export async function currentVersions(api: ApiClient, server: string, wait: { waitMs?: number; say?: (line: string) => void } = {}): Promise<ClusterVersions> {
+  await apiServerAnswers(api, server, { waitMs: wait.waitMs ?? LIST_WAIT_MS, command: 'upgrade', ...(wait.say !== undefined ? { say: wait.say } : {}) });
   try {
     const version = await api.get<{ gitVersion: string }>('/version');
     const nodes = await api.get<NodeListWithVersions>('/api/v1/nodes');
     return { apiServer: version.gitVersion, kubelets: Object.fromEntries(kubeletVersionsOf(nodes)) };
   } catch (error) {
     throw new InputError(
-      `cannot read the cluster's versions through ${server}: ${(error as Error).message} (upgrade needs a running cluster: use kcluster apply to install one)`,
+      `cannot read the cluster's versions through ${server}: ${(error as Error).message}: check that API server (kcluster status says what the last run left) and run the command again`,
     );
   }
 }
@@ -72,7 +80,7 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const drainTimeoutMs = drainSeconds * 1000;
         if (mode.probe) return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs, operator: inputs.topology.firstControlPlane.name }) };
         api = adminApi(inputs);
-        const current = await currentVersions(api, inputs.topology.adminServerUrl);
+        const current = await currentVersions(api, inputs.topology.adminServerUrl, { say: (line) => void cli.stderr.write(`kcluster: ${line}\n`) });
         const problem = skewProblem(current, target);
         if (problem) throw new InputError(`upgrade to ${target} refused: ${problem}`);
         const behind = (name: string): boolean => current.kubelets[name] === undefined || compareVersions(current.kubelets[name]!, target) < 0;

@@ -1,6 +1,7 @@
 // remove-node waits for the API server of the control plane it works through (issue 40, the
 // soak: right after that control plane's power cycle it failed at once, and so did the rerun it
-// advised). Against a fake API server (a real local HTTPS server) that answers 503 while it starts.
+// advised), and so does upgrade (the soak's slice: a resumed upgrade was refused while the API
+// server its interrupted run restarted came back). Against a fake API server (a real local HTTPS server) that answers 503 while it starts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 import { apiServerAnswers } from '../../../src/kubernetes/kube/api-server-answers.js';
@@ -12,13 +13,15 @@ let starting = 0;
 let asked = 0;
 
 beforeAll(async () => {
-  server = await startFakeApiServer((_req, res) => {
+  server = await startFakeApiServer((req, res) => {
     asked++;
     if (starting > 0) {
       starting--;
       return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', message: 'starting' }));
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ gitVersion: 'v1.37.2' }));
+    const body =
+      req.url === '/api/v1/nodes' ? { items: [{ metadata: { name: 'cp1' }, status: { nodeInfo: { kubeletVersion: 'v1.36.5' } } }] } : { gitVersion: 'v1.37.2' };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
 }, 60_000);
 afterAll(() => server.close());
@@ -44,4 +47,13 @@ describe('apiServerAnswers', () => {
     );
     starting = 0;
   }, 20_000);
+});
+
+describe('upgrade reads the versions once the API server answers', () => {
+  it('waits through a restart, then reads /version and the Nodes', async () => {
+    const { currentVersions } = await import('../../../src/cli/commands/upgrade.js');
+    starting = 2;
+    const versions = await currentVersions(api(), server.url, { waitMs: 30_000 });
+    expect(versions).toEqual({ apiServer: 'v1.37.2', kubelets: { cp1: 'v1.36.5' } });
+  }, 40_000);
 });
