@@ -281,18 +281,26 @@ export async function refuseUnsupportedChanges(
     readonly say?: (line: string) => void;
     /** The command works only on a running cluster: wait for an API server (LIST_WAIT_MS), then refuse naming each one's reason. */
     readonly requireRunning?: string;
+    /** A cluster was installed here before: wait for an API server (LIST_WAIT_MS) before taking none for an answer, and say so then. */
+    readonly installedBefore?: boolean;
   } = {},
 ): Promise<RunningCluster | undefined> {
   const topology = topologyOrInputError(inventory);
   let why = '';
   const running = await readRunningCluster(inventory.stateDir, topology, undefined, undefined, {
     ...(options.say !== undefined ? { say: options.say } : {}),
-    ...(options.requireRunning !== undefined ? { answerWaitMs: LIST_WAIT_MS, noAnswer: (reasons: string) => void (why = reasons) } : {}),
+    ...(options.requireRunning !== undefined || options.installedBefore === true
+      ? { answerWaitMs: LIST_WAIT_MS, noAnswer: (reasons: string) => void (why = reasons) }
+      : {}),
   });
   if (running === undefined && options.requireRunning !== undefined)
     throw new InputError(
       `${inventory.file}: no API server of cluster ${inventory.cluster.name} answered within ${LIST_WAIT_MS / 1000} s (${why}): ${options.requireRunning} works on a running cluster. ` +
         'Start its control planes (kcluster status says what the last run left), or install it with kcluster apply',
+    );
+  if (running === undefined && options.installedBefore === true)
+    options.say?.(
+      `no API server of cluster ${inventory.cluster.name} answered within ${LIST_WAIT_MS / 1000} s (${why}), although apply completed here before: planning as for an installation (every task checks its host first)`,
     );
   if (running === undefined) return undefined; // no cluster answers yet: a fresh install
   const refusal =

@@ -15,6 +15,7 @@ import { operatorControlPlane } from '../../kubernetes/cluster/operator-control-
 import { topologyOrInputError } from '../../kubernetes/cluster/installed-cluster.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { clusterPlaybook } from '../../../playbooks/cluster.js';
+import { clusterInstalledBefore } from '../journal/installed-before.js';
 
 interface ApplyOptions extends PlaybookCommandOptions {
   readonly ignorePreflight?: string;
@@ -37,7 +38,12 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
       async (inventory, mode) => {
         const running = mode.probe
           ? undefined
-          : await refuseUnsupportedChanges(inventory, { addsControlPlanes: true, say: (line) => void cli.stderr.write(`kcluster: ${line}\n`) });
+          : await refuseUnsupportedChanges(inventory, {
+              addsControlPlanes: true,
+              say: (line) => void cli.stderr.write(`kcluster: ${line}\n`),
+              // A control plane booting answers in seconds: not a reason to plan an installation.
+              installedBefore: clusterInstalledBefore(inventory.stateDir),
+            });
         // etcd's own member list is read while the artifacts are verified: it decides which
         // control planes join, where the API's view may lag a remove-node by minutes.
         const [inputs, etcdMembers] = await Promise.all([
