@@ -1,11 +1,13 @@
 // A role's undo (the engine contract, see Undo in types.ts), with the harness's fake connection
 // (local /bin/sh per host): it runs once on the host where a task of the role failed, after the
 // failure, and the host's error carries what it did; not on the other hosts, not in check
-// mode, not when there is nothing to undo, and a failing undo is said too.
+// mode, not when the host became unreachable or the run was told to stop, not when there is
+// nothing to undo, and a failing undo is said too.
 import { describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
 import type { Role, Undo } from '../../src/orchestrator/engine/types.js';
 import { harness, inventory, runTask } from './support/harness.js';
+import { UnreachableError } from '../../src/orchestrator/ssh/connection.js';
 
 function roleWithUndo(undone: string[], said: (host: string) => string | Error): Role {
   const undo: Undo = {
@@ -57,10 +59,64 @@ describe('a role undo', () => {
     );
   });
 
-  it('does not run in check mode', async () => {
+  it('does not run in check mode, where the same failure makes it run in apply mode', async () => {
+    // The second task fails while it plans, in both modes: the host fails either way.
+    const failingPlan = (undone: string[]): Role => ({
+      ...roleWithUndo(undone, () => 'undone'),
+      tasks: [
+        runTask('first', async () => undefined),
+        runTask('second', async () => undefined, {
+          plan: () => {
+            throw new Error('cannot plan');
+          },
+        }),
+      ],
+    });
+    const inCheck: string[] = [];
+    const check = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [failingPlan(inCheck)] }], { check: true });
+    await runPlaybook(check.options);
+    expect(check.events.some((e) => e.type === 'host-failed')).toBe(true);
+    expect(inCheck).toEqual([]);
+    const inApply: string[] = [];
+    await runPlaybook(harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [failingPlan(inApply)] }]).options);
+    expect(inApply).toHaveLength(1);
+  });
+
+  it('does not run when the host became unreachable during the role', async () => {
     const undone: string[] = [];
-    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [roleWithUndo(undone, () => 'undone')] }], { check: true });
-    await runPlaybook(h.options);
+    const role: Role = {
+      ...roleWithUndo(undone, () => 'undone'),
+      tasks: [
+        runTask('first', async () => undefined),
+        runTask('second', async (host) => {
+          throw new UnreachableError(host, 'the connection was reset');
+        }),
+      ],
+    };
+    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [role] }]);
+    const summary = await runPlaybook(h.options);
+    expect(summary.exitCode).toBe(5);
+    expect(undone).toEqual([]);
+    expect(h.events.filter((e) => e.type === 'undo-result')).toEqual([]);
+  });
+
+  it('does not run when the run was told to stop (Ctrl-C) during the role', async () => {
+    const undone: string[] = [];
+    const stop = new AbortController();
+    const role: Role = {
+      ...roleWithUndo(undone, () => 'undone'),
+      tasks: [
+        runTask('first', async () => undefined),
+        runTask('second', async () => {
+          stop.abort(new Error('interrupted'));
+          await new Promise((r) => setTimeout(r, 50));
+        }),
+        runTask('third', async () => undefined),
+      ],
+    };
+    const h = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [role] }], { signal: stop.signal });
+    const summary = await runPlaybook(h.options);
+    expect(summary.interrupted).toBe(true);
     expect(undone).toEqual([]);
   });
 });
