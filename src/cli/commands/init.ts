@@ -11,6 +11,7 @@ import { starterInventory, type StarterSettings } from '../init/starter-inventor
 import { CLUSTER_DEFAULTS } from '../../orchestrator/inventory/defaults.js';
 import { SCHEMA_PATH } from '../../orchestrator/inventory/schema-diagnostics.js';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
+import { REFERENCE_PAGE } from '../../orchestrator/inventory/schema-reference.js';
 
 interface InitOptions {
   controlPlane?: string[];
@@ -63,6 +64,7 @@ function settingsOf(options: InitOptions): { settings?: StarterSettings; problem
       apiEndpoint: options.apiEndpoint,
       containerRuntime: options.containerRuntime,
       schemaPath: join(packageRoot(), SCHEMA_PATH),
+      referencePage: join(packageRoot(), REFERENCE_PAGE),
     },
   };
 }

@@ -17,6 +17,8 @@ export interface StarterSettings {
   readonly containerRuntime: 'containerd' | 'docker';
   /** The schema file editors check the inventory against (this installation's). */
   readonly schemaPath: string;
+  /** The inventory reference page of this installation (shipped in the package). */
+  readonly referencePage: string;
 }
 
 /** A YAML scalar for any string (quoted when it must be). */
@@ -69,7 +71,8 @@ export function starterInventory(settings: StarterSettings): string {
     `# yaml-language-server: $schema=${settings.schemaPath}`,
     '#',
     '# Written by `kcluster init`. Check it with `kcluster validate -i FILE`; every key and its default:',
-    "# docs/users/inventory-reference.md. Values without a comment are kcluster's defaults, written out.",
+    `# ${settings.referencePage}`,
+    "# Values without a comment are kcluster's defaults, written out.",
     '',
     'cluster:',
     `  name: ${scalar(settings.name)}                 # its state folder: ~/.kcluster/${settings.name}/ (CAs and keys: back it up)`,

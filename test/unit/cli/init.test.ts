@@ -42,6 +42,11 @@ describe('kcluster init', () => {
     expect(doc.ssh).toEqual({ user: 'debian', keyFile: key });
     expect(doc.cluster['kubernetesVersion']).toBe(DEFAULT_KUBERNETES_VERSION);
     expect(r.out).toMatch(/^# yaml-language-server: \$schema=\/.*\/src\/orchestrator\/inventory\/inventory\.schema\.json\n/);
+    // Both paths are this installation's, and both exist (the package ships docs/: issue 44).
+    const schema = /\$schema=(\S+)/.exec(r.out)![1]!;
+    const reference = /^# (\/\S+\/docs\/users\/inventory-reference\.md)$/m.exec(r.out)?.[1];
+    expect(existsSync(schema)).toBe(true);
+    expect(reference !== undefined && existsSync(reference)).toBe(true);
     expect(r.out.split('\n').filter((l) => l.trimStart().startsWith('#')).length).toBeGreaterThan(5);
     expect(r.err).toContain('no --bundle: cluster.artifacts.bundle is a placeholder marked CHANGE');
   });
