@@ -1,8 +1,9 @@
 // Create and sign one X.509 certificate with node-forge: random positive serial, subject and
 // key identifiers, key usages by purpose, DNS and IP subject alternative names.
-import { constants, privateEncrypt, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 import type { CertificateRequest } from './certificate-request.js';
+import { nativeRsaSigner } from './native-rsa-signer.js';
 
 export interface Signer {
   readonly certPem: string;
@@ -17,22 +18,6 @@ function serialNumber(): string {
   const bytes = randomBytes(16);
   bytes[0] = bytes[0]! & 0x7f; // positive
   return bytes.toString('hex');
-}
-
-/** DER prefix of a PKCS#1 v1.5 DigestInfo for SHA-256 (RFC 8017, section 9.2). */
-const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
-
-/**
- * node-forge lays out the certificate; the RSA signature over its digest is Node's: native,
- * where forge's pure-JS RSA made signing a visible part of generating a large cluster's PKI.
- */
-function nativeRsaSigner(keyPem: string): forge.pki.rsa.PrivateKey {
-  const sign = (md: forge.md.MessageDigest): string =>
-    privateEncrypt(
-      { key: keyPem, padding: constants.RSA_PKCS1_PADDING },
-      Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), 'binary')]),
-    ).toString('binary');
-  return { sign } as unknown as forge.pki.rsa.PrivateKey;
 }
 
 /** Sign `publicKeyPem` for `request`, by `signer` (or self-signed with `ownKeyPem` for a CA). */
