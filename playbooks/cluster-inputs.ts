@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { ArtifactError } from '../src/kubernetes/artifacts/artifact.js';
 import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
+import { unfetchedArtifacts } from '../src/kubernetes/artifacts/unfetched-artifacts.js';
 import { ArtifactFanOut } from '../src/kubernetes/artifacts/fan-out/artifact-fan-out.js';
 import { fanOutApplies, fanOutOffReason } from '../src/kubernetes/artifacts/fan-out/fan-out-limits.js';
 import { changedStems, expiryLine, stateExpiryWarnings } from '../src/kubernetes/pki/expiry-warnings.js';
@@ -56,6 +57,11 @@ export interface ClusterInputsOptions {
    * are made in memory; the state folder is left byte-identical (issue 40's invariant).
    */
   readonly planOnly?: boolean;
+  /**
+   * Built only to be read (--list-tags, the build that checks --tags first): the artifacts are
+   * resolved, not downloaded or verified (unfetchedArtifacts); implies planOnly.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Warn on stderr about state-folder certificates within 30 days of expiry this run did not renew (the CAs, in practice). */
@@ -230,17 +236,22 @@ export async function clusterInputsFor(
   const started = Date.now();
   let artifacts;
   try {
-    artifacts = await prepareArtifacts(inventory, { signal: io.signal, log });
+    artifacts = options.readOnly === true ? await unfetchedArtifacts(inventory) : await prepareArtifacts(inventory, { signal: io.signal, log });
   } catch (error) {
     if (error instanceof ArtifactError) throw new InputError(artifactProblem(inventory, error));
     throw error;
   }
-  log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
+  if (options.readOnly !== true)
+    log(`${artifacts.length} artifacts verified on the controller in ${((Date.now() - started) / 1000).toFixed(1)} s (${inventory.cluster.artifacts.kind})`);
   const spec = pkiSpecOf(inventory, topology);
-  const pki = await ensureClusterPki(inventory.stateDir, spec, { renewLeaves: options.renewLeaves === true, inMemory: options.planOnly === true });
-  for (const change of pki.changes) log(options.planOnly === true ? `pki (made in memory for this plan, not written): ${change}` : `pki: ${change}`);
+  const pki = await ensureClusterPki(inventory.stateDir, spec, {
+    renewLeaves: options.renewLeaves === true,
+    inMemory: options.planOnly === true || options.readOnly === true,
+  });
+  for (const change of pki.changes)
+    log(options.planOnly === true || options.readOnly === true ? `pki (made in memory for this plan, not written): ${change}` : `pki: ${change}`);
   await warnAboutExpiringCertificates(inventory, spec, pki, log);
-  const encryption = await new EncryptionKeyStore(inventory.stateDir, { inMemory: options.planOnly === true }).ensure();
+  const encryption = await new EncryptionKeyStore(inventory.stateDir, { inMemory: options.planOnly === true || options.readOnly === true }).ensure();
   const fanOut = fanOutApplies(inventory) ? new ArtifactFanOut(nodeAddress) : undefined;
   if (inventory.cluster.artifacts.fanOut && fanOut === undefined)
     log(`artifacts: no fan-out between hosts in this run (${fanOutOffReason(inventory)}): the controller sends every host its copy`);

@@ -19,7 +19,7 @@
 // has none yet and shown for every host: their ConfigMaps' data (kube-proxy's configuration,
 // the Corefile, flannel's network) and their containers' command lines.
 import { parse, parseAllDocuments } from 'yaml';
-import { prepareArtifacts } from '../src/kubernetes/artifacts/prepare-artifacts.js';
+import { unfetchedArtifacts } from '../src/kubernetes/artifacts/unfetched-artifacts.js';
 import { pkiSpecOf } from '../src/kubernetes/cluster/pki-spec.js';
 import { ensureClusterPki } from '../src/kubernetes/pki/cluster-pki.js';
 import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js';
@@ -106,18 +106,7 @@ export async function hostConfigFiles(
   const names = selectedHosts(inventory, selector);
   const checked = await checkClusterInputs(inventory, env);
   // Resolved, not fetched: the tasks that upload them are built, never planned here.
-  // Images the runtime pulls (source: release) have no file: the images role imports none.
-  const artifacts = (await prepareArtifacts(inventory, { resolveOnly: true })).map((a) =>
-    a.origin.kind === 'registry'
-      ? a
-      : {
-          localPath: '(not fetched)',
-          sha256: '0'.repeat(64),
-          size: 0,
-          ...(a.type === 'image' && a.origin.kind === 'bundle' ? { imageId: '(not read)' } : {}),
-          ...a,
-        },
-  );
+  const artifacts = await unfetchedArtifacts(inventory);
   const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, checked.topology), { inMemory: true });
   const encryption = await new EncryptionKeyStore(inventory.stateDir, { inMemory: true }).ensure();
   const inputs = {

@@ -90,8 +90,9 @@ function timestampForFile(date: Date): string {
 export interface BuildMode {
   readonly planOnly: boolean;
   /**
-   * Built only to read the playbook's tags (--tags, --skip-tags given, before the real build):
-   * in memory, silent, and without reading a running cluster (the roles are the same whatever it says).
+   * Built only to read the playbook's tags (--list-tags; --tags, --skip-tags given, before the
+   * real build): in memory, silent, artifacts resolved and not fetched, and without reading a
+   * running cluster (the roles are the same whatever it says).
    */
   readonly probe: boolean;
 }
@@ -146,7 +147,8 @@ async function runLocked(
       // artifact fetched): the tags come from a build that changes nothing.
       if ((tags !== undefined || skipTags !== undefined) && !planOnly(options))
         checkTags((await source(inventory, { planOnly: true, probe: true })).playbook, tags, skipTags);
-      ({ playbook, shared } = await source(inventory, { planOnly: planOnly(options), probe: false }));
+      // --list-tags reads the playbook only: built as the tag check's is (nothing fetched or written).
+      ({ playbook, shared } = await source(inventory, { planOnly: planOnly(options), probe: options.listTags === true }));
     } else {
       playbook = source;
     }

@@ -47,7 +47,7 @@ export function registerApplyCommand(program: Command, cli: CliContext): void {
         // etcd's own member list is read while the artifacts are verified: it decides which
         // control planes join, where the API's view may lag a remove-node by minutes.
         const [inputs, etcdMembers] = await Promise.all([
-          clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, { planOnly: mode.planOnly }),
+          clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, { planOnly: mode.planOnly, readOnly: mode.probe }),
           running === undefined ? undefined : etcdMembersToPlan(cli, inventory, topologyOrInputError(inventory).controlPlanes, running),
         ]);
         const operator = mode.probe

@@ -80,6 +80,7 @@ async function certsRenew(cli: CliContext, options: RenewOptions): Promise<void>
       const inputs = await clusterInputsFor(inventory, preparationIo(cli, mode.probe), new Set(), {
         registryCredentials: false,
         planOnly: mode.planOnly,
+        readOnly: mode.probe,
         ...(mode.planOnly ? {} : { renewLeaves: true }),
       });
       return { playbook: certsRenewPlaybook(inputs) };

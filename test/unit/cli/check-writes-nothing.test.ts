@@ -84,4 +84,24 @@ describe('a run that changes nothing writes nothing', () => {
     expect(r.out.split('\n')).toContain('kubelet');
     expect(filesIn(state)).toEqual([]);
   }, 60_000);
+
+  it('--list-tags and a --tags typo fetch and verify no artifact: a bundle whose pieces are missing is not even read', async () => {
+    const piecesMissing = writeFakeBundle(join(root, 'lock-only'), [
+      loadInventoryText(root, `cluster:\n  artifacts: { source: bundle, bundle: /x }\n${HOSTS}`),
+    ]);
+    const dir = mkdtempSync(join(root, 'lock-only-case-'));
+    const file = join(dir, 'inventory.yaml');
+    writeFileSync(file, `stateDir: ${join(dir, 'state')}\ncluster:\n  artifacts: { source: bundle, bundle: ${piecesMissing} }\n${HOSTS}`);
+    const listed = await runCli(['apply', '-i', file, '--list-tags']);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out.split('\n')).toContain('kubelet');
+    const typo = await runCli(['apply', '-i', file, '--tags', 'kubelett']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('unknown tag --tags "kubelett"');
+    expect(typo.err).not.toMatch(/artifact problems?/);
+    // A real run still verifies every piece (and refuses these).
+    const real = await runCli(['apply', '-i', file, '--tags', 'kubelet']);
+    expect(real.code).toBe(2);
+    expect(real.err).toMatch(/artifact problems?/);
+  }, 60_000);
 });
