@@ -175,7 +175,7 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
     const summary = await runPlaybookCommand(
       cli,
       async (loaded) => {
-        await refuseUnsupportedChanges(loaded, { say: log });
+        await refuseUnsupportedChanges(loaded, { say: log, requireRunning: 'certs rotate-ca' });
         const inputs = await clusterInputsFor(loaded, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
         if (phase !== 'restart-pods') return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable }) };
         let publishedAt = rotation!.trustPublishedAt !== undefined ? new Date(rotation!.trustPublishedAt) : undefined;
