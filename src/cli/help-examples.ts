@@ -1,7 +1,13 @@
 // One to three real invocations for each command's --help, keyed by the command's path
-// ("etcd snapshot save"). Only flags that exist; a unit test walks every command and fails
+// ("etcd snapshot save"; "" for `kcluster --help` itself). Only flags that exist; a unit test walks every command and fails
 // when a help page has no example. `init` writes its own (longer) examples.
 export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  // `kcluster --help`: the path of a first cluster.
+  '': [
+    'kcluster init --control-plane 10.0.0.1 --worker 10.0.0.2 --file inventory.yaml',
+    'kcluster apply -i inventory.yaml --check --diff',
+    'kcluster apply -i inventory.yaml',
+  ],
   validate: ['kcluster validate -i inventory.yaml'],
   config: [
     'kcluster config -i inventory.yaml > effective.yaml',

@@ -19,11 +19,17 @@ function pathOf(command: Command): string {
   return names.join(' ');
 }
 
-/** Adds the examples of HELP_EXAMPLES to every command below `program` that has some. */
+/** Adds the examples of HELP_EXAMPLES to the program's own help and to every command below it that has some. */
 export function addHelpExamples(program: Command): void {
+  if (program.parent === null && HELP_EXAMPLES[''] !== undefined)
+    program.addHelpText('after', `\nExamples:\n${HELP_EXAMPLES[''].map((e) => `  ${e}\n`).join('')}`);
+  addCommandExamples(program);
+}
+
+function addCommandExamples(program: Command): void {
   for (const command of program.commands) {
     const examples = HELP_EXAMPLES[pathOf(command)];
     if (examples !== undefined) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}\n`).join('')}`);
-    addHelpExamples(command);
+    addCommandExamples(command);
   }
 }

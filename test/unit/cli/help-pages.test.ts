@@ -42,10 +42,21 @@ describe('help pages', () => {
     expect(lines.some((l) => l.includes(`kcluster ${path.split(' ')[0]}`))).toBe(true);
   });
 
+  it('kcluster --help ends with examples too: a first cluster, from init to apply', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    const examples = r.out
+      .slice(r.out.lastIndexOf('\nExamples:\n'))
+      .split('\n')
+      .filter((l) => l.startsWith('  kcluster '));
+    expect(examples.map((l) => l.trim().split(' ')[1])).toEqual(['init', 'apply', 'apply']);
+  });
+
   it('every example uses only options its command has', async () => {
     const byPath = new Map(all.map((p) => [p.join(' '), p]));
-    for (const path of byPath.keys()) {
-      const r = await runCli([...path.split(' '), '--help']);
+    // '' is `kcluster --help` itself.
+    for (const path of ['', ...byPath.keys()]) {
+      const r = await runCli([...(path === '' ? [] : path.split(' ')), '--help']);
       const examples = r.out
         .slice(r.out.lastIndexOf('\nExamples:\n'))
         .split('\n')
