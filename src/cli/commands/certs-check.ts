@@ -4,7 +4,6 @@
 // stderr about what expires within --warn-days; an unreachable host is named with the reason
 // (exit 5) without hiding what the others returned.
 import type { CliContext } from '../context.js';
-import { controllerConnector } from '../controller-connector.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import {
@@ -22,8 +21,7 @@ import { pkiSpecOf } from '../../kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../kubernetes/cluster/topology.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { leafRequests } from '../../kubernetes/pki/cluster-pki.js';
-import { UnreachableError } from '../../orchestrator/ssh/connection.js';
-import { detailFor } from '../../orchestrator/ssh/host-error.js';
+import { readOnEachHost } from '../read-on-each-host.js';
 
 export interface CertsCheckOptions {
   readonly inventory: string;
@@ -40,10 +38,6 @@ interface HostOutcome {
 }
 
 /** Every line about a host starts with its name (and says "unreachable" when it was). */
-function aboutHost(host: string, error: unknown, doing: string): string {
-  return `${host}: ${doing}: ${error instanceof UnreachableError && error.host === host ? error.reason : detailFor(host, error)}`;
-}
-
 /** File stems of the leaves the inventory needs; undefined when its topology is invalid. */
 function managedLeaves(inventory: Inventory): Set<string> | undefined {
   try {
@@ -64,30 +58,14 @@ export async function certsCheck(cli: CliContext, options: CertsCheckOptions): P
   if (!inventory) return;
   const now = Date.now();
   const state = await readStateCertificates(inventory.stateDir, now);
-  const connector = controllerConnector(cli, inventory);
-  let outcomes: HostOutcome[];
-  try {
-    outcomes = await Promise.all(
-      inventory.hosts.map(async (host): Promise<HostOutcome> => {
-        let connection;
-        try {
-          connection = await connector.connect(host, cli.signal);
-        } catch (error) {
-          return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
-        }
-        try {
-          const found = await readHostCertificates(connection, now, cli.signal);
-          return { host: host.name, status: 'ok', rows: compareWithState(found.rows, state.fingerprints), problems: found.problems };
-        } catch (error) {
-          if (error instanceof UnreachableError)
-            return { host: host.name, status: 'unreachable', error: aboutHost(host.name, error, 'unreachable'), rows: [], problems: [] };
-          return { host: host.name, status: 'failed', error: aboutHost(host.name, error, 'cannot list its certificates'), rows: [], problems: [] };
-        }
-      }),
-    );
-  } finally {
-    await connector.closeAll();
-  }
+  const reads = await readOnEachHost(cli, inventory, inventory.hosts, 'cannot list its certificates', (connection) =>
+    readHostCertificates(connection, now, cli.signal),
+  );
+  const outcomes: HostOutcome[] = reads.map((r) =>
+    r.status === 'ok'
+      ? { host: r.host, status: 'ok', rows: compareWithState(r.value.rows, state.fingerprints), problems: r.value.problems }
+      : { host: r.host, status: r.status, error: r.error, rows: [], problems: [] },
+  );
 
   const rows = sortByExpiry([...state.rows, ...outcomes.flatMap((o) => o.rows)]);
   const problems = [...state.problems, ...outcomes.flatMap((o) => o.problems)];

@@ -23,6 +23,7 @@ import type { HostSettings, Inventory } from '../../orchestrator/inventory/model
 import { UnreachableError, type Connection } from '../../orchestrator/ssh/connection.js';
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
 import { textTable } from '../../orchestrator/util/text-table.js';
+import { readOnEachHost } from '../read-on-each-host.js';
 
 export interface SnapshotListOptions {
   readonly inventory: string;
@@ -103,29 +104,9 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
   if (!inventory) return;
   const controlPlanes = controlPlanesOf(cli, inventory);
   if (!controlPlanes) return;
-  const connector = controllerConnector(cli, inventory);
-  let listings: HostListing[];
-  try {
-    listings = await Promise.all(
-      controlPlanes.map(async (host): Promise<HostListing> => {
-        let connection: Connection;
-        try {
-          connection = await connector.connect(host, cli.signal);
-        } catch (error) {
-          return { host: host.name, status: 'unreachable', error: `${host.name}: unreachable: ${unreachableReason(host.name, error)}`, snapshots: [] };
-        }
-        try {
-          return { host: host.name, status: 'ok', snapshots: await listHostSnapshots(connection) };
-        } catch (error) {
-          if (error instanceof UnreachableError)
-            return { host: host.name, status: 'unreachable', error: `${host.name}: unreachable: ${unreachableReason(host.name, error)}`, snapshots: [] };
-          return { host: host.name, status: 'failed', error: `${host.name}: cannot list its etcd snapshots: ${detailFor(host.name, error)}`, snapshots: [] };
-        }
-      }),
-    );
-  } finally {
-    await connector.closeAll();
-  }
+  const listings: HostListing[] = (await readOnEachHost(cli, inventory, controlPlanes, 'cannot list its etcd snapshots', listHostSnapshots)).map((r) =>
+    r.status === 'ok' ? { host: r.host, status: 'ok', snapshots: r.value } : { host: r.host, status: r.status, error: r.error, snapshots: [] },
+  );
   const now = Date.now();
   if (options.output === 'json') {
     const hosts = listings.map((l) => ({

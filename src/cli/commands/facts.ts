@@ -5,12 +5,10 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { quotedTerms, selectHosts, unknownSelectorHint } from '../../orchestrator/inventory/select-hosts.js';
-import { createSshConnector } from '../../orchestrator/ssh/connector.js';
-import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
 import { RemoteCommandError } from '../../orchestrator/ssh/connection.js';
 import { hostFacts, type HostFacts } from '../../orchestrator/facts/host-facts.js';
 import { factsTable } from '../../orchestrator/facts/facts-table.js';
-import { detailFor } from '../../orchestrator/ssh/host-error.js';
+import { readOnEachHost } from '../read-on-each-host.js';
 
 interface Row {
   readonly host: string;
@@ -24,8 +22,6 @@ interface Row {
 const FACTS_TIMEOUT_MS = 60_000;
 
 /** Every line about a host starts with its name. */
-const aboutHost = (host: string, error: unknown, doing?: string): string => `${host}: ${doing ? `${doing}: ` : ''}${detailFor(host, error)}`;
-
 export function registerFactsCommand(program: Command, cli: CliContext): void {
   program
     .command('facts')
@@ -44,37 +40,24 @@ export function registerFactsCommand(program: Command, cli: CliContext): void {
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }
-      const connector = createSshConnector({ inventory, env: cli.env, hostKeys: hostKeyPolicyFor(inventory, cli.env) });
-      try {
-        const rows: Row[] = await Promise.all(
-          selection.hosts.map(async (name): Promise<Row> => {
-            const host = inventory.hosts.find((h) => h.name === name);
-            if (!host) return { host: name, status: 'failed', error: `${name}: not in the inventory`, roundTrips: 0 };
-            let connection;
-            try {
-              connection = await connector.connect(host, cli.signal);
-            } catch (error) {
-              return { host: name, status: 'unreachable', error: aboutHost(name, error), roundTrips: 0 };
-            }
-            try {
-              const result = await connection.exec(hostFacts.script, { label: 'facts', timeoutMs: FACTS_TIMEOUT_MS });
-              if (result.code !== 0) throw new RemoteCommandError(name, 'host facts script', result, 'facts');
-              return { host: name, status: 'ok', facts: hostFacts.parse(result.stdout, result.code), roundTrips: connection.stats.roundTrips };
-            } catch (error) {
-              return { host: name, status: 'failed', error: aboutHost(name, error, 'cannot read facts'), roundTrips: connection.stats.roundTrips };
-            }
-          }),
+      const hosts = selection.hosts.map((name) => inventory.hosts.find((h) => h.name === name)!);
+      const reads = await readOnEachHost(cli, inventory, hosts, 'cannot read facts', async (connection, host) => {
+        const result = await connection.exec(hostFacts.script, { label: 'facts', timeoutMs: FACTS_TIMEOUT_MS });
+        if (result.code !== 0) throw new RemoteCommandError(host.name, 'host facts script', result, 'facts');
+        return hostFacts.parse(result.stdout, result.code);
+      });
+      const rows: Row[] = reads.map((r) =>
+        r.status === 'ok'
+          ? { host: r.host, status: 'ok', facts: r.value, roundTrips: r.roundTrips }
+          : { host: r.host, status: r.status, error: r.error, roundTrips: r.roundTrips },
+      );
+      if (options.output === 'json') cli.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else
+        cli.stdout.write(
+          `${factsTable(rows.map((r) => ({ host: r.host, ...(r.facts ? { facts: r.facts } : {}), ...(r.status !== 'ok' ? { error: r.status.toUpperCase() } : {}) })))}\n`,
         );
-        if (options.output === 'json') cli.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        else
-          cli.stdout.write(
-            `${factsTable(rows.map((r) => ({ host: r.host, ...(r.facts ? { facts: r.facts } : {}), ...(r.status !== 'ok' ? { error: r.status.toUpperCase() } : {}) })))}\n`,
-          );
-        for (const row of rows) if (row.error) cli.stderr.write(`${row.error}\n`);
-        if (rows.some((r) => r.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
-        else if (rows.some((r) => r.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);
-      } finally {
-        await connector.closeAll();
-      }
+      for (const row of rows) if (row.error) cli.stderr.write(`${row.error}\n`);
+      if (rows.some((r) => r.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
+      else if (rows.some((r) => r.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);
     });
 }
