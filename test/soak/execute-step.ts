@@ -49,6 +49,8 @@ const durations = new ExpectedDurations();
  * names; what ran goes to `ran` and `resume`, what the fault did to `faultDid`. The failure, if any.
  */
 async function runWithResume(
+  /** Which operation and which of its commands ("remove-worker#2"): what its expected duration is kept by. */
+  operation: string,
   args: string[],
   hosts: readonly number[],
   topology: Topology,
@@ -58,14 +60,14 @@ async function runWithResume(
   faultDid: (what: string, delivered: boolean) => void,
 ): Promise<string | undefined> {
   const started = Date.now();
-  const armed = fault ? armFault(fault, durations.expectedMs(args), hosts, topology) : undefined;
+  const armed = fault ? armFault(fault, durations.expectedMs(operation, args), hosts, topology) : undefined;
   const run = await runKcluster(args, armed?.toDeliver);
   ran.push(`kcluster ${run.args.join(' ')} -> ${run.code} in ${run.seconds.toFixed(0)} s`);
   if (fault) faultDid(run.faultProblem ?? run.delivered ?? `not delivered: the command ended first (exit ${run.code})`, run.delivered !== undefined);
   if (run.faultProblem !== undefined) return run.faultProblem;
   if (run.timedOut) return `the command did not end within its limit: ${tailOf(run)}`;
   if (run.delivered === undefined) {
-    if (run.code === 0 && !fault) durations.record(args, run.seconds * 1000);
+    if (run.code === 0 && !fault) durations.record(operation, args, run.seconds * 1000);
     return run.code === 0 ? undefined : `exit ${run.code}: ${tailOf(run)}`;
   }
   try {
@@ -116,6 +118,7 @@ export async function executeStep(planned: PlannedStep, topology: Topology): Pro
       // The planned fault goes to the first round of the command it targets.
       const targeted = planned.fault?.command === index && round === 0 ? planned.fault : undefined;
       failure = await runWithResume(
+        `${planned.operation.kind}#${index + 1}`,
         command.args(soakInventoryFile),
         inventoryHosts(command.inventory),
         topology,

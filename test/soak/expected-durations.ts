@@ -1,7 +1,7 @@
 // How long each command of the soak is expected to take, so a fault drawn "at 40%" lands inside
-// it: what the same command (its arguments without the inventory path) took the last time it
-// ran without a fault in this soak, or a first guess from earlier soaks' results until then.
-// Timing is not seeded: only the share is.
+// it: what the same command of the same operation (an apply that adds a control plane is not
+// the no-op apply after a reboot) took the last time it ran without a fault in this soak, or a
+// first guess by the command's words until then. Timing is not seeded: only the share is.
 
 /** First guesses by the command's leading words (the longest match wins). */
 const FIRST_GUESS_MS: readonly (readonly [string, number])[] = [
@@ -36,9 +36,10 @@ export function commandSignature(args: readonly string[]): string {
 export class ExpectedDurations {
   private readonly seen = new Map<string, number>();
 
-  expectedMs(args: readonly string[]): number {
+  /** `operation`: which operation and which of its commands ("remove-worker#2"); the guess goes by `args`. */
+  expectedMs(operation: string, args: readonly string[]): number {
     const signature = commandSignature(args);
-    const seen = this.seen.get(signature);
+    const seen = this.seen.get(`${operation} ${signature}`);
     if (seen !== undefined) return seen;
     let best: readonly [string, number] | undefined;
     for (const guess of FIRST_GUESS_MS)
@@ -47,7 +48,7 @@ export class ExpectedDurations {
   }
 
   /** A run without a fault that succeeded. */
-  record(args: readonly string[], ms: number): void {
-    this.seen.set(commandSignature(args), ms);
+  record(operation: string, args: readonly string[], ms: number): void {
+    this.seen.set(`${operation} ${commandSignature(args)}`, ms);
   }
 }
