@@ -1,7 +1,9 @@
 // The API servers sampled throughout a step: every 250 ms an HTTPS request to each control
-// plane's :6443/readyz. Any HTTP answer counts (the rotations change the credentials under
+// plane's :6443/version. Any HTTP answer counts (the rotations change the credentials under
 // way; what is measured is whether an API server answers at all); a sample where none answers
-// is a failure. The counts are reported per step.
+// is a failure. /version, not /readyz: readyz waits on etcd's check, which takes seconds while
+// a member restarts (a 2-member etcd during an upgrade), and would count a serving API server
+// as down. The counts are reported per step.
 import { request } from 'node:https';
 
 export interface ApiAnswers {
@@ -12,7 +14,7 @@ export interface ApiAnswers {
 
 function answers(address: string, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: address, port: 6443, path: '/readyz', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+    const req = request({ host: address, port: 6443, path: '/version', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
       res.resume();
       resolve(true);
     });
