@@ -3,14 +3,11 @@
 // is made: no PKI, no key, not even an empty log (issue 44). The bundle is a stand-in (fake-*:
 // small pieces whose sizes and checksums its lock lists); the one host is on loopback where no
 // sshd listens, so the check run ends unreachable without leaving this machine.
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCK_FILE } from '../../../src/kubernetes/artifacts/bundle-lock.js';
-import { writeFakeBundle } from '../support/fake-bundle.js';
+import { writeFakeBundle, writeFakeBundleWithPieces } from '../support/fake-bundle.js';
 import { loadInventoryText } from '../support/inventory-text.js';
 import { runCli } from './support/run-cli.js';
 
@@ -18,33 +15,9 @@ const root = mkdtempSync(join(tmpdir(), 'kc-check-writes-'));
 const HOSTS = `ssh: { user: root, keyFile: ${join(root, 'key')}, port: 9 }\nhosts:\n  - { name: cp1, address: 127.0.0.1, roles: [control-plane] }\n`;
 writeFileSync(join(root, 'key'), '-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n-----END OPENSSH PRIVATE KEY-----\n', { mode: 0o600 });
 
-/** A docker-archive holding only its manifest: enough for the controller to read an image ID from. */
-function fakeImageArchive(file: string, reference: string): void {
-  const dir = mkdtempSync(join(root, 'image-'));
-  const hex = createHash('sha256').update(reference).digest('hex');
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify([{ Config: `${hex}.json`, RepoTags: [reference], Layers: [] }]));
-  execFileSync('tar', ['-cf', file, '-C', dir, 'manifest.json']);
-}
-
-/** writeFakeBundle's lock, with a small piece of the size and sha256 it lists for every entry. */
-function fakeBundleWithPieces(dir: string): string {
-  writeFakeBundle(dir, [loadInventoryText(root, `cluster:\n  artifacts: { source: bundle, bundle: /x }\n${HOSTS}`)]);
-  const lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as {
-    artifacts: { path: string; type: string; reference?: string; size: number; sha256: string }[];
-  };
-  for (const entry of lock.artifacts) {
-    const file = join(dir, entry.path);
-    mkdirSync(dirname(file), { recursive: true });
-    if (entry.type === 'image') fakeImageArchive(file, entry.reference ?? entry.path);
-    else writeFileSync(file, `fake piece ${entry.path}\n`);
-    const content = readFileSync(file);
-    entry.size = content.length;
-    entry.sha256 = createHash('sha256').update(content).digest('hex');
-  }
-  writeFileSync(join(dir, LOCK_FILE), JSON.stringify(lock, null, 2));
-  return dir;
-}
-const bundle = fakeBundleWithPieces(join(root, 'fake-bundle'));
+const bundle = writeFakeBundleWithPieces(join(root, 'fake-bundle'), [
+  loadInventoryText(root, `cluster:\n  artifacts: { source: bundle, bundle: /x }\n${HOSTS}`),
+]);
 
 function filesIn(dir: string): string[] {
   if (!existsSync(dir)) return [];
