@@ -3,13 +3,14 @@
 // is made: no PKI, no key, not even an empty log (issue 44). The bundle is a stand-in (fake-*:
 // small pieces whose sizes and checksums its lock lists); the one host is on loopback where no
 // sshd listens, so the check run ends unreachable without leaving this machine.
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFakeBundle, writeFakeBundleWithPieces } from '../support/fake-bundle.js';
 import { loadInventoryText } from '../support/inventory-text.js';
 import { runCli } from './support/run-cli.js';
+import { filesUnder } from '../../soak/state-digest.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-check-writes-'));
 const HOSTS = `ssh: { user: root, keyFile: ${join(root, 'key')}, port: 9 }\nhosts:\n  - { name: cp1, address: 127.0.0.1, roles: [control-plane] }\n`;
@@ -18,11 +19,6 @@ writeFileSync(join(root, 'key'), '-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key
 const bundle = writeFakeBundleWithPieces(join(root, 'fake-bundle'), [
   loadInventoryText(root, `cluster:\n  artifacts: { source: bundle, bundle: /x }\n${HOSTS}`),
 ]);
-
-function filesIn(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? filesIn(join(dir, e)) : [join(dir, e)]));
-}
 
 function inventoryFile(): { file: string; state: string } {
   const dir = mkdtempSync(join(root, 'case-'));
@@ -38,7 +34,7 @@ describe('a run that changes nothing writes nothing', () => {
     const r = await runCli(['apply', '-i', file, '--check']);
     expect(r.err).toContain('pki (made in memory for this plan, not written): ca: created');
     expect(r.code, 'its one host is unreachable (exit 5)').toBe(5);
-    expect(filesIn(state).map((f) => relative(state, f).split('/')[0])).toEqual(['logs']);
+    expect(filesUnder(state).map((f) => relative(state, f).split('/')[0])).toEqual(['logs']);
   }, 60_000);
 
   it('a --tags typo is refused (exit 2) before anything is made: the state folder stays empty', async () => {
@@ -47,7 +43,7 @@ describe('a run that changes nothing writes nothing', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('unknown tag --tags "kubelett" (did you mean "kubelet"?)');
     expect(r.err).not.toContain('pki');
-    expect(filesIn(state)).toEqual([]);
+    expect(filesUnder(state)).toEqual([]);
   }, 60_000);
 
   it('--list-tags prints the tags and writes nothing', async () => {
@@ -55,7 +51,7 @@ describe('a run that changes nothing writes nothing', () => {
     const r = await runCli(['apply', '-i', file, '--list-tags']);
     expect(r.code).toBe(0);
     expect(r.out.split('\n')).toContain('kubelet');
-    expect(filesIn(state)).toEqual([]);
+    expect(filesUnder(state)).toEqual([]);
   }, 60_000);
 
   it('--list-tags and a --tags typo fetch and verify no artifact: a bundle whose pieces are missing is not even read', async () => {

@@ -2,16 +2,17 @@
 // byte-identical): what is missing is made in memory and nothing is written; an existing PKI
 // reads as it is; a CA rotation cut short at its switch reads as the switch would leave it (the
 // new CA signing, the old one trusted beside it) while its files stay where they are.
-import { createHash, X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureClusterPki } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { rotationDir, writeCaRotation } from '../../../src/kubernetes/pki/ca-rotation.js';
 import { startCaRotation } from '../../../src/kubernetes/pki/ca-rotation-start.js';
 import { EncryptionKeyStore } from '../../../src/kubernetes/secrets/encryption-keys.js';
 import { SHARED_PKI_SPEC } from '../../support/shared-pki.js';
+import { stateFolderDigest } from '../../soak/state-digest.js';
 
 const dirs: string[] = [];
 const newDir = (): string => {
@@ -21,19 +22,8 @@ const newDir = (): string => {
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function digest(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    if (!existsSync(d)) return;
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = createHash('sha256').update(readFileSync(p)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+/** The folder's files and their hashes, as the soak's `--check` invariant compares them. */
+const digest = (dir: string): Record<string, string> => Object.fromEntries(stateFolderDigest(dir));
 
 const fingerprints = (bundle: string): string[] =>
   [...bundle.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)].map((m) => new X509Certificate(m[0]).fingerprint256);
