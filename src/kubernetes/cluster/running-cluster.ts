@@ -11,6 +11,7 @@ import { InputError } from '../../orchestrator/engine/input-error.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
 import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
+import { pollUntil } from '../../orchestrator/engine/poll-until.js';
 
 export interface RunningCluster {
   readonly gitVersion: string;
@@ -142,31 +143,29 @@ export async function readRunningCluster(
       race.abort();
     }
   };
+  // Without a wait (a fresh install must not wait) one round of asking; with one, the engine's
+  // polling loop asks every 2 s and says what it awaits.
   const waitMs = options.answerWaitMs ?? 0;
-  const started = Date.now();
-  const progress =
-    options.say === undefined || waitMs === 0
-      ? undefined
-      : waitProgressReporter<string>(
-          { describe: (why) => `an API server of the cluster to answer (${why ?? 'none yet'})`, report: options.say },
-          started,
-          waitMs,
-        );
-  let answered;
-  for (;;) {
-    try {
-      answered = await askAll();
-      break;
-    } catch (error) {
-      const why = noAnswerReasons(servers, error);
-      if (Date.now() - started >= waitMs) {
-        options.noAnswer?.(why);
+  let why = 'none yet';
+  const outcome = await pollUntil({
+    timeoutMs: waitMs,
+    intervalMs: 2_000,
+    signal: new AbortController().signal,
+    probe: () =>
+      askAll().catch((error: unknown) => {
+        why = noAnswerReasons(servers, error);
         return undefined;
-      }
-      progress?.(Date.now(), why);
-      await new Promise((r) => setTimeout(r, Math.min(2_000, Math.max(0, waitMs - (Date.now() - started)))));
-    }
+      }),
+    done: (answered) => answered !== undefined,
+    ...(options.say !== undefined && waitMs > 0
+      ? { progress: { describe: () => `an API server of the cluster to answer (${why})`, report: options.say } }
+      : {}),
+  });
+  if (!outcome.reached || outcome.value === undefined) {
+    options.noAnswer?.(why);
+    return undefined;
   }
+  const answered = outcome.value;
   const { server, version } = answered;
   // The lists decide the plays (which control planes join, which kubelets upgrade): an API
   // server that answered its version but not a list is asked again (LIST_WAIT_MS), then the run stops. Taking
