@@ -140,12 +140,16 @@ describe('SSH connection over a real sshd', () => {
 
   it('a wait polls on past a probe that runs over its limit, until the state is reached', async () => {
     let probes = 0;
-    // The first probe hangs past its limit; later ones answer at once.
+    // The first probe hangs past its 400 ms limit; later ones answer at once, with a limit a
+    // loaded CI machine cannot miss (a 400 ms limit on them made the count flaky under load).
     const outcome = await pollUntil({
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
       intervalMs: 100,
       signal: new AbortController().signal,
-      probe: () => connection.exec(probes++ === 0 ? sh`sleep 5; echo late` : sh`echo ready`, { timeoutMs: 400, label: 'probe' }),
+      probe: () =>
+        probes++ === 0
+          ? connection.exec(sh`sleep 5; echo late`, { timeoutMs: 400, label: 'probe' })
+          : connection.exec(sh`echo ready`, { timeoutMs: 10_000, label: 'probe' }),
       done: (r) => r.stdout === 'ready\n',
     });
     expect(outcome).toMatchObject({ reached: true });
