@@ -23,7 +23,7 @@ export interface PlannedFault {
   readonly downSeconds: number;
 }
 
-/** The share of steps that carry a fault. */
+/** The share of steps that carry a fault, unless the soak is given another (--fault-rate). */
 export const FAULT_RATE = 0.5;
 
 /** Relative frequency of each kind among the faults. */
@@ -45,10 +45,10 @@ function kindAt(x: number): FaultKind {
   return KIND_WEIGHTS[KIND_WEIGHTS.length - 1]![0];
 }
 
-/** A fault for an operation of `commands` commands, or none (about half the draws). Always consumes the same count of draws. */
-export function drawFault(random: { next(): number; intBelow(n: number): number }, commands: number): PlannedFault | undefined {
+/** A fault for an operation of `commands` commands, or none (a share `rate` of the draws carry one). Always consumes the same count of draws. */
+export function drawFault(random: { next(): number; intBelow(n: number): number }, commands: number, rate = FAULT_RATE): PlannedFault | undefined {
   // Drawn in full every time, so whether a step has a fault never shifts the steps after it.
-  const hit = random.next() < FAULT_RATE;
+  const hit = random.next() < rate;
   const kind = kindAt(random.next());
   const at = 0.05 + 0.9 * random.next();
   const command = random.intBelow(commands);

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 it(`soak: seed ${settings.seed}, ${settings.steps} steps, ${settings.topology}`, async () => {
-  const result = await runSoak({ seed: settings.seed, steps: settings.steps, topology: settings.topology, resultsFile });
+  const result = await runSoak({ seed: settings.seed, steps: settings.steps, topology: settings.topology, faultRate: settings.faultRate, resultsFile });
   expect(violationsOf(result), `see ${resultsFile}`).toEqual([]);
   passed = true;
 });

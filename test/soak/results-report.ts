@@ -2,6 +2,7 @@
 // topology that reproduce it, then every step: operation, fault, resume, duration, invariants
 // and the NodePort's answers. Pure: rewritten after every step, so a soak that dies midway
 // still leaves what it did.
+import { FAULT_RATE } from './faults.js';
 import type { Topology } from './cluster-model.js';
 import type { StepExecution } from './execute-step.js';
 import type { InvariantVerdict } from './invariants.js';
@@ -18,6 +19,8 @@ export interface SoakResult {
   readonly seed: number;
   readonly steps: number;
   readonly topology: Topology;
+  /** The share of steps drawn with a fault (absent: the default, FAULT_RATE). */
+  readonly faultRate?: number;
   readonly started: string;
   readonly kclusterCommit: string;
   readonly install: string;
@@ -43,6 +46,8 @@ export const resultsFileName = (date: string, topology: Topology, seed: number):
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+const faultRateArgument = (rate: number | undefined): string => (rate === undefined || rate === FAULT_RATE ? '' : ` --fault-rate ${rate}`);
+
 export function renderResults(result: SoakResult): string {
   const violations = violationsOf(result);
   const faults = result.results.filter((r) => r.plannedFault !== 'none').length;
@@ -50,7 +55,7 @@ export function renderResults(result: SoakResult): string {
   const lines = [
     `# Soak: seed ${result.seed}, ${result.steps} steps, ${result.topology}`,
     '',
-    `Reproduce: \`npm run soak -- --seed ${result.seed} --steps ${result.steps} --topology ${result.topology}\` (kcluster ${result.kclusterCommit}).`,
+    `Reproduce: \`npm run soak -- --seed ${result.seed} --steps ${result.steps} --topology ${result.topology}${faultRateArgument(result.faultRate)}\` (kcluster ${result.kclusterCommit}).`,
     '',
     `Started ${result.started}${result.ended ? `, ended ${result.ended}` : ', still running (or stopped without its end)'}; install: ${result.install}.`,
     `${result.results.length} of ${result.steps} steps run; ${faults} with a planned fault, ${delivered} delivered; ${violations.length} violation(s).`,

@@ -16,6 +16,7 @@ import { runKcluster, tailOf } from './kcluster-run.js';
 import { describeOperation, modelAfter } from './operations.js';
 import { renderResults, type SoakResult, type StepResult, violationsOf } from './results-report.js';
 import { busyboxReference, hostAddress, hostName, importBusybox, kubectl, kubectlApply, LAB_NAME, labUpArgs, soakInventoryFile, stateDir } from './soak-lab.js';
+import { FAULT_RATE } from './faults.js';
 import { planSoak } from './soak-plan.js';
 import { soakWorkloadYaml, WEB_NODE_PORT } from './workload.js';
 
@@ -60,12 +61,15 @@ export interface SoakRun {
   readonly seed: number;
   readonly steps: number;
   readonly topology: Topology;
+  /** The share of steps that carry a fault (default FAULT_RATE). */
+  readonly faultRate?: number;
   /** Rewritten after every step. */
   readonly resultsFile: string;
 }
 
 export async function runSoak(run: SoakRun): Promise<SoakResult> {
-  const plan = planSoak(run.seed, run.steps, run.topology);
+  const faultRate = run.faultRate ?? FAULT_RATE;
+  const plan = planSoak(run.seed, run.steps, run.topology, faultRate);
   const save = (r: SoakResult): void => {
     mkdirSync(dirname(run.resultsFile), { recursive: true });
     writeFileSync(run.resultsFile, renderResults(r));
@@ -75,6 +79,7 @@ export async function runSoak(run: SoakRun): Promise<SoakResult> {
     seed: run.seed,
     steps: run.steps,
     topology: run.topology,
+    faultRate,
     started: new Date().toISOString(),
     kclusterCommit: commit,
     install: await install(run.topology),

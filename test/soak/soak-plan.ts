@@ -2,7 +2,7 @@
 // steps, topology). A failing seed is reproduced by running the same three again; the unit tests
 // hold this function to that.
 import { initialModel, type ClusterModel, type Topology } from './cluster-model.js';
-import { drawFault, type PlannedFault } from './faults.js';
+import { drawFault, FAULT_RATE, type PlannedFault } from './faults.js';
 import { modelAfter, OPERATIONS, type OperationSpec, type PlannedOperation } from './operations.js';
 import { mulberry32, type Random } from './prng.js';
 
@@ -27,7 +27,7 @@ function pickWeighted(random: Random, specs: readonly OperationSpec[]): Operatio
   return specs[specs.length - 1]!;
 }
 
-export function planSoak(seed: number, steps: number, topology: Topology): PlannedStep[] {
+export function planSoak(seed: number, steps: number, topology: Topology, faultRate = FAULT_RATE): PlannedStep[] {
   // The topology is mixed into the seed: the same seed on both topologies draws two plans, not one plan filtered two ways.
   const random = mulberry32(topology === 'ha' ? (seed ^ TOPOLOGY_SALT) >>> 0 : seed);
   const plan: PlannedStep[] = [];
@@ -36,7 +36,7 @@ export function planSoak(seed: number, steps: number, topology: Topology): Plann
     const candidates = OPERATIONS.filter((o) => o.topologies.includes(topology) && o.applicable(model));
     const spec = pickWeighted(random, candidates);
     const operation = spec.draw(model, random);
-    const fault = drawFault(random, spec.commands);
+    const fault = drawFault(random, spec.commands, faultRate);
     plan.push({ step, operation, before: model, ...(fault ? { fault } : {}) });
     model = modelAfter(model, operation);
   }

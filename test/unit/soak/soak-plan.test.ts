@@ -75,6 +75,17 @@ describe('planSoak', () => {
 });
 
 describe('drawFault', () => {
+  it('puts a fault on the share of draws it is given, and a plan drawn at another rate keeps its operations', () => {
+    const r = mulberry32(2026);
+    const share = Array.from({ length: 1000 }, () => drawFault(r, 1, 0.8)).filter((f) => f !== undefined).length / 1000;
+    expect(share).toBeGreaterThan(0.75);
+    expect(share).toBeLessThan(0.85);
+    const usual = planSoak(9, 30, 'ha');
+    const dense = planSoak(9, 30, 'ha', 0.8);
+    expect(dense.map((s) => s.operation)).toEqual(usual.map((s) => s.operation));
+    expect(dense.filter((s) => s.fault).length).toBeGreaterThan(usual.filter((s) => s.fault).length);
+  });
+
   it('puts a fault on about half of 1000 draws, every kind among them, each within bounds', () => {
     const r = mulberry32(2026);
     const faults = Array.from({ length: 1000 }, () => drawFault(r, 2)).filter((f) => f !== undefined);
