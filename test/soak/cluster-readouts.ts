@@ -41,6 +41,17 @@ export function podPhase(json: string): string {
   return pod.status?.phase ?? 'unknown';
 }
 
+/**
+ * `kubectl get pods -A -o json`: "namespace/name on node" of each pod bound to a node that is
+ * not among `nodes` (a removed host's pods that were never deleted).
+ */
+export function podsOnMissingNodes(json: string, nodes: readonly string[]): string[] {
+  const pods = JSON.parse(json) as { items: { metadata: { namespace: string; name: string }; spec?: { nodeName?: string } }[] };
+  return pods.items
+    .filter((p) => p.spec?.nodeName !== undefined && !nodes.includes(p.spec.nodeName))
+    .map((p) => `${p.metadata.namespace}/${p.metadata.name} on ${p.spec!.nodeName!}`);
+}
+
 /** The difference between two sets of names, for a violation's message: "missing a, b; extra c". */
 export function setDifference(expected: readonly string[], actual: readonly string[]): string {
   const missing = expected.filter((e) => !actual.includes(e));

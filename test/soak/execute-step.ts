@@ -4,19 +4,20 @@
 // again, the resume that `kcluster status` names. The NodePort is polled throughout and its
 // counts reported. A command that fails without a fault, or a resume that does not finish, is
 // the step's failure.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { poller } from '../e2e/support/e2e-support.js';
 import { pollApiServers, type ApiAnswers } from './api-poller.js';
 import { armFault } from './arm-fault.js';
-import { reboot } from './host-faults.js';
+import { destroy, reboot, wipeAndBoot } from './host-faults.js';
 import { FIXED_HOST, inventoryHosts, type ClusterModel, type Topology } from './cluster-model.js';
 import { ExpectedDurations } from './expected-durations.js';
 import { describeFault, type PlannedFault } from './faults.js';
-import { commandsFor } from './operation-commands.js';
+import { commandsFor, type PlannedCommand } from './operation-commands.js';
 import { runKcluster, tailOf } from './kcluster-run.js';
 import { resumeFromStatus } from './resume.js';
 import { soakInventoryYaml } from './soak-inventory.js';
-import { hostAddress, hostName, labInventoryFile, rotationUnderWay, soakInventoryFile, soakReleases } from './soak-lab.js';
+import { hostAddress, hostName, labInventoryFile, rotationUnderWay, soakInventoryFile, soakReleases, stateDir } from './soak-lab.js';
 import type { PlannedStep } from './soak-plan.js';
 import { WEB_NODE_PORT } from './workload.js';
 
@@ -40,6 +41,21 @@ export function writeSoakInventory(model: ClusterModel): void {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The newest etcd snapshot in the state folder's backups (what `etcd snapshot save` just wrote). */
+function newestSnapshot(): string {
+  const dir = join(stateDir, 'backups');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.db'))
+    .map((f) => ({ path: join(dir, f), at: statSync(join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  if (files.length === 0) throw new Error(`no snapshot in ${dir}`);
+  return files[0]!.path;
+}
+
+/** The hosts a fault may hit while a command runs: its inventory's, less one that is down. */
+const faultTargets = (command: PlannedCommand): number[] =>
+  inventoryHosts(command.inventory).filter((h) => h !== command.down && h !== command.destroyFirst);
 
 /** What the commands took before in this soak: where a fault's share lands. */
 const durations = new ExpectedDurations();
@@ -83,11 +99,11 @@ async function runWithResume(
 /** The planned fault as the results name it, with the host a host fault hits. */
 export function plannedFaultText(planned: PlannedStep): string {
   const command = planned.fault ? commandsFor(planned.operation, planned.before, hostName).commands[planned.fault.command] : undefined;
-  return describeFault(planned.fault, hostName, command ? inventoryHosts(command.inventory) : undefined);
+  return describeFault(planned.fault, hostName, command ? faultTargets(command) : undefined);
 }
 
 export async function executeStep(planned: PlannedStep, topology: Topology): Promise<StepExecution> {
-  const { commands, inventoryAfter } = commandsFor(planned.operation, planned.before, hostName);
+  const { commands, inventoryAfter, wipeAfter } = commandsFor(planned.operation, planned.before, hostName, newestSnapshot);
   const service = poller(`http://${hostAddress(FIXED_HOST)}:${WEB_NODE_PORT}/`);
   const apis = pollApiServers(planned.before.controlPlanes.map(hostAddress));
   let faultDelivered = false;
@@ -114,13 +130,22 @@ export async function executeStep(planned: PlannedStep, topology: Topology): Pro
         }
         ran.push(`reboot ${hostName(command.rebootFirst)}: back over SSH in ${((Date.now() - rebootStarted) / 1000).toFixed(0)} s`);
       }
+      if (command.destroyFirst !== undefined && round === 0) {
+        try {
+          await destroy(command.destroyFirst);
+        } catch (error) {
+          failure = `${hostName(command.destroyFirst)} could not be destroyed: ${(error as Error).message}`;
+          break;
+        }
+        ran.push(`destroy ${hostName(command.destroyFirst)}: killed whole, kept down`);
+      }
       writeSoakInventory(command.inventory);
       // The planned fault goes to the first round of the command it targets.
       const targeted = planned.fault?.command === index && round === 0 ? planned.fault : undefined;
       failure = await runWithResume(
         `${planned.operation.kind}#${index + 1}`,
         command.args(soakInventoryFile),
-        inventoryHosts(command.inventory),
+        faultTargets(command),
         topology,
         targeted,
         ran,
@@ -132,6 +157,15 @@ export async function executeStep(planned: PlannedStep, topology: Topology): Pro
   }
   // The model moves on only when the operation finished: a failed step leaves the inventory as its last command had it.
   if (failure === undefined) writeSoakInventory(inventoryAfter);
+  if (failure === undefined && wipeAfter !== undefined) {
+    const wipeStarted = Date.now();
+    try {
+      await wipeAndBoot(wipeAfter, topology);
+      ran.push(`wipe ${hostName(wipeAfter)}'s disk and boot it: a spare, back over SSH in ${((Date.now() - wipeStarted) / 1000).toFixed(0)} s`);
+    } catch (error) {
+      failure = `${hostName(wipeAfter)} could not be wiped and booted again: ${(error as Error).message}`;
+    }
+  }
   const seconds = (Date.now() - started) / 1000;
   await sleep(3000);
   await service.stop();

@@ -1,16 +1,16 @@
 // What the soak does to a lab host, from this machine (never through the host's own sshd, which
 // one fault kills): its link cut for a while, every sshd process on it killed, the host killed
-// whole and booted again by `kcluster lab up` (a power cycle), or (an operation, not a fault) a
-// clean reboot. Each returns once
+// whole and booted again by `kcluster lab up` (a power cycle), or (operations, not faults) a
+// clean reboot, a host destroyed (killed, kept down) and its disk wiped. Each returns once
 // the fault is done to the host; `healed` settles when the host answers over SSH again, which
 // the soak awaits before it resumes.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { kcluster } from '../integration/support/test-lab.js';
 import { sshTo, until } from '../e2e/support/e2e-support.js';
-import { hostName, labDir, labUpArgs } from './soak-lab.js';
+import { hostName, labDir, labUpArgs, LAB_NAME } from './soak-lab.js';
 import type { Topology } from './cluster-model.js';
 
 const run = promisify(execFile);
@@ -110,4 +110,31 @@ export async function reboot(host: number, topology: Topology): Promise<void> {
   // The connection ends with the host: its exit status is not the reboot's.
   await ssh(hostName(host), 'systemctl reboot').catch(() => undefined);
   await bootAgain(host, topology, 180_000);
+}
+
+/** Every process of the host killed at once, and the host left down: a machine lost for good. */
+export async function destroy(host: number): Promise<void> {
+  await run('sh', ['-c', `echo 1 > ${labCgroup(host)}/cgroup.kill`]);
+  await until(`${hostName(host)}'s processes gone`, 60_000, async () => (pidsUnder(labCgroup(host)).length === 0 ? true : undefined));
+}
+
+/** Where the lab keeps a host: its overlay's upper and work layers, its data folders, the mounted root. */
+const hostRunDir = (host: number): string => join('/var/lib/kcluster/labs', LAB_NAME, 'hosts', hostName(host));
+
+/**
+ * A destroyed host's disk wiped (everything it wrote since the base image: what an operator's
+ * reinstall leaves), then booted again: a clean spare. Its SSH host keys are kept, as a
+ * reinstall that restores them does, so the pinned key still matches.
+ */
+export async function wipeAndBoot(host: number, topology: Topology): Promise<void> {
+  const dir = hostRunDir(host);
+  const keys = join(dir, 'kept-ssh-keys');
+  rmSync(keys, { recursive: true, force: true });
+  cpSync(join(dir, 'upper', 'etc', 'ssh'), keys, { recursive: true });
+  await run('umount', [join(dir, 'root')]).catch(() => undefined);
+  for (const layer of ['upper', 'work', 'data']) rmSync(join(dir, layer), { recursive: true, force: true });
+  mkdirSync(join(dir, 'upper', 'etc'), { recursive: true });
+  cpSync(keys, join(dir, 'upper', 'etc', 'ssh'), { recursive: true });
+  rmSync(keys, { recursive: true, force: true });
+  await bootAgain(host, topology, 60_000);
 }

@@ -1,5 +1,6 @@
 // What must hold after every step, each a small check that returns its verdict: etcd's voting
-// members are the inventory's control planes; the Nodes are the inventory's hosts, all Ready;
+// members are the inventory's control planes; the Nodes are the inventory's hosts, all Ready; no
+// pod is left on a Node that is gone;
 // `apply --check` has nothing to change and leaves the state folder byte-identical; `status`
 // says the last run completed; no CA rotation is left under way; every certificate on every
 // host chains to a current CA; no temporary file is left on a host or in the state folder; the
@@ -8,7 +9,7 @@
 import { changesIn, poller, until } from '../e2e/support/e2e-support.js';
 import { kcluster } from '../integration/support/test-lab.js';
 import { FIXED_HOST, inventoryHosts, type ClusterModel } from './cluster-model.js';
-import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, setDifference } from './cluster-readouts.js';
+import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, podsOnMissingNodes, setDifference } from './cluster-readouts.js';
 import { certificateProblems, hostTempFiles, stateTempFiles } from './host-invariants.js';
 import { etcdMemberList, hostAddress, hostName, kubectl, rotationUnderWay, soakInventoryFile, stateDir } from './soak-lab.js';
 import { WEB_NODE_PORT } from './workload.js';
@@ -95,6 +96,14 @@ const noRotationUnderWay = async (): Promise<InvariantVerdict> => ({
   detail: rotationUnderWay() ? 'pki/rotation/state.json is still in the state folder' : 'none',
 });
 
+/** A removed host's pods do not linger: every pod is bound to a Node that exists (or to none yet). */
+const noPodOnAMissingNode = (): Promise<InvariantVerdict> =>
+  settles('every pod is on a Node that exists', 60_000, async () => {
+    const nodes = [...nodeReadiness(await kubectl('get', 'nodes', '-o', 'json')).keys()];
+    const lingering = podsOnMissingNodes(await kubectl('get', 'pods', '-A', '-o', 'json'), nodes);
+    return lingering.length > 0 ? lingering.join(', ') : undefined;
+  });
+
 const webDeploymentAvailable = (): Promise<InvariantVerdict> =>
   settles('the Deployment web is available', SETTLE_MS, async () =>
     deploymentAvailable(await kubectl('get', 'deployment', 'web', '-o', 'json')) ? undefined : 'not every replica available',
@@ -134,6 +143,7 @@ export async function checkInvariants(model: ClusterModel): Promise<InvariantVer
   const checks: [string, () => Promise<InvariantVerdict>][] = [
     ['etcd members', () => etcdMembersAreControlPlanes(model)],
     ['Nodes', () => nodesAreInventoryHostsAndReady(model)],
+    ['pods on Nodes', noPodOnAMissingNode],
     ['Deployment', webDeploymentAvailable],
     ['bare pod', barePodRunning],
     ['Service', serviceAnswers],

@@ -19,18 +19,29 @@ export interface PlannedCommand {
   readonly whileRotating?: number;
   /** This host is shut down cleanly and booted again (by `kcluster lab up`) before the command runs. */
   readonly rebootFirst?: number;
+  /** This host is destroyed (killed whole, kept down) before the command runs: no fault targets it. */
+  readonly destroyFirst?: number;
+  /** This host is down while the command runs (destroyed by an earlier command): no fault targets it. */
+  readonly down?: number;
 }
 
 export interface OperationCommands {
   readonly commands: readonly PlannedCommand[];
   /** The inventory written once they all succeeded. */
   readonly inventoryAfter: ClusterModel;
+  /** Once they all succeeded: this destroyed host's disk is wiped and it boots again, a spare. */
+  readonly wipeAfter?: number;
 }
 
 /** The service-account key's old public key is kept this long; the second run comes after it. */
 export const KEEP_OLD_KEY_SECONDS = 10;
 
-export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName: (host: number) => string): OperationCommands {
+export function commandsFor(
+  op: PlannedOperation,
+  before: ClusterModel,
+  hostName: (host: number) => string,
+  newestSnapshot: () => string = () => '<the newest snapshot in the state folder>',
+): OperationCommands {
   const after = modelAfter(before, op);
   const apply = (inventory: ClusterModel): PlannedCommand => ({ inventory, args: (i) => ['apply', '-i', i] });
   const only = (command: PlannedCommand): OperationCommands => ({ commands: [command], inventoryAfter: after });
@@ -53,6 +64,15 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
       return {
         commands: [{ inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--yes', '--allow-even'] }, apply(after)],
         inventoryAfter: after,
+      };
+    case 'lose-control-plane':
+      return {
+        commands: [
+          { inventory: before, args: (i) => ['remove-node', '-i', i, hostName(op.host), '--unreachable', '--yes', '--allow-even'], destroyFirst: op.host },
+          { ...apply(after), down: op.host },
+        ],
+        inventoryAfter: after,
+        wipeAfter: op.host,
       };
     case 'readd-control-plane':
       return {
@@ -77,5 +97,15 @@ export function commandsFor(op: PlannedOperation, before: ClusterModel, hostName
       return only({ inventory: before, args: (i) => ['secrets', 'rotate-key', '-i', i, '--yes'] });
     case 'etcd-snapshot-save':
       return only({ inventory: before, args: (i) => ['etcd', 'snapshot', 'save', '-i', i] });
+    // The snapshot restored is the newest in the state folder when the restore starts: the one
+    // the save just took (a resumed save ends with the same file).
+    case 'etcd-snapshot-restore':
+      return {
+        commands: [
+          { inventory: before, args: (i) => ['etcd', 'snapshot', 'save', '-i', i] },
+          { inventory: before, args: (i) => ['etcd', 'snapshot', 'restore', '-i', i, newestSnapshot(), '--yes'] },
+        ],
+        inventoryAfter: after,
+      };
   }
 }

@@ -10,11 +10,13 @@ export type PlannedOperation =
   | { readonly kind: 'remove-control-plane'; readonly host: number }
   | { readonly kind: 'add-control-plane'; readonly host: number }
   | { readonly kind: 'readd-control-plane'; readonly host: number }
+  | { readonly kind: 'lose-control-plane'; readonly host: number }
   | { readonly kind: 'certs-renew' }
   | { readonly kind: 'rotate-ca' }
   | { readonly kind: 'rotate-service-account-key' }
   | { readonly kind: 'secrets-rotate-key' }
   | { readonly kind: 'etcd-snapshot-save' }
+  | { readonly kind: 'etcd-snapshot-restore' }
   | { readonly kind: 'kubelet-max-pods'; readonly maxPods: number }
   | { readonly kind: 'api-server-mutating-inflight'; readonly enabled: boolean }
   | { readonly kind: 'upgrade' }
@@ -64,6 +66,17 @@ export const OPERATIONS: readonly OperationSpec[] = [
     applicable: (m) => m.controlPlanes.length === 3,
     draw: (m, r) => ({ kind: 'remove-control-plane', host: r.pick(removableControlPlanes(m)) }),
   },
+  // A control plane's host destroyed (killed, kept down), then removed through another with
+  // remove-node --unreachable and the inventory applied without it; its disk is wiped afterwards
+  // and it comes back as a spare.
+  {
+    kind: 'lose-control-plane',
+    topologies: HA,
+    weight: 2,
+    commands: 2,
+    applicable: (m) => m.controlPlanes.length === 3,
+    draw: (m, r) => ({ kind: 'lose-control-plane', host: r.pick(removableControlPlanes(m)) }),
+  },
   {
     kind: 'add-control-plane',
     topologies: HA,
@@ -94,6 +107,15 @@ export const OPERATIONS: readonly OperationSpec[] = [
   },
   { kind: 'secrets-rotate-key', topologies: BOTH, weight: 2, commands: 1, applicable: () => true, draw: () => ({ kind: 'secrets-rotate-key' }) },
   { kind: 'etcd-snapshot-save', topologies: BOTH, weight: 1, commands: 1, applicable: () => true, draw: () => ({ kind: 'etcd-snapshot-save' }) },
+  // A snapshot saved, then restored on every control plane: the cluster goes back a few seconds.
+  {
+    kind: 'etcd-snapshot-restore',
+    topologies: BOTH,
+    weight: 1,
+    commands: 2,
+    applicable: () => true,
+    draw: () => ({ kind: 'etcd-snapshot-restore' }),
+  },
   {
     kind: 'kubelet-max-pods',
     topologies: BOTH,
@@ -140,6 +162,7 @@ export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterMo
     case 'add-control-plane':
       return addControlPlane(model, op.host);
     case 'remove-control-plane':
+    case 'lose-control-plane':
       return removeControlPlane(model, op.host);
     case 'kubelet-max-pods':
       return { ...model, kubeletMaxPods: op.maxPods };
@@ -154,6 +177,7 @@ export function modelAfter(model: ClusterModel, op: PlannedOperation): ClusterMo
     case 'rotate-service-account-key':
     case 'secrets-rotate-key':
     case 'etcd-snapshot-save':
+    case 'etcd-snapshot-restore':
       return model;
   }
 }

@@ -1,6 +1,6 @@
 // The invariants' parsers: etcdctl's member list, Node readiness, a Deployment's availability.
 import { describe, expect, it } from 'vitest';
-import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, setDifference } from '../../soak/cluster-readouts.js';
+import { deploymentAvailable, nodeReadiness, parseEtcdMemberList, podPhase, podsOnMissingNodes, setDifference } from '../../soak/cluster-readouts.js';
 
 describe('parseEtcdMemberList', () => {
   it('reads name, started and learner from each line', () => {
@@ -46,5 +46,19 @@ describe('podPhase and setDifference', () => {
     expect(podPhase(JSON.stringify({ status: { phase: 'Running' } }))).toBe('Running');
     expect(setDifference(['a', 'b'], ['b', 'c'])).toBe('missing a; extra c');
     expect(setDifference(['a'], ['a'])).toBe('');
+  });
+});
+
+describe('podsOnMissingNodes', () => {
+  it('names each pod bound to a node that is gone, and no pod that is unscheduled or on a Node that exists', () => {
+    const pods = JSON.stringify({
+      items: [
+        { metadata: { namespace: 'default', name: 'web-1' }, spec: { nodeName: 'kcsoak1' } },
+        { metadata: { namespace: 'kube-system', name: 'kube-apiserver-kcsoak2' }, spec: { nodeName: 'kcsoak2' } },
+        { metadata: { namespace: 'default', name: 'pending' }, spec: {} },
+      ],
+    });
+    expect(podsOnMissingNodes(pods, ['kcsoak1', 'kcsoak3'])).toEqual(['kube-system/kube-apiserver-kcsoak2 on kcsoak2']);
+    expect(podsOnMissingNodes(pods, ['kcsoak1', 'kcsoak2'])).toEqual([]);
   });
 });

@@ -39,6 +39,33 @@ describe('commandsFor', () => {
     expect(inventoryAfter).toEqual(ha);
   });
 
+  it('loses a control plane: its host destroyed, removed with --unreachable while listed, the inventory applied without it, its disk wiped after', () => {
+    const { commands, inventoryAfter, wipeAfter } = commandsFor({ kind: 'lose-control-plane', host: 2 }, ha, name);
+    expect(commands.map((c) => c.args('INV'))).toEqual([
+      ['remove-node', '-i', 'INV', 'kcsoak2', '--unreachable', '--yes', '--allow-even'],
+      ['apply', '-i', 'INV'],
+    ]);
+    expect(commands[0]!.destroyFirst).toBe(2);
+    expect(commands[0]!.inventory.controlPlanes).toEqual([1, 2, 3]);
+    // The apply runs while the host is still down: no fault may boot it.
+    expect(commands[1]!.down).toBe(2);
+    expect(commands[1]!.inventory.controlPlanes).toEqual([1, 3]);
+    expect(inventoryAfter.controlPlanes).toEqual([1, 3]);
+    expect(inventoryAfter.spares).toEqual([2, 5]);
+    expect(wipeAfter).toBe(2);
+  });
+
+  it('saves a snapshot, then restores the newest one in the state folder (looked up when the restore starts)', () => {
+    let asked = 0;
+    const { commands, inventoryAfter } = commandsFor({ kind: 'etcd-snapshot-restore' }, single, name, () => `/state/backups/snap-${++asked}.db`);
+    expect(asked).toBe(0);
+    expect(commands.map((c) => c.args('INV'))).toEqual([
+      ['etcd', 'snapshot', 'save', '-i', 'INV'],
+      ['etcd', 'snapshot', 'restore', '-i', 'INV', '/state/backups/snap-1.db', '--yes'],
+    ]);
+    expect(inventoryAfter).toEqual(single);
+  });
+
   it('rotates the service-account key, then drops the old one after the keep time while the rotation is under way', () => {
     const { commands } = commandsFor({ kind: 'rotate-service-account-key' }, single, name);
     expect(commands).toHaveLength(2);
@@ -87,6 +114,8 @@ describe('commandsFor', () => {
       'rotate-service-account-key': { kind: 'rotate-service-account-key' },
       'secrets-rotate-key': { kind: 'secrets-rotate-key' },
       'etcd-snapshot-save': { kind: 'etcd-snapshot-save' },
+      'etcd-snapshot-restore': { kind: 'etcd-snapshot-restore' },
+      'lose-control-plane': { kind: 'lose-control-plane', host: 3 },
       'kubelet-max-pods': { kind: 'kubelet-max-pods', maxPods: 120 },
       'api-server-mutating-inflight': { kind: 'api-server-mutating-inflight', enabled: true },
       upgrade: { kind: 'upgrade' },
