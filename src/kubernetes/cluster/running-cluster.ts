@@ -10,7 +10,6 @@ import { controllerClusterTrust } from '../pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { kubeletVersionsOf, type NodeListWithVersions } from '../kube/kubelet-versions.js';
 import { nodeAddress, type Topology } from './topology.js';
-import { waitProgressReporter } from '../../orchestrator/engine/wait-progress.js';
 import { pollUntil } from '../../orchestrator/engine/poll-until.js';
 
 export interface RunningCluster {
@@ -88,29 +87,36 @@ export interface RunningClusterReadOptions {
   readonly say?: (line: string) => void;
 }
 
+/** One try at a list: its body, or why the API server did not give it. */
+type ListTry<T> = { readonly list: T } | { readonly error: string };
+
 async function readList<T>(api: ApiClient, server: string, path: string, options: RunningClusterReadOptions): Promise<T> {
   const waitMs = options.listWaitMs ?? LIST_WAIT_MS;
-  const started = Date.now();
-  let lastError: string;
-  const progress =
-    options.say === undefined
-      ? undefined
-      : waitProgressReporter<string>({ describe: (e) => `GET ${path} from ${server} (${e ?? 'no answer yet'})`, report: options.say }, started, waitMs);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await api.get<T>(path);
-    } catch (error) {
-      lastError = (error as Error).message;
-      if (Date.now() - started >= waitMs) {
-        throw new RunningClusterReadError(
-          `the API server at ${server} answered its version but not GET ${path} within ${Math.round(waitMs / 1000)} s (${attempt} tries): ${lastError}. ` +
-            'kcluster needs that list to plan a running cluster; check that API server (kubectl get --raw /readyz?verbose) and run the command again.',
-        );
-      }
-      progress?.(Date.now(), lastError);
-      await new Promise((r) => setTimeout(r, Math.min(1_000 * attempt, 5_000, Math.max(0, waitMs - (Date.now() - started)))));
-    }
-  }
+  let tries = 0;
+  // Every error is "not yet" here (refused, 503, a list still warming up): the probe turns it
+  // into an answer, so the engine's one polling loop waits on it until the deadline.
+  const outcome = await pollUntil<ListTry<T>>({
+    timeoutMs: waitMs,
+    intervalMs: 1_000,
+    signal: new AbortController().signal,
+    probe: () => {
+      tries += 1;
+      return api.get<T>(path).then(
+        (list) => ({ list }),
+        (error: unknown) => ({ error: (error as Error).message }),
+      );
+    },
+    done: (answer) => 'list' in answer,
+    ...(options.say === undefined
+      ? {}
+      : { progress: { describe: (answer) => `GET ${path} from ${server} (${answer !== undefined && 'error' in answer ? answer.error : 'no answer yet'})`, report: options.say } }),
+  });
+  if (outcome.reached && 'list' in outcome.value) return outcome.value.list;
+  const lastError = !outcome.reached && outcome.last !== undefined && 'error' in outcome.last ? outcome.last.error : 'no answer';
+  throw new RunningClusterReadError(
+    `the API server at ${server} answered its version but not GET ${path} within ${Math.round(waitMs / 1000)} s (${tries} tries): ${lastError}. ` +
+      'kcluster needs that list to plan a running cluster; check that API server (kubectl get --raw /readyz?verbose) and run the command again.',
+  );
 }
 
 export async function readRunningCluster(
