@@ -3,7 +3,7 @@
 // `kcluster/roles/<name>` (e.g. kcluster/roles/demo) and `kcluster/playbooks/<name>` (cluster,
 // upgrade, reset, certs-renew, cluster-inputs, ...).
 // A playbook module imports this file, and a run loads it: the CLI entry and the lab, which a
-// playbook does not need, are loaded only when called (they measured about 100 ms of start-up).
+// playbook does not need, are loaded only when called, so that a run does not pay for loading them.
 import type { main as mainFunction } from './cli/main.js';
 import type { labUp as labUpFunction } from './lab/lab-up.js';
 import type { labDown as labDownFunction } from './lab/lab-down.js';
