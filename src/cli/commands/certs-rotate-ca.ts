@@ -4,7 +4,8 @@
 // at which a component distrusts another (src/kubernetes/pki/ca-rotation.ts). Each
 // phase is one run (its own journal entry); the state folder records the phase reached, so the
 // same command after a failure, Ctrl-C or a lost controller continues there. --check names the
-// phases left and plans the next one, changing nothing.
+// phases left and plans the next one, changing nothing. The phases are driven by
+// src/kubernetes/pki/ca-rotation-driver.ts; this file parses the flags, asks, and runs a phase.
 import { durationMs } from '../../orchestrator/util/duration.js';
 import { Option, type Command } from 'commander';
 import { X509Certificate } from 'node:crypto';
@@ -22,7 +23,6 @@ import type { ClusterInputs } from '../../kubernetes/cluster/cluster-inputs.js';
 import { requireInstalledPki } from '../../kubernetes/cluster/installed-cluster.js';
 import {
   phaseDescription,
-  phasesFor,
   readCaRotation,
   retireCaRotation,
   rotationRollMark,
@@ -36,6 +36,7 @@ import {
   type CaRotation,
   type RotationPhase,
 } from '../../kubernetes/pki/ca-rotation.js';
+import { driveCaRotation, phasesLeft, rotatedNames, rotationConflict, type PhaseOutcome } from '../../kubernetes/pki/ca-rotation-driver.js';
 import { startCaRotation } from '../../kubernetes/pki/ca-rotation-start.js';
 import { publishedTrustProblem, waitForPublishedTrust } from '../../kubernetes/cluster/published-trust.js';
 import { describeWorkload, isSystemWorkload, workloadsWithStaleTrust, type PodList, type WorkloadRef } from '../../kubernetes/pki/stale-trust-workloads.js';
@@ -71,15 +72,6 @@ export function parseDuration(value: string, flag: string): number {
   const ms = durationMs(value);
   if (ms === undefined || ms === 0) throw new InputError(`${flag} ${value}: give a duration such as 90s, 30m, 24h or 7d`);
   return ms;
-}
-
-const caNames = (cas: readonly Rotated[]): string =>
-  cas.map((ca) => (ca === SERVICE_ACCOUNT_KEY ? 'service-account key' : (Object.entries(ROTATABLE_CAS).find(([, file]) => file === ca)?.[0] ?? ca))).join(', ');
-
-function phasesLeft(rotation: Pick<CaRotation, 'cas' | 'phase'>): RotationPhase[] {
-  const all = phasesFor(rotation.cas);
-  const at = all.indexOf(rotation.phase);
-  return all.slice(at < 0 ? 0 : at);
 }
 
 /** The operator's workloads whose pods read the old cluster CA alone, through the API. */
@@ -139,14 +131,12 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
   } catch (error) {
     return refuse(error instanceof Error ? error.message : String(error));
   }
-  if (rotation !== undefined && wanted !== undefined && [...wanted].sort().join() !== [...rotation.cas].sort().join())
-    return refuse(
-      `${inventory.file}: a rotation of ${caNames(rotation.cas)} is under way (phase ${rotation.phase}, started ${rotation.startedAt}): finish it first (${rotation.cas.includes(SERVICE_ACCOUNT_KEY) ? 'the same command with --service-account-key' : `the same command without --ca, or --ca ${caNames(rotation.cas).replaceAll(' ', '')}`})`,
-    );
+  const conflict = rotationConflict(rotation, wanted, inventory.file);
+  if (conflict !== undefined) return refuse(conflict);
   const cas: readonly Rotated[] = rotation?.cas ?? wanted ?? Object.values(ROTATABLE_CAS);
   const left = phasesLeft(rotation ?? { cas, phase: 'trust-new' });
   log(
-    `${rotation ? `resuming the rotation of ${caNames(cas)} started ${rotation.startedAt}` : `rotation of ${caNames(cas)}`}: phases left: ${left.map((p, i) => `\n  ${i + 1}. ${p}: ${phaseDescription(p, cas)}`).join('')}`,
+    `${rotation ? `resuming the rotation of ${rotatedNames(cas)} started ${rotation.startedAt}` : `rotation of ${rotatedNames(cas)}`}: phases left: ${left.map((p, i) => `\n  ${i + 1}. ${p}: ${phaseDescription(p, cas)}`).join('')}`,
   );
   if (options.check && rotation === undefined) {
     log('--check: no rotation under way, nothing changed; the first phase can be planned once the new CAs exist (run without --check)');
@@ -157,40 +147,30 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
       cli,
       cas.includes(SERVICE_ACCOUNT_KEY)
         ? `certs rotate-ca --service-account-key makes a new service-account key pair in ${join(inventory.stateDir, 'pki', 'rotation')} and restarts the API servers and controller-managers three times, one control plane at a time; tokens signed by the old key stay valid until ${keepOldKeyMs / 1000} s after the new key signs`
-        : `certs rotate-ca makes new ${caNames(cas)} CAs in ${join(inventory.stateDir, 'pki', 'rotation')}, restarts every control-plane component and kubelet three times (one control plane, then ${options.maxUnavailable} other node(s) at a time) and rolls the pods that read the cluster CA`,
+        : `certs rotate-ca makes new ${rotatedNames(cas)} CAs in ${join(inventory.stateDir, 'pki', 'rotation')}, restarts every control-plane component and kubelet three times (one control plane, then ${options.maxUnavailable} other node(s) at a time) and rolls the pods that read the cluster CA`,
       options.yes,
     );
     if (refusal) return refuse(refusal);
     rotation = await startCaRotation(inventory.stateDir, cas, new Date());
     log(`made: ${cas.map((ca) => join(inventory.stateDir, 'pki', 'rotation', 'next', verifyingFile(ca))).join(', ')}`);
   }
-  for (;;) {
-    const phase: RotationPhase = rotation.phase;
-    if (phase === 'drop-old' && rotation.dropAfter !== undefined && Date.now() < Date.parse(rotation.dropAfter)) {
-      log(
-        `the old service-account public key verifies tokens until ${rotation.dropAfter} (--keep-old-key): run the same command after that to drop it; until then kcluster apply keeps both`,
-      );
-      return;
-    }
+  const runPhase = async (current: CaRotation, phase: RotationPhase, record: (r: CaRotation) => Promise<void>): Promise<PhaseOutcome> => {
     const summary = await runPlaybookCommand(
       cli,
       async (loaded) => {
         await refuseUnsupportedChanges(loaded, { say: log, requireRunning: 'certs rotate-ca' });
         const inputs = await clusterInputsFor(loaded, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
-        if (phase !== 'restart-pods') return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable }) };
-        let publishedAt = rotation!.trustPublishedAt !== undefined ? new Date(rotation!.trustPublishedAt) : undefined;
+        if (phase !== 'restart-pods') return { playbook: rotateCaPhasePlaybook(inputs, current, phase, { maxUnavailable }) };
+        let publishedAt = current.trustPublishedAt !== undefined ? new Date(current.trustPublishedAt) : undefined;
         if (publishedAt === undefined) {
           const problem = options.check
-            ? await publishedTrustProblem(adminApi(inputs), inputs.pki.trust, rotation!.cas)
-            : await waitForPublishedTrust(adminApi(inputs), inputs.pki.trust, rotation!.cas, 120_000, log);
+            ? await publishedTrustProblem(adminApi(inputs), inputs.pki.trust, current.cas)
+            : await waitForPublishedTrust(adminApi(inputs), inputs.pki.trust, current.cas, 120_000, log);
           if (problem !== undefined) throw new InputError(`the new trust is not published yet: ${problem}; run the same command again`);
           publishedAt = new Date();
-          if (!options.check) {
-            rotation = { ...rotation!, trustPublishedAt: publishedAt.toISOString() };
-            await writeCaRotation(loaded.stateDir, rotation);
-          }
+          if (!options.check) await record({ ...current, trustPublishedAt: publishedAt.toISOString() });
         }
-        const operators = rotation!.cas.includes('ca') ? await operatorWorkloadsWithOldTrust(inputs, rotation!, publishedAt) : [];
+        const operators = current.cas.includes('ca') ? await operatorWorkloadsWithOldTrust(inputs, current, publishedAt) : [];
         if (operators.length > 0 && !options.restartWorkloads) {
           const list = operators.map(describeWorkload).join(', ');
           if (!options.skipWorkloads)
@@ -200,37 +180,40 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
           log(`--skip-workloads: restart these yourself before the API servers' certificates come from the new CA: ${list}`);
         }
         const selected = (w: WorkloadRef): boolean => isSystemWorkload(w) || options.restartWorkloads === true;
-        return { playbook: rotateCaPhasePlaybook(inputs, rotation!, phase, { maxUnavailable, trustPublishedAt: publishedAt, selected }) };
+        return { playbook: rotateCaPhasePlaybook(inputs, current, phase, { maxUnavailable, trustPublishedAt: publishedAt, selected }) };
       },
       options,
     );
-    if (!summary || options.check) return;
-    if (summary.exitCode !== 0) {
-      if (!summary.interrupted)
-        log(
-          `phase ${phase} did not finish (see above); every component still trusts what it needs, and ${join(inventory.stateDir, 'pki', 'rotation', 'state.json')} records the phase: fix the cause, then run the same command again to go on`,
-        );
-      return;
-    }
-    const order = phasesFor(rotation.cas);
-    const next: RotationPhase | undefined = order[order.indexOf(phase) + 1];
-    if (next === undefined) break;
-    rotation = { ...rotation, phase: next };
-    // The service-account key signs everywhere from now: pods started before hold old tokens,
-    // and the old public key verifies them for --keep-old-key more.
-    if (phase === 'reissue' && rotation.cas.includes(SERVICE_ACCOUNT_KEY))
-      rotation = { ...rotation, trustPublishedAt: new Date().toISOString(), dropAfter: new Date(Date.now() + keepOldKeyMs).toISOString() };
-    // Recorded before the new CA signs anything: a rerun reissues from it, never from the old.
-    await writeCaRotation(inventory.stateDir, rotation);
-    log(`phase ${phase} done; next: ${next}`);
+    if (!summary) return 'not-run';
+    if (options.check) return 'checked';
+    if (summary.exitCode !== 0) return summary.interrupted ? 'interrupted' : 'failed';
+    return 'done';
+  };
+  const driven = await driveCaRotation(rotation, keepOldKeyMs, {
+    runPhase,
+    save: (r) => writeCaRotation(inventory.stateDir, r),
+    now: () => new Date(),
+    log,
+  });
+  if (driven.kind === 'waiting')
+    return log(
+      `the old service-account public key verifies tokens until ${driven.until} (--keep-old-key): run the same command after that to drop it; until then kcluster apply keeps both`,
+    );
+  if (driven.kind === 'stopped') {
+    if (driven.outcome === 'failed')
+      log(
+        `phase ${driven.phase} did not finish (see above); every component still trusts what it needs, and ${join(inventory.stateDir, 'pki', 'rotation', 'state.json')} records the phase: fix the cause, then run the same command again to go on`,
+      );
+    return;
   }
+  rotation = driven.rotation;
   const retired = await retireCaRotation(inventory.stateDir, rotation);
   const fingerprints = await Promise.all(
     cas
       .filter((ca) => ca !== SERVICE_ACCOUNT_KEY)
       .map(async (ca) => `${ca}.crt ${new X509Certificate(await readFile(join(inventory.stateDir, 'pki', `${ca}.crt`))).fingerprint256}`),
   );
-  log(`rotated ${caNames(cas)}${fingerprints.length > 0 ? ` (${fingerprints.join('; ')})` : ''}. The old ones are in ${retired}, trusted by no host any more.`);
+  log(`rotated ${rotatedNames(cas)}${fingerprints.length > 0 ? ` (${fingerprints.join('; ')})` : ''}. The old ones are in ${retired}, trusted by no host any more.`);
   const outside = outsideRefreshes(inventory, rotation);
   if (outside.length > 0) log(`outside the cluster, refresh:${outside.map((l) => `\n  - ${l}`).join('')}`);
 }
