@@ -15,6 +15,7 @@ import { preparationIo, type CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { withStateLock } from '../lock-or-report.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { rotateCaPhasePlaybook } from '../../../playbooks/certs-rotate-ca.js';
@@ -124,6 +125,23 @@ async function rotateCa(cli: CliContext, options: RotateCaOptions): Promise<void
   }
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
+  // The record is read, the new CAs made and each phase recorded under one hold of the lock.
+  await withStateLock(cli, inventory, () => rotateLocked(cli, options, inventory, { maxUnavailable, wanted, keepOldKeyMs }));
+}
+
+interface RotationRequest {
+  readonly maxUnavailable: number | `${number}%`;
+  readonly wanted: Rotated[] | undefined;
+  readonly keepOldKeyMs: number;
+}
+
+async function rotateLocked(cli: CliContext, options: RotateCaOptions, inventory: Inventory, request: RotationRequest): Promise<void> {
+  const { maxUnavailable, wanted, keepOldKeyMs } = request;
+  const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
+  const refuse = (message: string): void => {
+    log(message);
+    cli.setExitCode(ExitCode.InvalidInput);
+  };
   let rotation: CaRotation | undefined;
   try {
     requireInstalledPki(inventory, 'certs rotate-ca');

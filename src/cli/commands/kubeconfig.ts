@@ -35,7 +35,8 @@ export function registerKubeconfigCommand(program: Command, cli: CliContext): vo
         return;
       }
       const topology = topologyOf(inventory);
-      const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology));
+      // Read, never written: a command without the state lock makes no file (a missing leaf is made in memory).
+      const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, topology), { inMemory: true });
       const perControlPlane = topology.localProxy
         ? topology.controlPlanes.map((h) => ({ name: h.name, server: `https://${nodeAddress(h)}:${topology.apiPort}` }))
         : [];

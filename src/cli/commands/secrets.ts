@@ -6,6 +6,8 @@
 import { Option, type Command } from 'commander';
 import { preparationIo, type CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { withStateLock } from '../lock-or-report.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { EncryptionKeyStore } from '../../kubernetes/secrets/encryption-keys.js';
 import { rotationPlan, type RotationPlan } from '../../kubernetes/secrets/key-rotation.js';
@@ -26,43 +28,50 @@ export function registerSecretsCommand(program: Command, cli: CliContext): void 
     .option('-y, --yes', 'do not ask for confirmation')
     .addOption(new Option('-o, --output <format>', 'text (live tree on a terminal, lines otherwise) or json (NDJSON events)').choices(['text', 'json']))
     .action(async (options: PlaybookCommandOptions & { readonly yes?: boolean }) => {
-      let store: EncryptionKeyStore | undefined;
-      let rotation: RotationPlan | undefined;
-      const summary = await runPlaybookCommand(
-        cli,
-        async (inventory) => {
-          requireInstalledPki(inventory, 'secrets rotate-key');
-          // Waits for an API server (one restarting after an interrupted rotation), then refuses naming why none answered.
-          await refuseUnsupportedChanges(inventory, { say: log, requireRunning: 'secrets rotate-key' });
-          store = new EncryptionKeyStore(inventory.stateDir);
-          const current = await store.read();
-          if (!current) throw new InputError(`${store.path}: no encryption key in the state folder: run kcluster apply first (it makes one)`);
-          rotation = rotationPlan(current, new Date());
-          if (!options.check) {
-            const refusal = await refusalUnlessConfirmed(
-              cli,
-              `secrets rotate-key ${current.rotatingTo !== undefined ? 'goes on with the rotation' : 'rotates the Secrets encryption key'} to ${rotation.to.name}: every Secret is rewritten encrypted with it, the API servers restart one at a time, and ${rotation.from.name} is dropped from them and from ${store.path}`,
-              options.yes,
-            );
-            if (refusal) throw new InputError(refusal);
-          }
-          if (current.rotatingTo !== undefined) log(`resuming the rotation to ${rotation.to.name}`);
-          // Before any host sees the new key, the state folder has it (beside the old one).
-          if (!options.check) await store.write(rotation.during);
-          const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
-          return { playbook: rotateKeyPlaybook(inputs, rotation) };
-        },
-        options,
-      );
-      if (!summary || options.check || !store || !rotation) return;
-      if (summary.exitCode !== 0) {
-        if (!summary.interrupted)
-          log(
-            `the rotation to ${rotation.to.name} did not finish (see above); every Secret stays readable, and the state folder keeps both keys: run the same command again to go on`,
-          );
-        return;
-      }
-      await store.write(rotation.done);
-      log(`Secrets are encrypted with ${rotation.to.name}; ${rotation.from.name} is gone from every API server and from ${store.path}`);
+      const loaded = await loadInventoryOrReport(cli, options.inventory);
+      if (!loaded) return;
+      // The run and the last record (the old key gone from the state folder) under one hold of the lock.
+      await withStateLock(cli, loaded, () => rotateKey(options));
     });
+
+  async function rotateKey(options: PlaybookCommandOptions & { readonly yes?: boolean }): Promise<void> {
+    let store: EncryptionKeyStore | undefined;
+    let rotation: RotationPlan | undefined;
+    const summary = await runPlaybookCommand(
+      cli,
+      async (inventory) => {
+        requireInstalledPki(inventory, 'secrets rotate-key');
+        // Waits for an API server (one restarting after an interrupted rotation), then refuses naming why none answered.
+        await refuseUnsupportedChanges(inventory, { say: log, requireRunning: 'secrets rotate-key' });
+        store = new EncryptionKeyStore(inventory.stateDir);
+        const current = await store.read();
+        if (!current) throw new InputError(`${store.path}: no encryption key in the state folder: run kcluster apply first (it makes one)`);
+        rotation = rotationPlan(current, new Date());
+        if (!options.check) {
+          const refusal = await refusalUnlessConfirmed(
+            cli,
+            `secrets rotate-key ${current.rotatingTo !== undefined ? 'goes on with the rotation' : 'rotates the Secrets encryption key'} to ${rotation.to.name}: every Secret is rewritten encrypted with it, the API servers restart one at a time, and ${rotation.from.name} is dropped from them and from ${store.path}`,
+            options.yes,
+          );
+          if (refusal) throw new InputError(refusal);
+        }
+        if (current.rotatingTo !== undefined) log(`resuming the rotation to ${rotation.to.name}`);
+        // Before any host sees the new key, the state folder has it (beside the old one).
+        if (!options.check) await store.write(rotation.during);
+        const inputs = await clusterInputsFor(inventory, preparationIo(cli), new Set(), { registryCredentials: false, planOnly: options.check === true });
+        return { playbook: rotateKeyPlaybook(inputs, rotation) };
+      },
+      options,
+    );
+    if (!summary || options.check || !store || !rotation) return;
+    if (summary.exitCode !== 0) {
+      if (!summary.interrupted)
+        log(
+          `the rotation to ${rotation.to.name} did not finish (see above); every Secret stays readable, and the state folder keeps both keys: run the same command again to go on`,
+        );
+      return;
+    }
+    await store.write(rotation.done);
+    log(`Secrets are encrypted with ${rotation.to.name}; ${rotation.from.name} is gone from every API server and from ${store.path}`);
+  }
 }

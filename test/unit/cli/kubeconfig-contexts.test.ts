@@ -2,7 +2,7 @@
 // control plane, the current one at the first whose API port answers now (a real listening port
 // on 127.0.0.3 stands for the one API server up; 127.0.0.2 answers nothing). With a load
 // balancer: one context, at it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,5 +68,17 @@ describe('the admin kubeconfig', () => {
     expect(r.code, r.err).toBe(0);
     const config = parse(r.out) as { clusters: { name: string; cluster: { server: string } }[] };
     expect(config.clusters.map((c) => `${c.name} ${c.cluster.server}`)).toEqual([`demo https://127.0.0.9:${port}`]);
+  });
+
+  it('writes nothing in the state folder, a missing admin certificate included (it runs without the state lock)', async () => {
+    const pki = join(dir, 'state', 'pki');
+    rmSync(join(pki, 'admin.crt'));
+    rmSync(join(pki, 'admin.key'));
+    const before = readdirSync(pki, { recursive: true }).sort();
+    const r = await runCli(['kubeconfig', '-i', inventoryFile('host: 127.0.0.9, ')]);
+    expect(r.code, r.err).toBe(0);
+    // The kubeconfig has a client certificate all the same (made in memory, from the cluster CA).
+    expect((parse(r.out) as { users: { user: Record<string, string> }[] }).users[0]!.user['client-certificate-data']).toMatch(/^[A-Za-z0-9+/=]{100,}$/);
+    expect(readdirSync(pki, { recursive: true }).sort()).toEqual(before);
   });
 });
