@@ -13,6 +13,7 @@ const STOREY: Record<string, number> = {
   // the agentless orchestrator: hosts, SSH, facts, tasks, playbooks; nothing of Kubernetes
   'src/orchestrator/util': 0,
   'src/orchestrator/inventory': 1,
+  'src/orchestrator/state-store': 1,
   'src/orchestrator/templates': 1,
   'src/orchestrator/ssh': 2,
   'src/orchestrator/os': 3,

@@ -1,0 +1,128 @@
+// How one file of the state is sealed before it leaves the controller (issue 41): AES-256-GCM in
+// chunks (so a large etcd snapshot streams through bounded memory later), a nonce per chunk made
+// of a random prefix, the chunk's number and a flag on the last one, so a chunk dropped, moved or
+// cut off fails to open. The header is authenticated with every chunk: it names the key (its
+// fingerprint) and the file's path in the state, so an object opened with another key, or copied
+// over another path, is refused by name before a byte of it is trusted. Each object has its own
+// data key, derived from the state key and its nonce prefix (no nonce is ever used twice).
+//   "KCE1" | header length (u16) | header JSON | nonce prefix (7) | chunk ... (ciphertext + tag 16)
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { StateKey } from './state-key.js';
+
+const MAGIC = Buffer.from('KCE1');
+const PREFIX_BYTES = 7;
+const TAG_BYTES = 16;
+export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+
+interface EnvelopeHeader {
+  readonly v: 1;
+  readonly alg: 'A256GCM-STREAM';
+  /** The fingerprint of the state key that sealed it. */
+  readonly kid: string;
+  /** The file's path in the state ("pki/ca.key"). */
+  readonly path: string;
+  readonly chunk: number;
+}
+
+export type EnvelopeProblem = 'not-sealed' | 'other-key' | 'other-path' | 'damaged';
+
+/** An object that cannot be opened: `problem` says why, the message names the object and what to do. */
+export class EnvelopeError extends Error {
+  override readonly name = 'EnvelopeError';
+  constructor(
+    readonly problem: EnvelopeProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const dataKey = (key: StateKey, prefix: Buffer): Buffer => Buffer.from(hkdfSync('sha256', key.bytes, prefix, 'kcluster-state object v1', 32));
+
+function nonceOf(prefix: Buffer, index: number, last: boolean): Buffer {
+  const nonce = Buffer.alloc(12);
+  prefix.copy(nonce, 0);
+  nonce.writeUInt32BE(index, PREFIX_BYTES);
+  nonce[11] = last ? 1 : 0;
+  return nonce;
+}
+
+/** `plain` sealed with `key` as the state's file `path`. */
+export function seal(key: StateKey, path: string, plain: Buffer, chunkBytes = DEFAULT_CHUNK_BYTES): Buffer {
+  const header: EnvelopeHeader = { v: 1, alg: 'A256GCM-STREAM', kid: key.fingerprint, path, chunk: chunkBytes };
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(json.length);
+  const aad = Buffer.concat([MAGIC, length, json]);
+  const prefix = randomBytes(PREFIX_BYTES);
+  const k = dataKey(key, prefix);
+  const parts = [aad, prefix];
+  const count = Math.max(1, Math.ceil(plain.length / chunkBytes));
+  for (let i = 0; i < count; i++) {
+    const cipher = createCipheriv('aes-256-gcm', k, nonceOf(prefix, i, i === count - 1));
+    cipher.setAAD(aad);
+    parts.push(cipher.update(plain.subarray(i * chunkBytes, (i + 1) * chunkBytes)), cipher.final(), cipher.getAuthTag());
+  }
+  return Buffer.concat(parts);
+}
+
+function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad: Buffer } {
+  if (sealed.length < MAGIC.length + 2 || !sealed.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new EnvelopeError('not-sealed', `${what} is not an object kcluster sealed (no KCE1 header): it was written by something else, or is not state at all`);
+  const length = sealed.readUInt16BE(MAGIC.length);
+  const end = MAGIC.length + 2 + length;
+  let header: Partial<EnvelopeHeader>;
+  try {
+    header = JSON.parse(sealed.subarray(MAGIC.length + 2, end).toString('utf8')) as Partial<EnvelopeHeader>;
+  } catch {
+    throw new EnvelopeError('damaged', `${what}: its header is damaged`);
+  }
+  if (header.v !== 1 || header.alg !== 'A256GCM-STREAM' || typeof header.kid !== 'string' || typeof header.path !== 'string' || !Number.isSafeInteger(header.chunk) || header.chunk! < 1)
+    throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
+  return { header: header as EnvelopeHeader, aad: sealed.subarray(0, end) };
+}
+
+/** The key fingerprint an object was sealed with, read from its header alone. */
+export function sealedWith(sealed: Buffer, what: string): string {
+  return readHeader(sealed, what).header.kid;
+}
+
+/**
+ * The file sealed in `sealed`, which the store holds for `path` (`what` names the object in
+ * messages). Refused before any decryption when another key sealed it or it holds another path;
+ * refused as damaged when a chunk was changed, dropped, reordered or cut off.
+ */
+export function open(key: StateKey, path: string, sealed: Buffer, what: string): Buffer {
+  const { header, aad } = readHeader(sealed, what);
+  if (header.kid !== key.fingerprint)
+    throw new EnvelopeError(
+      'other-key',
+      `${what} was sealed with the state key ${header.kid}, and ${key.source} is ${key.fingerprint}: give the key this store was made with; nothing was read or changed`,
+    );
+  if (header.path !== path)
+    throw new EnvelopeError('other-path', `${what} holds the state's ${header.path}, not ${path}: it was copied over another object; restore it from the store's history`);
+  const start = aad.length + PREFIX_BYTES;
+  if (sealed.length < start + TAG_BYTES) throw new EnvelopeError('damaged', `${what} is cut short (${sealed.length} bytes): restore it from the store's history`);
+  const prefix = sealed.subarray(aad.length, start);
+  const k = dataKey(key, prefix);
+  const body = sealed.subarray(start);
+  const sealedChunk = header.chunk + TAG_BYTES;
+  const count = Math.max(1, Math.ceil(body.length / sealedChunk));
+  const parts: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const chunk = body.subarray(i * sealedChunk, (i + 1) * sealedChunk);
+    if (chunk.length < TAG_BYTES) throw new EnvelopeError('damaged', `${what}: chunk ${i + 1} is cut short: restore it from the store's history`);
+    const decipher = createDecipheriv('aes-256-gcm', k, nonceOf(prefix, i, i === count - 1));
+    decipher.setAAD(aad);
+    decipher.setAuthTag(chunk.subarray(chunk.length - TAG_BYTES));
+    try {
+      parts.push(decipher.update(chunk.subarray(0, chunk.length - TAG_BYTES)), decipher.final());
+    } catch {
+      throw new EnvelopeError(
+        'damaged',
+        `${what} fails its authentication at chunk ${i + 1} of ${count}: it was changed, cut short or put together from other objects; restore it from the store's history`,
+      );
+    }
+  }
+  return Buffer.concat(parts);
+}
