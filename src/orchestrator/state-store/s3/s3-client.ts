@@ -23,6 +23,8 @@ export interface S3ClientOptions {
   readonly timeoutMs?: number;
   /** Tries of a request that failed transiently (default 4). */
   readonly attempts?: number;
+  /** Check that a body's MD5 is its ETag (default true; off for stores whose ETags are not MD5s). */
+  readonly checkMd5Etags?: boolean;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -41,6 +43,11 @@ export class S3Error extends Error {
 /** A conditional PUT refused: the object exists (If-None-Match) or changed (If-Match). */
 export class PreconditionFailed extends S3Error {
   override readonly name = 'PreconditionFailed';
+}
+
+/** An object whose body is not what its ETag says, read after read. */
+export class ContentMismatch extends S3Error {
+  override readonly name = 'ContentMismatch';
 }
 
 export interface StoredObject {
@@ -69,6 +76,7 @@ export class S3Client {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly checkMd5Etags: boolean;
 
   constructor(
     readonly location: S3Location,
@@ -80,6 +88,7 @@ export class S3Client {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.attempts = options.attempts ?? 4;
     this.sleep = options.sleep ?? realSleep;
+    this.checkMd5Etags = options.checkMd5Etags ?? true;
   }
 
   /** s3://bucket/key, for messages. */
@@ -139,8 +148,27 @@ export class S3Client {
     return answer.status === 412 ? new PreconditionFailed(detail, 412, code) : new S3Error(`${detail}${hint}`, answer.status, code);
   }
 
-  /** The object, or undefined when there is none. */
+  /**
+   * The object, or undefined when there is none. A body whose MD5 is not its ETag (where ETags
+   * are MD5s, as for every object the store writes in one PUT) is a read torn by a write that
+   * came at the same moment: some servers publish an object's data and its ETag apart. It is
+   * read again; a lease or a generation is never judged on a torn read.
+   */
   async get(key: string, versionId?: string): Promise<StoredObject | undefined> {
+    for (let read = 1; ; read++) {
+      const got = await this.getOnce(key, versionId);
+      if (got === undefined || !this.checkMd5Etags || !/^[0-9a-f]{32}$/.test(got.etag) || md5Hex(got.body) === got.etag) return got;
+      if (read >= this.attempts)
+        throw new ContentMismatch(
+          `GET ${this.describe(key)}: ${read} reads gave a body whose MD5 is not its ETag ${got.etag}: the object is damaged in the store or being written, or this store's ETags are not MD5s (server-side encryption with KMS keys: then turn the MD5 check off)`,
+          200,
+          undefined,
+        );
+      await this.sleep(50 * read);
+    }
+  }
+
+  private async getOnce(key: string, versionId?: string): Promise<StoredObject | undefined> {
     const answer = await this.send('GET', this.url(key, versionId !== undefined ? { versionId } : {}), this.describe(key));
     if (answer.status === 404) {
       await answer.arrayBuffer();
