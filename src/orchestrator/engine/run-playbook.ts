@@ -53,6 +53,12 @@ export interface RunOptions {
   readonly debugLogPath?: string;
   /** Told each task's plan, with the facts it was planned from, as it plans (plan files). */
   readonly onPlanned?: (planned: PlannedTask) => void;
+  /**
+   * Awaited once per run, before the first change on any host (never in check mode, never for
+   * a task that only waits); every other host awaits the same promise, and a failure stops each
+   * host before its change. The state store publishes what preparation wrote here (issue 41).
+   */
+  readonly beforeAnyChange?: () => Promise<void>;
 }
 
 interface RunState {
@@ -122,6 +128,7 @@ async function runHost(run: RunState, play: Play, name: string, stop: PlayStop):
       emit: run.emit,
       log: run.log,
       ...(options.onPlanned ? { onPlanned: options.onPlanned } : {}),
+      ...(options.beforeAnyChange ? { beforeAnyChange: options.beforeAnyChange } : {}),
     });
   } catch (error) {
     const kind = error instanceof HostStopped ? error.kind : error instanceof UnreachableError ? 'unreachable' : 'failed';

@@ -39,6 +39,8 @@ export interface HostRunContext {
   log(line: string): void;
   /** Told each task's plan and the facts it was planned from (plan files). */
   readonly onPlanned?: (planned: PlannedTask) => void;
+  /** See RunOptions.beforeAnyChange. */
+  readonly beforeAnyChange?: () => Promise<void>;
 }
 
 /** The host stopped: a task failed, it became unreachable, or it was told to stop. */
@@ -113,6 +115,7 @@ async function planApplyVerify(
   if (change.kind === 'skip') return { status: 'skipped', reason: change.reason };
   const waits = change.kind === 'wait';
   const outcome: Outcome = { status: 'changed', summary: change.summary, ...(run.diff && change.diff !== undefined ? { diff: change.diff } : {}) };
+  if (!waits && !run.check && run.beforeAnyChange !== undefined) await beforeAnyChange(run, run.beforeAnyChange);
   if (!waits && role.beforeFirstChange !== undefined) await beforeFirstChange(run, role, role.beforeFirstChange, applyCtx);
   if (run.check) return waits ? { status: 'ok', reason: `would ${change.summary}` } : outcome;
   const started = Date.now();
@@ -147,6 +150,22 @@ function taskStarted(run: HostRunContext, role: Role, task: string): (result: Ta
   run.emit({ type: 'task-start', play: base.play, host: base.host, role: base.role, task });
   const started = Date.now();
   return (result) => run.emit({ type: 'task-result', ...base, ...result, durationMs: Date.now() - started, roundTrips: run.connection.stats.roundTrips });
+}
+
+/** The run-wide barrier before the first change on any host: started once, awaited by every host. */
+async function beforeAnyChange(run: HostRunContext, barrier: () => Promise<void>): Promise<void> {
+  const key = 'before-any-change';
+  let running = run.shared.get(key) as Promise<void> | undefined;
+  if (running === undefined) {
+    running = barrier();
+    running.catch(() => undefined); // awaited by each host below: not an unhandled rejection
+    run.shared.set(key, running);
+  }
+  try {
+    await running;
+  } catch (error) {
+    throw new Error(`before the first change of this run: ${(error as Error).message}; nothing was changed on ${run.host.name}`, { cause: error });
+  }
 }
 
 /**
