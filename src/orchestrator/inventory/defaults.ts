@@ -50,3 +50,14 @@ export const SSH_DEFAULTS = {
   commandIdleTimeoutMs: 30 * 60_000,
   connectRetries: 3,
 } as const;
+
+/** cluster.state's defaults (issue 41): the AWS SDKs' credential variables, path-style URLs, a lease of one minute. */
+export const STATE_STORE_DEFAULTS = {
+  prefix: '',
+  region: 'us-east-1',
+  pathStyle: true,
+  accessKeyIdEnv: 'AWS_ACCESS_KEY_ID',
+  secretAccessKeyEnv: 'AWS_SECRET_ACCESS_KEY',
+  sessionTokenEnv: 'AWS_SESSION_TOKEN',
+  leaseSeconds: 60,
+} as const;

@@ -5,7 +5,7 @@
 //
 // - a key with a fixed `default` that the document does not write gets that value, marked
 //   `# default`; a map that is not written is created for it, unless its presence means
-//   something (cluster.proxy warns without a proxy) or it has required keys (oidc);
+//   something (cluster.proxy warns without a proxy) or it has required keys (oidc, the state store);
 // - some computed defaults (`defaultText`) whose value does not change what the document
 //   means once written: stateDir, cluster.artifacts.cacheDir, a registry's server, each
 //   host's roles (etcd added to control planes when no host has it), marked `# computed`;
@@ -23,7 +23,7 @@ import { SCHEMA_PATH } from './schema-diagnostics.js';
 import { packageRoot } from '../util/package-root.js';
 
 /** Maps not created only to hold defaults: their presence means something, or they need keys the user chooses. */
-const NOT_CREATED: ReadonlySet<string> = new Set(['cluster.proxy', 'cluster.apiServer.oidc', 'ssh.become']);
+const NOT_CREATED: ReadonlySet<string> = new Set(['cluster.proxy', 'cluster.apiServer.oidc', 'ssh.become', 'cluster.state']);
 
 /** Defaults that do not apply in the inventory's mode, which the loader warns about when written. */
 const IRRELEVANT: Readonly<Record<string, (inventory: Inventory) => boolean>> = {

@@ -103,9 +103,29 @@ export interface ClusterSettings {
   readonly charts: readonly ChartSettings[];
   /** The HTTP(S) proxy the runtime and the kubelet use; absent: none. */
   readonly proxy?: ProxySettings;
+  /** A state store shared by a team (issue 41); absent: the state folder on this controller is the only copy. */
+  readonly state?: StateStoreSettings;
   /** Registry name (as in image names) -> how the nodes reach it. */
   readonly registries: Readonly<Record<string, RegistrySettings>>;
   readonly artifacts: ArtifactSource;
+}
+
+/** cluster.state: the bucket, the names of the environment variables with its credentials, and the sealing key's source. */
+export interface StateStoreSettings {
+  readonly s3: {
+    readonly endpoint: string;
+    readonly bucket: string;
+    /** "" or folder names each ending in "/". */
+    readonly prefix: string;
+    readonly region: string;
+    readonly pathStyle: boolean;
+    readonly accessKeyIdEnv: string;
+    readonly secretAccessKeyEnv: string;
+    readonly sessionTokenEnv: string;
+  };
+  /** An absolute key file on the controller, or the environment variable that holds the key. */
+  readonly key: { readonly file: string } | { readonly env: string };
+  readonly leaseSeconds: number;
 }
 
 /** One chart of cluster.charts: where it is on the controller, its release and its values. */

@@ -102,6 +102,20 @@ export interface RawInventory {
       readonly uploadConcurrency?: number;
       readonly fanOut?: boolean;
     };
+    readonly state?: {
+      readonly s3: {
+        readonly endpoint: string;
+        readonly bucket: string;
+        readonly prefix?: string;
+        readonly region?: string;
+        readonly pathStyle?: boolean;
+        readonly accessKeyIdEnv?: string;
+        readonly secretAccessKeyEnv?: string;
+        readonly sessionTokenEnv?: string;
+      };
+      readonly key: { readonly file?: string; readonly env?: string };
+      readonly leaseSeconds?: number;
+    };
   };
   readonly ssh?: RawSshDefaults;
   readonly stateDir?: string;

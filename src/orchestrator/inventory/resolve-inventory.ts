@@ -9,7 +9,7 @@ import { durationMs } from '../util/duration.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS } from './defaults.js';
+import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS, STATE_STORE_DEFAULTS } from './defaults.js';
 import { CONTROL_PLANE_COMPONENT_KEYS, type ClusterSettings, type HostRole, type HostSettings, type Inventory, type SshEndpoint, type Vars } from './model.js';
 import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-inventory.js';
 import { deepMerge } from './deep-merge.js';
@@ -192,6 +192,24 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
         values: { ...(c.values ?? {}) },
         ...(c.valuesFile !== undefined ? { valuesFile: expandPath(c.valuesFile, ctx) } : {}),
       })),
+      ...(cluster.state !== undefined
+        ? {
+            state: {
+              s3: {
+                endpoint: cluster.state.s3.endpoint,
+                bucket: cluster.state.s3.bucket,
+                prefix: cluster.state.s3.prefix ?? STATE_STORE_DEFAULTS.prefix,
+                region: cluster.state.s3.region ?? STATE_STORE_DEFAULTS.region,
+                pathStyle: cluster.state.s3.pathStyle ?? STATE_STORE_DEFAULTS.pathStyle,
+                accessKeyIdEnv: cluster.state.s3.accessKeyIdEnv ?? STATE_STORE_DEFAULTS.accessKeyIdEnv,
+                secretAccessKeyEnv: cluster.state.s3.secretAccessKeyEnv ?? STATE_STORE_DEFAULTS.secretAccessKeyEnv,
+                sessionTokenEnv: cluster.state.s3.sessionTokenEnv ?? STATE_STORE_DEFAULTS.sessionTokenEnv,
+              },
+              key: cluster.state.key.file !== undefined ? { file: expandPath(cluster.state.key.file, ctx) } : { env: cluster.state.key.env! },
+              leaseSeconds: cluster.state.leaseSeconds ?? STATE_STORE_DEFAULTS.leaseSeconds,
+            },
+          }
+        : {}),
       ...(cluster.proxy !== undefined && (cluster.proxy.http !== undefined || cluster.proxy.https !== undefined)
         ? {
             proxy: {

@@ -58,7 +58,22 @@ describe('the schema defaults are the code defaults', () => {
     { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
   );
   const { cluster, ssh } = inventory;
+  // cluster.state is optional as a whole: its defaults are read from a store given only what is required.
+  const withStore = resolveInventory(
+    {
+      cluster: { state: { s3: { endpoint: 'http://10.0.0.9:7070', bucket: 'state' }, key: { env: 'KEY' } } },
+      hosts: [{ name: 'cp1', address: '10.0.0.1', roles: ['control-plane'] }],
+    },
+    { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
+  ).cluster.state!;
   const applied: Record<string, unknown> = {
+    'cluster.state.s3.prefix': withStore.s3.prefix,
+    'cluster.state.s3.region': withStore.s3.region,
+    'cluster.state.s3.pathStyle': withStore.s3.pathStyle,
+    'cluster.state.s3.accessKeyIdEnv': withStore.s3.accessKeyIdEnv,
+    'cluster.state.s3.secretAccessKeyEnv': withStore.s3.secretAccessKeyEnv,
+    'cluster.state.s3.sessionTokenEnv': withStore.s3.sessionTokenEnv,
+    'cluster.state.leaseSeconds': withStore.leaseSeconds,
     'cluster.name': cluster.name,
     'cluster.kubernetesVersion': cluster.kubernetesVersion,
     'cluster.podCIDR': cluster.podCIDR,
