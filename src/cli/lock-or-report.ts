@@ -6,6 +6,10 @@ import { acquireStateLock, inventoryStateDirProblem, type StateLock } from './st
 import { InputError } from '../orchestrator/engine/input-error.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
 import { abbreviate } from '../orchestrator/ssh/connection.js';
+import { EnvelopeError } from '../orchestrator/state-store/envelope.js';
+import { LeaseHeld } from '../orchestrator/state-store/lease.js';
+import { S3Error } from '../orchestrator/state-store/s3/s3-client.js';
+import { openStateSession, type StateSession } from './state-store/state-session.js';
 
 /** What the lock file says is running: the command line, without the program path. */
 function commandLine(): string {
@@ -32,11 +36,53 @@ export function lockOrReport(cli: CliContext, inventory: Inventory): StateLock |
  * may nest it). Undefined, reported, when another run holds it.
  */
 export async function withStateLock<T>(cli: CliContext, inventory: Inventory, body: () => Promise<T>): Promise<T | undefined> {
-  const lock = lockOrReport(cli, inventory);
-  if (!lock) return undefined;
+  const hold = await holdStateOrReport(cli, inventory);
+  if (!hold) return undefined;
   try {
     return await body();
   } finally {
-    lock.release();
+    await hold.release(`${commandLine()}: ended`);
   }
+}
+
+/** The state lock and, with cluster.state, the store's session: taken together, let go together. */
+export interface StateHold {
+  /** The store's session, when the cluster has one. */
+  readonly session?: StateSession;
+  /** Commits what changed to the store (with one), lets the lease and the lock go. */
+  release(reason: string): Promise<void>;
+}
+
+/**
+ * Takes the state lock, then with cluster.state the store's lease and its newest state (see
+ * state-store/state-session.ts); or reports why not (exit 2, nothing touched).
+ */
+export async function holdStateOrReport(cli: CliContext, inventory: Inventory): Promise<StateHold | undefined> {
+  const lock = lockOrReport(cli, inventory);
+  if (!lock) return undefined;
+  let session: StateSession | undefined;
+  try {
+    session = await openStateSession(inventory, {
+      command: commandLine(),
+      env: cli.env,
+      say: (line) => void cli.stderr.write(`kcluster: ${line}\n`),
+      onLost: (error) => void cli.stderr.write(`kcluster: ${error.message}\n`),
+    });
+  } catch (error) {
+    lock.release();
+    if (!(error instanceof InputError || error instanceof LeaseHeld || error instanceof S3Error || error instanceof EnvelopeError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+  return {
+    ...(session !== undefined ? { session } : {}),
+    release: async (reason) => {
+      try {
+        await session?.close(reason);
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }

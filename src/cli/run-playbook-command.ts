@@ -15,7 +15,8 @@ import { createReporter } from '../orchestrator/report/create-reporter.js';
 import { createSshConnector } from '../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../orchestrator/ssh/host-key-policy-for.js';
 import { promptHidden } from './prompt-hidden.js';
-import { lockOrReport } from './lock-or-report.js';
+import { holdStateOrReport } from './lock-or-report.js';
+import type { StateSession } from './state-store/state-session.js';
 import { journalForRun } from './journal/journal-for-run.js';
 import { planOptionsProblem, type PlanOptions } from './plan/plan-options.js';
 import { loadPlan } from './plan/load-plan.js';
@@ -119,12 +120,15 @@ export async function runPlaybookCommand(cli: CliContext, source: PlaybookSource
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
-  const lock = lockOrReport(cli, inventory);
-  if (!lock) return undefined;
+  const hold = await holdStateOrReport(cli, inventory);
+  if (!hold) return undefined;
+  let ended = 'ended';
   try {
-    return await runLocked(cli, source, options, inventory, concurrency, mode, plan);
+    const summary = await runLocked(cli, source, options, inventory, concurrency, mode, plan, hold.session);
+    ended = summary === undefined ? 'refused' : summary.exitCode === 0 ? 'completed' : summary.interrupted ? 'interrupted' : 'failed';
+    return summary;
   } finally {
-    lock.release();
+    await hold.release(`${['kcluster', ...(cli.argv ?? [])].join(' ')}: ${ended}`);
   }
 }
 
@@ -136,6 +140,7 @@ async function runLocked(
   concurrency: number,
   mode: 'tree' | 'plain' | 'json',
   plan: PlanFile | undefined,
+  session: StateSession | undefined,
 ): Promise<RunSummary | undefined> {
   let playbook: Playbook;
   let shared: Map<string, unknown> | undefined;
@@ -215,6 +220,8 @@ async function runLocked(
       debugLogPath: reporter.debugLogPath,
       ...(shared ? { shared } : {}),
       transferConcurrency: inventory.cluster.artifacts.uploadConcurrency,
+      // What preparation made (a CA, keys, pinned host keys) is in the store before any host changes.
+      ...(session !== undefined ? { beforeAnyChange: () => session.commit(`${playbook.name}: before the first change on a host`) } : {}),
     };
     const summary = await plannedRun(run, {
       cli,

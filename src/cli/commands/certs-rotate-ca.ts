@@ -16,6 +16,7 @@ import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { withStateLock } from '../lock-or-report.js';
+import { sessionFor } from '../state-store/state-session.js';
 import { runPlaybookCommand, type PlaybookCommandOptions } from '../run-playbook-command.js';
 import { clusterInputsFor, refuseUnsupportedChanges } from '../../../playbooks/cluster-inputs.js';
 import { rotateCaPhasePlaybook } from '../../../playbooks/certs-rotate-ca.js';
@@ -170,6 +171,8 @@ async function rotateLocked(cli: CliContext, options: RotateCaOptions, inventory
     );
     if (refusal) return refuse(refusal);
     rotation = await startCaRotation(inventory.stateDir, cas, new Date());
+    // With a state store, the new CAs are in it before any host trusts them.
+    await sessionFor(inventory.stateDir)?.commit('certs rotate-ca: new CAs made');
     log(`made: ${cas.map((ca) => join(inventory.stateDir, 'pki', 'rotation', 'next', verifyingFile(ca))).join(', ')}`);
   }
   const runPhase = async (current: CaRotation, phase: RotationPhase, record: (r: CaRotation) => Promise<void>): Promise<PhaseOutcome> => {
@@ -209,7 +212,10 @@ async function rotateLocked(cli: CliContext, options: RotateCaOptions, inventory
   };
   const driven = await driveCaRotation(rotation, keepOldKeyMs, {
     runPhase,
-    save: (r) => writeCaRotation(inventory.stateDir, r),
+    save: async (r) => {
+      await writeCaRotation(inventory.stateDir, r);
+      await sessionFor(inventory.stateDir)?.commit(`certs rotate-ca: at phase ${r.phase}`);
+    },
     now: () => new Date(),
     log,
   });

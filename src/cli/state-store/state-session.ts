@@ -1,0 +1,199 @@
+// A command's hold on a cluster whose state is in a store (cluster.state, issue 41). Opening it
+// takes the store's lease (one controller at a time, across machines), checks that the store
+// is this cluster's and sealed with this key, and brings the state folder in line with the
+// newest generation: the store wins, and a file only the folder has is moved aside, never
+// uploaded unasked. `commit` publishes the tracked files when they changed (before the run's
+// first change on a host, after each phase a command records, at the end); `close` commits and
+// lets the lease go. A command nested in another (a phase run inside rotate-ca) shares its
+// session. Without cluster.state there is no session: the state folder is the only copy.
+import { hostname } from 'node:os';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import type { Inventory, StateStoreSettings } from '../../orchestrator/inventory/model.js';
+import { inventoryKeyLocation } from '../../orchestrator/inventory/source-map.js';
+import { GenerationStore, macOf, type Manifest } from '../../orchestrator/state-store/generations.js';
+import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
+import { S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
+import { StateKeyError, stateKeyFromEnv, stateKeyFromFile, type StateKey } from '../../orchestrator/state-store/state-key.js';
+import { moveAside, readTracked, writeTracked } from './tracked-files.js';
+
+export interface StateSession {
+  /** s3://bucket/prefix, for messages. */
+  readonly where: string;
+  /** Publishes the state folder's tracked files as a new generation when they changed. */
+  commit(reason: string): Promise<void>;
+  /** Commits, then (the outermost hold) stops renewing and lets the lease go. */
+  close(reason: string): Promise<void>;
+}
+
+interface OpenSession {
+  readonly session: StateSession;
+  holds: number;
+}
+
+const open = new Map<string, OpenSession>();
+
+/** The session a command in this process holds on this state folder, if any (a nested run shares it). */
+export const sessionFor = (stateDir: string): StateSession | undefined => open.get(stateDir)?.session;
+
+export interface SessionOptions {
+  readonly command: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly say: (line: string) => void;
+  /** Told when the lease is lost mid-run: the run must stop. */
+  readonly onLost: (error: Error) => void;
+}
+
+const HEADER_KEY = 'kcluster-state.json';
+
+interface StoreHeader {
+  readonly format: 1;
+  readonly cluster: string;
+  readonly keyFingerprint: string;
+  readonly created: string;
+}
+
+function credentialsOf(inventory: Inventory, s3: StateStoreSettings['s3'], env: SessionOptions['env']) {
+  const need = (name: string, key: string): string => {
+    const value = env[name];
+    if (value === undefined || value === '')
+      throw new InputError(`${inventoryKeyLocation(inventory.file, ['cluster', 'state', 's3', key], ['cluster', 'state', 's3'])}: the environment variable ${name} is not set: set it to the store's credentials`);
+    return value;
+  };
+  const token = env[s3.sessionTokenEnv];
+  return {
+    accessKeyId: need(s3.accessKeyIdEnv, 'accessKeyIdEnv'),
+    secretAccessKey: need(s3.secretAccessKeyEnv, 'secretAccessKeyEnv'),
+    ...(token !== undefined && token !== '' ? { sessionToken: token } : {}),
+  };
+}
+
+function keyOf(inventory: Inventory, settings: StateStoreSettings, env: SessionOptions['env']): StateKey {
+  try {
+    return 'file' in settings.key ? stateKeyFromFile(settings.key.file) : stateKeyFromEnv(settings.key.env, env);
+  } catch (error) {
+    if (!(error instanceof StateKeyError)) throw error;
+    throw new InputError(`${inventoryKeyLocation(inventory.file, ['cluster', 'state', 'key'])}: ${error.message}`);
+  }
+}
+
+/** The store's client, generations and key for an inventory with cluster.state (no lease taken). */
+export function storeOf(inventory: Inventory, env: SessionOptions['env']): { s3: S3Client; generations: GenerationStore; key: StateKey; prefix: string; where: string } {
+  const settings = inventory.cluster.state;
+  if (settings === undefined) throw new InputError(`${inventory.file}: no cluster.state: this cluster's state is only in ${inventory.stateDir}`);
+  const s3 = new S3Client(
+    { endpoint: settings.s3.endpoint, bucket: settings.s3.bucket, region: settings.s3.region, pathStyle: settings.s3.pathStyle },
+    credentialsOf(inventory, settings.s3, env),
+  );
+  const key = keyOf(inventory, settings, env);
+  return { s3, key, prefix: settings.s3.prefix, generations: new GenerationStore(s3, settings.s3.prefix, key), where: s3.describe(settings.s3.prefix) };
+}
+
+/** The store is this cluster's and sealed with this key (the header says so), or is made so when new. */
+async function claimStore(inventory: Inventory, s3: S3Client, prefix: string, key: StateKey): Promise<void> {
+  const got = await s3.get(`${prefix}${HEADER_KEY}`);
+  if (got === undefined) {
+    const header: StoreHeader = { format: 1, cluster: inventory.cluster.name, keyFingerprint: key.fingerprint, created: new Date().toISOString() };
+    await s3.put(`${prefix}${HEADER_KEY}`, Buffer.from(`${JSON.stringify(header, null, 2)}\n`), { ifAbsent: true }).catch(() => undefined);
+    return claimStore(inventory, s3, prefix, key);
+  }
+  const header = JSON.parse(got.body.toString('utf8')) as Partial<StoreHeader>;
+  if (header.cluster !== inventory.cluster.name)
+    throw new InputError(
+      `${s3.describe(prefix)} holds the state of the cluster ${String(header.cluster)}, not ${inventory.cluster.name}: give each cluster its own cluster.state.s3.prefix`,
+    );
+  if (header.keyFingerprint !== key.fingerprint)
+    throw new InputError(
+      `${s3.describe(prefix)} is sealed with the state key ${String(header.keyFingerprint)}, and ${key.source} is ${key.fingerprint}: give the key this store was made with; nothing was read or changed`,
+    );
+}
+
+/** Brings the state folder in line with `head`: the store's files written where they differ, files it lacks moved aside. */
+function pull(stateDir: string, head: Manifest, files: Awaited<ReturnType<GenerationStore['files']>>, say: (line: string) => void): void {
+  const at = new Date().toISOString().replace(/[:.]/g, '-');
+  const local = new Map(readTracked(stateDir).map((f) => [f.path, f]));
+  for (const file of files) writeTracked(stateDir, file);
+  for (const path of local.keys()) {
+    if (head.files[path] !== undefined) continue;
+    say(`${path} is in the state folder but not in the store's generation ${head.generation}: moved to ${moveAside(stateDir, path, at)} (the store wins)`);
+  }
+}
+
+export async function openStateSession(inventory: Inventory, options: SessionOptions): Promise<StateSession | undefined> {
+  if (inventory.cluster.state === undefined) return undefined;
+  const held = open.get(inventory.stateDir);
+  if (held !== undefined) {
+    held.holds += 1;
+    return nestedHold(held);
+  }
+  const { s3, generations, key, prefix, where } = storeOf(inventory, options.env);
+  await claimStore(inventory, s3, prefix, key);
+  const lease: HeldLease = await acquireLease(s3, prefix, { command: options.command, ttlSeconds: inventory.cluster.state.leaseSeconds });
+  if (lease.tookOverFrom !== undefined)
+    options.say(
+      `took over the lease of ${lease.tookOverFrom.command} (pid ${lease.tookOverFrom.pid} on ${lease.tookOverFrom.machine}, started ${lease.tookOverFrom.started}): it stopped renewing it; kcluster status shows what that run left`,
+    );
+  const stopRenewing = keepRenewed(lease, (inventory.cluster.state.leaseSeconds * 1000) / 3, options.onLost);
+  let head: Manifest | undefined;
+  try {
+    head = await generations.head();
+    if (head !== undefined) {
+      const local = new Map(readTracked(inventory.stateDir).map((f) => [f.path, f]));
+      const differing = Object.entries(head.files)
+        .filter(([path, entry]) => {
+          const mine = local.get(path);
+          return mine === undefined || mine.mode !== entry.mode || macOf(key, path, mine.content) !== entry.mac;
+        })
+        .map(([path]) => path);
+      pull(inventory.stateDir, head, await generations.files(head, differing), options.say);
+      if (differing.length > 0) options.say(`state from ${where} generation ${head.generation}: ${differing.length} file(s) brought into ${inventory.stateDir}`);
+    }
+  } catch (error) {
+    stopRenewing();
+    await lease.release().catch(() => undefined);
+    throw error;
+  }
+  const by = { machine: hostname(), pid: process.pid, command: options.command };
+  const commit = async (reason: string): Promise<void> => {
+    const files = readTracked(inventory.stateDir);
+    const same =
+      head !== undefined &&
+      files.length === Object.keys(head.files).length &&
+      files.every((f) => head!.files[f.path] !== undefined && head!.files[f.path]!.mode === f.mode && head!.files[f.path]!.mac === macOf(key, f.path, f.content));
+    if (same || (head === undefined && files.length === 0)) return;
+    head = await generations.commit(head, files, by, reason);
+    options.say(`state published to ${where} as generation ${head.generation} (${reason})`);
+  };
+  const entry: OpenSession = {
+    holds: 1,
+    session: {
+      where,
+      commit,
+      close: async (reason) => {
+        entry.holds -= 1;
+        if (entry.holds > 0) return commit(reason);
+        open.delete(inventory.stateDir);
+        try {
+          await commit(reason);
+        } finally {
+          stopRenewing();
+          await lease.release();
+        }
+      },
+    },
+  };
+  open.set(inventory.stateDir, entry);
+  return entry.session;
+}
+
+function nestedHold(held: OpenSession): StateSession {
+  let closed = false;
+  return {
+    where: held.session.where,
+    commit: (reason) => held.session.commit(reason),
+    close: async (reason) => {
+      if (closed) return;
+      closed = true;
+      await held.session.close(reason);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// A command's hold on a cluster whose state is in a store, against a real S3 server
+// (versitygw): the first controller publishes its state folder; a second one with an empty
+// folder gets it; while one holds the lease the other is refused with the holder named; the
+// store wins over a folder's own files (moved aside, never uploaded); a store of another cluster
+// or another key, and missing credentials, are refused by name before anything is read.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStateSession, type SessionOptions } from '../../../src/cli/state-store/state-session.js';
+import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
+import { S3Client } from '../../../src/orchestrator/state-store/s3/s3-client.js';
+import { startS3Server, type S3TestServer } from '../support/s3-server.js';
+
+let server: S3TestServer;
+const dir = mkdtempSync(join(tmpdir(), 'kc-state-session-'));
+const keyFile = join(dir, 'state.key');
+const said: string[] = [];
+
+function inventoryFor(name: string, options: { cluster?: string; prefix?: string; keyFile?: string } = {}): Inventory {
+  const stateDir = join(dir, name);
+  mkdirSync(stateDir, { recursive: true });
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      'cluster:',
+      `  name: ${options.cluster ?? 'prod'}`,
+      '  state:',
+      `    s3: { endpoint: "${server.endpoint}", bucket: state, prefix: "${options.prefix ?? 'prod/'}" }`,
+      `    key: { file: ${options.keyFile ?? keyFile} }`,
+      '    leaseSeconds: 15',
+      `stateDir: ${stateDir}`,
+      'ssh: { agent: true }',
+      'hosts:',
+      '  - { name: cp1, address: 10.231.99.11, roles: [control-plane] }',
+      '',
+    ].join('\n'),
+  );
+  const parsed = parseInventory(readFileSync(file, 'utf8'), file, { env: {} });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.inventory;
+}
+
+const options = (command: string, env: Record<string, string> = {}): SessionOptions => ({
+  command,
+  env: { AWS_ACCESS_KEY_ID: server.accessKeyId, AWS_SECRET_ACCESS_KEY: server.secretAccessKey, ...env },
+  say: (line) => void said.push(line),
+  onLost: (error) => void said.push(`lost: ${error.message}`),
+});
+
+beforeAll(async () => {
+  server = await startS3Server();
+  await new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, server).createBucket();
+  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+}, 600_000);
+afterAll(() => server?.stop());
+
+describe('the state session', () => {
+  it('publishes the first controller`s state folder; a second controller with an empty folder gets every file of it', async () => {
+    const a = inventoryFor('controller-a');
+    mkdirSync(join(a.stateDir, 'pki', 'etcd'), { recursive: true });
+    writeFileSync(join(a.stateDir, 'pki', 'ca.key'), 'CA KEY', { mode: 0o600 });
+    writeFileSync(join(a.stateDir, 'pki', 'etcd', 'ca.crt'), 'ETCD CA', { mode: 0o644 });
+    writeFileSync(join(a.stateDir, 'known_hosts'), 'cp1 ssh-ed25519 AAAA\n', { mode: 0o600 });
+    mkdirSync(join(a.stateDir, 'logs'));
+    writeFileSync(join(a.stateDir, 'logs', 'run.log'), 'not state');
+    const session = (await openStateSession(a, options('kcluster apply -i a.yaml')))!;
+    await session.close('apply: completed');
+    expect(said).toContain('state published to s3://state/prod/ as generation 1 (apply: completed)');
+
+    const b = inventoryFor('controller-b');
+    const second = (await openStateSession(b, options('kcluster apply -i b.yaml')))!;
+    expect(readFileSync(join(b.stateDir, 'pki', 'ca.key'), 'utf8')).toBe('CA KEY');
+    expect(readFileSync(join(b.stateDir, 'pki', 'etcd', 'ca.crt'), 'utf8')).toBe('ETCD CA');
+    expect(readFileSync(join(b.stateDir, 'known_hosts'), 'utf8')).toBe('cp1 ssh-ed25519 AAAA\n');
+    expect(existsSync(join(b.stateDir, 'logs'))).toBe(false);
+    // Nothing changed: closing publishes nothing.
+    said.length = 0;
+    await second.close('apply: completed');
+    expect(said.filter((l) => l.startsWith('state published'))).toEqual([]);
+  });
+
+  it('refuses a second controller while one holds the lease, naming it', async () => {
+    const a = inventoryFor('controller-a');
+    const held = (await openStateSession(a, options('kcluster upgrade -i a.yaml')))!;
+    const b = inventoryFor('controller-b');
+    await expect(openStateSession(b, options('kcluster apply -i b.yaml'))).rejects.toThrow(/another controller holds the lease s3:\/\/state\/prod\/lease.json: kcluster upgrade -i a.yaml \(pid \d+ on /);
+    await held.close('upgrade: completed');
+  });
+
+  it('the store wins: a changed file is brought back, a file only the folder has is moved aside, never uploaded', async () => {
+    const b = inventoryFor('controller-b');
+    const writer = (await openStateSession(b, options('kcluster certs renew -i b.yaml')))!;
+    writeFileSync(join(b.stateDir, 'pki', 'ca.key'), 'CA KEY, renewed', { mode: 0o600 });
+    await writer.close('certs renew: completed');
+    const a = inventoryFor('controller-a');
+    writeFileSync(join(a.stateDir, 'pki', 'stray.key'), 'made here only', { mode: 0o600 });
+    said.length = 0;
+    const session = (await openStateSession(a, options('kcluster apply -i a.yaml')))!;
+    expect(readFileSync(join(a.stateDir, 'pki', 'ca.key'), 'utf8')).toBe('CA KEY, renewed');
+    expect(existsSync(join(a.stateDir, 'pki', 'stray.key'))).toBe(false);
+    const aside = readdirSync(join(a.stateDir, 'untrusted'));
+    expect(readFileSync(join(a.stateDir, 'untrusted', aside[0]!, 'pki', 'stray.key'), 'utf8')).toBe('made here only');
+    expect(said.some((l) => l.startsWith('pki/stray.key is in the state folder but not in the store`s generation 2'.replace('`', "'")))).toBe(true);
+    await session.close('apply: completed');
+  });
+
+  it('refuses a store of another cluster, another key, and missing credentials, by name', async () => {
+    await expect(openStateSession(inventoryFor('other', { cluster: 'staging' }), options('kcluster apply'))).rejects.toThrow(
+      's3://state/prod/ holds the state of the cluster prod, not staging: give each cluster its own cluster.state.s3.prefix',
+    );
+    const otherKey = join(dir, 'other.key');
+    writeFileSync(otherKey, randomBytes(32), { mode: 0o600 });
+    await expect(openStateSession(inventoryFor('wrong-key', { keyFile: otherKey }), options('kcluster apply'))).rejects.toThrow(
+      /s3:\/\/state\/prod\/ is sealed with the state key ks-[0-9a-f]{16}, and the key file .*other.key is ks-[0-9a-f]{16}: give the key this store was made with/,
+    );
+    const inv = inventoryFor('no-credentials');
+    await expect(openStateSession(inv, { ...options('kcluster apply'), env: {} })).rejects.toThrow(
+      new RegExp(`${inv.file}:4:9: cluster.state.s3.accessKeyIdEnv \\(not set: derived from cluster.state.s3\\): the environment variable AWS_ACCESS_KEY_ID is not set`),
+    );
+  });
+});
