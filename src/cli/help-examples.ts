@@ -59,6 +59,12 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   secrets: ['kcluster secrets rotate-key -i inventory.yaml --yes'],
   'secrets rotate-key': ['kcluster secrets rotate-key -i inventory.yaml --check', 'kcluster secrets rotate-key -i inventory.yaml --yes'],
+  state: ['kcluster state show -i inventory.yaml', 'kcluster state history -i inventory.yaml'],
+  'state show': ['kcluster state show -i inventory.yaml', 'kcluster state show -i inventory.yaml -o json'],
+  'state history': ['kcluster state history -i inventory.yaml'],
+  'state rollback': ['kcluster state rollback -i inventory.yaml --to 41 --yes'],
+  'state unlock': ['kcluster state unlock -i inventory.yaml --yes'],
+  'state push': ['kcluster state push -i inventory.yaml --yes'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
   plan: ['kcluster plan show plan.json'],
   'plan show': [

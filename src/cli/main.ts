@@ -57,6 +57,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['certs', async () => (await import('./commands/certs.js')).registerCertsCommand],
   ['secrets', async () => (await import('./commands/secrets.js')).registerSecretsCommand],
   ['status', async () => (await import('./commands/status.js')).registerStatusCommand],
+  ['state', async () => (await import('./commands/state.js')).registerStateCommand],
   ['plan', async () => (await import('./commands/plan.js')).registerPlanCommand],
   ['report', async () => (await import('./commands/report.js')).registerReportCommand],
 ];

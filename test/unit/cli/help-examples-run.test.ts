@@ -62,10 +62,10 @@ describe('the help examples that need no host', () => {
     const all = [...new Set(Object.values(HELP_EXAMPLES).flat())];
     const here = new Set(RUN_HERE);
     const needLab = all.filter((e) => !here.has(e));
-    // The rest start a lab, reach hosts or a cluster, or need root; each needs a lab run.
+    // The rest start a lab, reach hosts or a cluster, a state store (test/integration/state-store/state-command.test.ts runs those), or need root.
     for (const example of needLab)
       expect(example, 'an example here would be run by this test').toMatch(
-        /kcluster (lab|apply|upgrade|reset|etcd|remove-node|certs|secrets|status|plan|report|bundle|artifacts verify|kubeconfig|run|facts|trust)\b/,
+        /kcluster (lab|apply|upgrade|reset|etcd|remove-node|certs|secrets|status|state|plan|report|bundle|artifacts verify|kubeconfig|run|facts|trust)\b/,
       );
     for (const example of RUN_HERE) expect(all, 'RUN_HERE names an example help no longer has').toContain(example);
   });

@@ -39,7 +39,7 @@ describe('kcluster CLI', () => {
     expect(commandsToLoad(['run', 'x.mjs'])).toEqual(['run']);
     expect(commandsToLoad(['remove-node', 'w1'])).toEqual(['remove-node']);
     const all = commandsToLoad([]);
-    expect(all).toHaveLength(20);
+    expect(all).toHaveLength(21);
     expect(commandsToLoad(['--help'])).toEqual(all);
     expect(commandsToLoad(['aply'])).toEqual(all);
   });

@@ -1,0 +1,192 @@
+// `kcluster state show|history|rollback|unlock|push -i FILE`: the cluster's state store
+// (cluster.state, issue 41) seen and handled from any controller: what it holds and who holds
+// its lease; every generation; a rollback as a new generation (asks first); the lease of a
+// controller that is gone broken (asks first); the state folder published over the store's
+// newest generation (moving a cluster from one machine's folder into the store; asks first).
+import { Option, type Command } from 'commander';
+import { hostname } from 'node:os';
+import type { CliContext } from '../context.js';
+import { refusalUnlessConfirmed } from '../confirm.js';
+import { ExitCode } from '../exit-codes.js';
+import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { withStateLock } from '../lock-or-report.js';
+import { sessionFor, storeOf } from '../state-store/state-session.js';
+import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { breakLease, acquireLease, readLease } from '../../orchestrator/state-store/lease.js';
+import { textTable } from '../../orchestrator/util/text-table.js';
+import { abbreviate } from '../../orchestrator/ssh/connection.js';
+
+interface StateOptions {
+  readonly inventory: string;
+  readonly output?: 'text' | 'json';
+  readonly yes?: boolean;
+  readonly to?: string;
+}
+
+const commandLine = (): string => abbreviate(['kcluster', ...process.argv.slice(2)].join(' '));
+const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine() });
+
+/** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
+async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: ReturnType<typeof storeOf>) => Promise<void>): Promise<void> {
+  const inventory = await loadInventoryOrReport(cli, options.inventory);
+  if (!inventory) return;
+  try {
+    await body(inventory, storeOf(inventory, cli.env));
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  }
+}
+
+async function show(cli: CliContext, options: StateOptions): Promise<void> {
+  await withStore(cli, options, async (_inventory, store) => {
+    const head = await store.generations.head();
+    const lease = await readLease(store.s3, store.prefix);
+    const versioning = await store.s3.versioning().catch(() => 'unknown' as const);
+    const holder =
+      lease === undefined || lease.record.released === true || lease.record.holder === undefined
+        ? undefined
+        : { ...lease.record.holder, expiresInSeconds: Math.ceil(lease.expiresIn), expired: lease.expiresIn <= 0 };
+    const files = head === undefined ? [] : Object.entries(head.files);
+    const summary = {
+      store: store.where,
+      keyFingerprint: store.key.fingerprint,
+      generation: head?.generation ?? null,
+      ...(head !== undefined ? { written: { at: head.createdAt, by: head.by, reason: head.reason } } : {}),
+      files: files.length,
+      bytes: files.reduce((n, [, e]) => n + e.size, 0),
+      lease: holder ?? null,
+      versioning,
+    };
+    if (options.output === 'json') return void cli.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    const lines = [
+      `store:       ${summary.store} (sealed with ${summary.keyFingerprint}; bucket versioning ${versioning})`,
+      head === undefined
+        ? 'generation:  none yet (the first command that changes the state publishes it)'
+        : `generation:  ${head.generation}, ${head.createdAt}, by ${head.by.command} (pid ${head.by.pid} on ${head.by.machine}): ${head.reason}`,
+      `files:       ${summary.files} (${summary.bytes} bytes)`,
+      `lease:       ${holder === undefined ? 'free' : `${holder.command} (pid ${holder.pid} on ${holder.machine}, started ${holder.started}); ${holder.expired ? 'expired: the next command takes it over' : `expires in ${holder.expiresInSeconds} s unless renewed`}`}`,
+    ];
+    cli.stdout.write(`${lines.join('\n')}\n`);
+  });
+}
+
+async function history(cli: CliContext, options: StateOptions): Promise<void> {
+  await withStore(cli, options, async (_inventory, store) => {
+    const manifests = await Promise.all((await store.generations.numbers()).map((n) => store.generations.read(n)));
+    const rows = manifests.map((m) => ({ generation: m.generation, at: m.createdAt, command: m.by.command, machine: m.by.machine, reason: m.reason, files: Object.keys(m.files).length }));
+    if (options.output === 'json') return void cli.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    if (rows.length === 0) return void cli.stdout.write(`no generation in ${store.where} yet\n`);
+    cli.stdout.write(
+      textTable([['GENERATION', 'WRITTEN', 'BY', 'ON', 'FILES', 'WHY'], ...rows.map((r) => [String(r.generation), r.at, r.command, r.machine, String(r.files), r.reason])]),
+    );
+  });
+}
+
+async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
+  const to = Number(options.to);
+  if (!Number.isSafeInteger(to) || to < 1) {
+    cli.stderr.write(`kcluster: --to ${String(options.to)}: give the number of a generation (kcluster state history lists them)\n`);
+    return cli.setExitCode(ExitCode.InvalidInput);
+  }
+  const inventory = await loadInventoryOrReport(cli, options.inventory);
+  if (!inventory) return;
+  // Under the lease: the rollback is the next generation, and the state folder follows it.
+  await withStateLock(cli, inventory, async () => {
+    const store = storeOf(inventory, cli.env);
+    const refusal = await refusalUnlessConfirmed(
+      cli,
+      `state rollback makes a new generation of ${store.where} holding what generation ${to} held (CAs, keys, pinned host keys): hosts keep what they have until the next apply`,
+      options.yes,
+    );
+    if (refusal) throw new InputError(refusal);
+    // The older generation's files become the state folder's, and the session publishes them as the next generation.
+    const target = await store.generations.read(to);
+    const files = await store.generations.files(target);
+    const at = new Date().toISOString().replace(/[:.]/g, '-');
+    for (const path of trackedPaths(inventory.stateDir)) if (target.files[path] === undefined) moveAside(inventory.stateDir, path, at);
+    for (const file of files) writeTracked(inventory.stateDir, file);
+    await sessionFor(inventory.stateDir)!.commit(`rollback to ${to}`);
+    cli.stderr.write(`kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`);
+  }).catch((error: unknown) => {
+    if (!(error instanceof InputError)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  });
+}
+
+async function unlock(cli: CliContext, options: StateOptions): Promise<void> {
+  await withStore(cli, options, async (_inventory, store) => {
+    const lease = await readLease(store.s3, store.prefix);
+    const holder = lease?.record.released === true ? undefined : lease?.record.holder;
+    if (holder === undefined) return void cli.stderr.write(`kcluster: no controller holds the lease of ${store.where}: nothing to unlock\n`);
+    const refusal = await refusalUnlessConfirmed(
+      cli,
+      `state unlock breaks the lease of ${holder.command} (pid ${holder.pid} on ${holder.machine}, started ${holder.started}${lease!.expiresIn > 0 ? `, renewed ${Math.round(lease!.record.ttlSeconds - lease!.expiresIn)} s ago: it may still run` : ', expired'}); if that run is alive, two controllers change the cluster at once`,
+      options.yes,
+    );
+    if (refusal) throw new InputError(refusal);
+    await breakLease(store.s3, store.prefix);
+    cli.stderr.write(`kcluster: the lease of ${holder.command} on ${holder.machine} is broken; kcluster status names what that run left\n`);
+  });
+}
+
+async function push(cli: CliContext, options: StateOptions): Promise<void> {
+  await withStore(cli, options, async (inventory, store) => {
+    const files = readTracked(inventory.stateDir);
+    if (files.length === 0) throw new InputError(`${inventory.stateDir} holds no state (no pki/, encryption/ or known_hosts): nothing to publish`);
+    const head = await store.generations.head();
+    const refusal = await refusalUnlessConfirmed(
+      cli,
+      `state push publishes the ${files.length} state file(s) of ${inventory.stateDir} as the newest generation of ${store.where}${head !== undefined ? `, over generation ${head.generation} (${head.reason}): what only the store holds is then in history alone` : ''}`,
+      options.yes,
+    );
+    if (refusal) throw new InputError(refusal);
+    const lease = await acquireLease(store.s3, store.prefix, { command: commandLine(), ttlSeconds: inventory.cluster.state!.leaseSeconds });
+    try {
+      const made = await store.generations.commit(head, files, by(), `pushed from ${inventory.stateDir}`);
+      cli.stderr.write(`kcluster: ${files.length} file(s) published to ${store.where} as generation ${made.generation}\n`);
+    } finally {
+      await lease.release();
+    }
+  });
+}
+
+export function registerStateCommand(program: Command, cli: CliContext): void {
+  const state = program.command('state').description('the state store of a team (cluster.state): what it holds, its history, its lease');
+  const output = () => new Option('-o, --output <format>', 'text or json').choices(['text', 'json']);
+  state
+    .command('show')
+    .description('the store, its newest generation, its size, who holds its lease, and whether the bucket keeps versions')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .addOption(output())
+    .action((o: StateOptions) => show(cli, o));
+  state
+    .command('history')
+    .description('every generation of the state: when, by which command on which machine, and why')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .addOption(output())
+    .action((o: StateOptions) => history(cli, o));
+  state
+    .command('rollback')
+    .description('a new generation holding what an older one held, and the state folder following it (asks first)')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .requiredOption('--to <generation>', 'the generation to go back to (kcluster state history)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((o: StateOptions) => rollback(cli, o));
+  state
+    .command('unlock')
+    .description('break the lease of a controller that is gone (asks first)')
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((o: StateOptions) => unlock(cli, o));
+  state
+    .command('push')
+    .description("publish this controller's state folder as the store's newest generation: a cluster moved into the store (asks first)")
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((o: StateOptions) => push(cli, o));
+}

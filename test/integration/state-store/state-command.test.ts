@@ -1,0 +1,101 @@
+// `kcluster state` against a real S3 server (versitygw): every example of its help run as
+// written, in a folder whose inventory.yaml keeps the state in the server's bucket: push a
+// state folder, show, history, roll back to generation 41 of 42, break a gone controller's lease.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HELP_EXAMPLES } from '../../../src/cli/help-examples.js';
+import { GenerationStore } from '../../../src/orchestrator/state-store/generations.js';
+import { acquireLease } from '../../../src/orchestrator/state-store/lease.js';
+import { S3Client } from '../../../src/orchestrator/state-store/s3/s3-client.js';
+import { stateKeyFromFile } from '../../../src/orchestrator/state-store/state-key.js';
+import { runCli } from '../../unit/cli/support/run-cli.js';
+import { startS3Server, type S3TestServer } from '../support/s3-server.js';
+
+let server: S3TestServer;
+const dir = mkdtempSync(join(tmpdir(), 'kc-state-command-'));
+const stateDir = join(dir, 'state');
+let env: NodeJS.ProcessEnv;
+const s3 = (): S3Client => new S3Client({ endpoint: server.endpoint, bucket: 'team-state', region: 'us-east-1', pathStyle: true }, server);
+const examples = (path: string): string[] => [...(HELP_EXAMPLES[path] ?? [])];
+/** The example's words after `kcluster`, the inventory named by its path in this folder (as the example is typed there). */
+const run = (example: string) =>
+  runCli(
+    example
+      .split(/\s+/)
+      .slice(1)
+      .map((word) => (word === 'inventory.yaml' ? join(dir, word) : word)),
+    env,
+    dir,
+  );
+
+beforeAll(async () => {
+  server = await startS3Server({ versioned: true });
+  await s3().createBucket();
+  env = { AWS_ACCESS_KEY_ID: server.accessKeyId, AWS_SECRET_ACCESS_KEY: server.secretAccessKey, CI: 'true' };
+  writeFileSync(join(dir, 'state.key'), randomBytes(32), { mode: 0o600 });
+  writeFileSync(
+    join(dir, 'inventory.yaml'),
+    `cluster:\n  name: team\n  state:\n    s3: { endpoint: "${server.endpoint}", bucket: team-state, prefix: team/ }\n    key: { file: ./state.key }\nstateDir: ./state\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.231.99.11, roles: [control-plane] }\n`,
+  );
+  mkdirSync(join(stateDir, 'pki'), { recursive: true });
+  writeFileSync(join(stateDir, 'pki', 'ca.key'), 'version 1', { mode: 0o600 });
+}, 600_000);
+afterAll(() => server?.stop());
+
+describe('kcluster state, its help examples run as written', () => {
+  it('has examples for each of its commands', () => {
+    for (const path of ['state', 'state show', 'state history', 'state rollback', 'state unlock', 'state push']) expect(examples(path), path).not.toEqual([]);
+  });
+
+  it('push publishes the state folder as the first generation', async () => {
+    for (const example of examples('state push')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain('1 file(s) published to s3://team-state/team/ as generation 1');
+    }
+  });
+
+  it('show and history name the newest generation, its files and the lease', async () => {
+    // 41 more generations, each with another ca.key, as 41 runs would leave.
+    const generations = new GenerationStore(s3(), 'team/', stateKeyFromFile(join(dir, 'state.key')));
+    for (let n = 2; n <= 42; n++) await generations.commit(await generations.head(), [{ path: 'pki/ca.key', content: Buffer.from(`version ${n}`), mode: 0o600 }], { machine: 'ci', pid: n, command: `kcluster apply (${n})` }, 'apply');
+    for (const example of examples('state show')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      if (example.endsWith('-o json')) expect(JSON.parse(r.out)).toMatchObject({ store: 's3://team-state/team/', generation: 42, files: 1, lease: null, versioning: 'off' });
+      else expect(r.out).toMatch(/^store: {7}s3:\/\/team-state\/team\/ \(sealed with ks-[0-9a-f]{16}; bucket versioning off\)\ngeneration: {2}42, .*by kcluster apply \(42\) \(pid 42 on ci\): apply\nfiles: {7}1 \(10 bytes\)\nlease: {7}free\n$/);
+    }
+    for (const example of examples('state history')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out.trim().split('\n')).toHaveLength(43);
+      expect(r.out).toMatch(/\n41 +\S+ +kcluster apply \(41\) +ci +1 +apply\n/);
+    }
+  });
+
+  it('rollback makes generation 43 hold what 41 held, and the state folder follows', async () => {
+    for (const example of examples('state rollback')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(readFileSync(join(stateDir, 'pki', 'ca.key'), 'utf8')).toBe('version 41');
+    }
+    const show = JSON.parse((await run('kcluster state show -i inventory.yaml -o json')).out) as { generation: number; written: { reason: string } };
+    expect(show).toMatchObject({ generation: 43, written: { reason: 'rollback to 41' } });
+  });
+
+  it("unlock breaks a gone controller's lease, and says when there is none", async () => {
+    await acquireLease(s3(), 'team/', { command: 'kcluster upgrade -i inventory.yaml', machine: 'laptop-gone', pid: 999, ttlSeconds: 3600 });
+    const held = await run('kcluster state show -i inventory.yaml');
+    expect(held.out).toMatch(/lease: {7}kcluster upgrade -i inventory.yaml \(pid 999 on laptop-gone, started [^)]+\); expires in \d+ s unless renewed/);
+    for (const example of examples('state unlock')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain('the lease of kcluster upgrade -i inventory.yaml on laptop-gone is broken');
+      const again = await run(example);
+      expect(again.err).toContain('no controller holds the lease of s3://team-state/team/: nothing to unlock');
+    }
+  });
+});
