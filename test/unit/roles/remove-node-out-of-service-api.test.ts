@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiClient, type ApiClient } from '../../../src/kubernetes/kube/api-client.js';
 import type { ApplyContext } from '../../../src/orchestrator/engine/types.js';
-import { deleteDeadNodeTask } from '../../../roles/remove-node/delete-dead-node.js';
+import { deleteNodeAndPodsTask } from '../../../roles/remove-node/delete-node-and-pods.js';
 import { outOfServiceTask } from '../../../roles/remove-node/out-of-service.js';
 import { startFakeApiServer, type FakeApiServer } from '../kube/support/fake-api-server.js';
 
@@ -130,7 +130,7 @@ describe('remove-node --unreachable through the API (fake API server)', () => {
   it('deletes the Node, then force-deletes the pods still bound to it (mirror and DaemonSet pods)', async () => {
     pods = pods.filter((p) => p.metadata.name.startsWith('kube-'));
     const lines: string[] = [];
-    await deleteDeadNodeTask('cp1', api).apply({ kind: 'delete', summary: '', payload: null }, applyContext(lines));
+    await deleteNodeAndPodsTask('cp1', api).apply({ kind: 'delete', summary: '', payload: null }, applyContext(lines));
     expect(deletes).toEqual([
       '/api/v1/nodes/cp1',
       '/api/v1/namespaces/kube-system/pods/kube-proxy-x7?gracePeriodSeconds=0',

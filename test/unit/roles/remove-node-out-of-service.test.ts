@@ -2,7 +2,7 @@
 // its pods, as tables: recorded kubectl output in, what the pods do and each step's Change out.
 // The API calls are in remove-node-out-of-service-api.test.ts (fake API server).
 import { describe, expect, it } from 'vitest';
-import { deleteDeadNodePlan } from '../../../roles/remove-node/delete-dead-node.js';
+import { deleteNodeAndPodsPlan } from '../../../roles/remove-node/delete-node-and-pods.js';
 import { outOfServicePlan } from '../../../roles/remove-node/out-of-service.js';
 import { parseOutOfServiceState, type OutOfServiceState } from '../../../roles/remove-node/out-of-service-state.js';
 import { OUT_OF_SERVICE_TAINT, parsePodList } from '../../../roles/remove-node/pods-on-node.js';
@@ -86,20 +86,20 @@ describe('take a dead node out of service (recorded facts -> changes)', () => {
 
 describe('delete a dead node (recorded facts -> changes)', () => {
   it('deletes the Node, then force-deletes every pod still bound to it, by name', () => {
-    expect(deleteDeadNodePlan('cp1', state('node taints:node.kubernetes.io/out-of-service', mirror, proxy))).toEqual({
+    expect(deleteNodeAndPodsPlan('cp1', state('node taints:node.kubernetes.io/out-of-service', mirror, proxy))).toEqual({
       kind: 'delete',
       summary: 'delete the Node cp1, then force-delete the pods still bound to it: kube-system/kube-apiserver-cp1, default/kube-proxy-x7',
       payload: null,
     });
-    expect(deleteDeadNodePlan('w1', state('node taints:'))).toEqual({ kind: 'delete', summary: 'delete the Node w1', payload: null });
+    expect(deleteNodeAndPodsPlan('w1', state('node taints:'))).toEqual({ kind: 'delete', summary: 'delete the Node w1', payload: null });
   });
 
   it('a rerun after the Node went: the pods left; nothing once neither is there', () => {
-    expect(deleteDeadNodePlan('cp1', state('node absent', mirror))).toEqual({
+    expect(deleteNodeAndPodsPlan('cp1', state('node absent', mirror))).toEqual({
       kind: 'delete',
       summary: 'no Node cp1 any more; force-delete the pods still bound to it: kube-system/kube-apiserver-cp1',
       payload: null,
     });
-    expect(deleteDeadNodePlan('cp1', state('node absent'))).toEqual({ kind: 'none', reason: 'no Node cp1 in the cluster, no pod bound to it' });
+    expect(deleteNodeAndPodsPlan('cp1', state('node absent'))).toEqual({ kind: 'none', reason: 'no Node cp1 in the cluster, no pod bound to it' });
   });
 });

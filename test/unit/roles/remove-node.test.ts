@@ -6,6 +6,7 @@ import type { EtcdMember } from '../../../src/kubernetes/etcd/etcd-members.js';
 import { parseNodeDrainState, type NodeDrainState } from '../../../src/kubernetes/facts/node-drain-state.js';
 import type { ApiClient } from '../../../src/kubernetes/kube/api-client.js';
 import { deleteNodeRole, takeOutRole, type RemoveNodeTarget } from '../../../roles/remove-node/index.js';
+import { parseOutOfServiceState } from '../../../roles/remove-node/out-of-service-state.js';
 import { hostContext } from '../tasks/support/host-context.js';
 
 const ctx = hostContext('node-1');
@@ -126,9 +127,20 @@ describe('remove-node roles (recorded facts -> changes)', () => {
     expect(plan(cp, 2, { members: without })).toEqual({ kind: 'none', reason: 'cp3 is not an etcd member' });
   });
 
-  it('deletes the Node while it exists', () => {
+  it('deletes the Node while it exists, then the pods the reset left bound to it; nothing once both are gone', () => {
     const del = deleteNodeRole(target('w1', false));
-    expect(plan(del, 0, { state: nodeState('node true') })).toEqual({ kind: 'delete', summary: 'delete the Node w1', payload: null });
-    expect(plan(del, 0, { state: nodeState('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster' });
+    const state = (head: string, ...names: string[]) =>
+      parseOutOfServiceState(
+        `${head}\n--- kcluster pods on the node ---\n${JSON.stringify({ items: names.map((name) => ({ metadata: { name, namespace: 'kube-system' }, spec: {} })) })}\n`,
+      );
+    expect(plan(del, 0, { state: state('node taints:') })).toEqual({ kind: 'delete', summary: 'delete the Node w1', payload: null });
+    // Found by the soak: the reset cut a pod's grace period short and stopped the DaemonSets' pods; they stayed listed on the deleted Node.
+    expect(plan(del, 0, { state: state('node taints:', 'kube-proxy-x7', 'web-1') })).toEqual({
+      kind: 'delete',
+      summary: 'delete the Node w1, then force-delete the pods still bound to it: kube-system/kube-proxy-x7, kube-system/web-1',
+      payload: null,
+    });
+    expect(plan(del, 0, { state: state('node absent', 'kube-proxy-x7') })).toMatchObject({ kind: 'delete', summary: 'no Node w1 any more; force-delete the pods still bound to it: kube-system/kube-proxy-x7' });
+    expect(plan(del, 0, { state: state('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster, no pod bound to it' });
   });
 });

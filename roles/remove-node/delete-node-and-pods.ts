@@ -1,8 +1,8 @@
-// --unreachable: delete a dead node's Node, then force-delete the pods still bound to it (its
-// static pods' mirrors, the pods that tolerate the out-of-service taint such as kube-proxy's
-// and flannel's). Deleted with the Node, they would only be marked Terminating, waiting for a
-// kubelet that is gone, until the pod GC controller's sweep of orphans (40 s and more); while
-// the Node exists, a DaemonSet would put its pod right back.
+// The last step of remove-node: delete the Node, then force-delete the pods still bound to it
+// (a reset host's or a dead host's: its static pods' mirrors, its DaemonSets' pods, a pod whose
+// grace period the reset cut short). No kubelet is left to confirm their deletion: they would
+// stay listed, Terminating or Running, until the pod GC controller's sweep of orphans (40 s and
+// more); while the Node exists, a DaemonSet would put its pod right back.
 import { noChange, type Change } from '../../src/orchestrator/engine/change.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
@@ -10,7 +10,7 @@ import { ApiError, type ApiClient } from '../../src/kubernetes/kube/api-client.j
 import { forceDeletePod, readPodsOnNode } from './force-delete-pods.js';
 import { outOfServiceState, type OutOfServiceState } from './out-of-service-state.js';
 
-export function deleteDeadNodePlan(node: string, state: OutOfServiceState): Change<null> {
+export function deleteNodeAndPodsPlan(node: string, state: OutOfServiceState): Change<null> {
   const pods = [...state.pods.toClear, ...state.pods.stay];
   const force = `force-delete the pods still bound to it: ${pods.join(', ')}`;
   if (state.nodeExists) return { kind: 'delete', summary: `delete the Node ${node}${pods.length === 0 ? '' : `, then ${force}`}`, payload: null };
@@ -18,12 +18,12 @@ export function deleteDeadNodePlan(node: string, state: OutOfServiceState): Chan
   return noChange(`no Node ${node} in the cluster, no pod bound to it`);
 }
 
-export function deleteDeadNodeTask(node: string, api: () => ApiClient): Task<{ state: Fact<OutOfServiceState> }, null> {
+export function deleteNodeAndPodsTask(node: string, api: () => ApiClient): Task<{ state: Fact<OutOfServiceState> }, null> {
   return {
     name: `delete the Node ${node}`,
     tags: ['remove-node'],
     facts: () => ({ state: outOfServiceState(node) }),
-    plan: ({ state }) => deleteDeadNodePlan(node, state),
+    plan: ({ state }) => deleteNodeAndPodsPlan(node, state),
     apply: async (_change, ctx) => {
       const client = api();
       await client
