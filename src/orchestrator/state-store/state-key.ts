@@ -32,7 +32,7 @@ export function stateKeyFromBytes(bytes: Buffer, source: string): StateKey {
 /** Text that is a key in base64 (44 characters with padding), surrounding whitespace allowed. */
 function fromBase64(text: string, source: string): StateKey {
   const trimmed = text.trim();
-  if (!/^[A-Za-z0-9+/]{43}=?$/.test(trimmed)) throw new StateKeyError(`${source}: not a state key: give ${STATE_KEY_BYTES} bytes in base64 (kcluster state init --generate-key FILE writes one)`);
+  if (!/^[A-Za-z0-9+/]{43}=?$/.test(trimmed)) throw new StateKeyError(`${source}: not a state key: give ${STATE_KEY_BYTES} random bytes in base64 (umask 077; head -c 32 /dev/urandom | base64 > FILE makes one)`);
   return stateKeyFromBytes(Buffer.from(trimmed, 'base64'), source);
 }
 
