@@ -11,6 +11,9 @@ version=${VERSITYGW_VERSION:-v1.8.0}
 cache=${KCLUSTER_VERSITYGW_CACHE:-/var/cache/kcluster/versitygw}
 bin="$cache/bin/versitygw-$version"
 mkdir -p "$cache/bin" "$cache/src"
+# Test files start servers in parallel: one builds, the others wait for it.
+exec 9> "$cache/.build.lock"
+flock 9
 if [ ! -x "$bin" ]; then
   (cd "$cache/src" && printf 'module kcluster.local/versitygw\n\ngo 1.26.2\n\nrequire github.com/versity/versitygw %s\n' "$version" > go.mod &&
     GOFLAGS=-mod=mod CGO_ENABLED=0 nice -n 10 go build -trimpath -o "$bin.partial" github.com/versity/versitygw/cmd/versitygw) >&2
