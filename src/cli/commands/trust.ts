@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
+import { withStateLock } from '../lock-or-report.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { quotedTerms, selectHosts, unknownSelectorHint } from '../../orchestrator/inventory/select-hosts.js';
 import { createSshConnector } from '../../orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../orchestrator/ssh/host-key-policy-for.js';
@@ -42,34 +44,40 @@ export function registerTrustCommand(program: Command, cli: CliContext): void {
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }
-      const policy = hostKeyPolicyFor(inventory, cli.env);
-      const connector = createSshConnector({ inventory, env: cli.env, hostKeys: policy, log: (line) => cli.stderr.write(`${line}\n`) });
-      let shown = 0;
-      try {
-        for (const name of selection.hosts) {
-          const host = inventory.hosts.find((h) => h.name === name);
-          if (!host) continue;
-          let key: Buffer;
-          try {
-            key = await connector.scanHostKey(host, cli.signal);
-          } catch (error) {
-            cli.stderr.write(`${(error as Error).message}\n`);
-            cli.setExitCode(ExitCode.HostsUnreachable);
-            continue;
-          }
-          const outcome = trustHostKey(policy, { name, address: host.ssh.address, port: host.ssh.port }, key, options.refresh ?? false);
-          if (outcome.kind === 'refused') {
-            cli.stderr.write(`${describeOutcome(name, outcome)}\n`);
-            cli.setExitCode(ExitCode.HostsUnreachable);
-          } else {
-            cli.stdout.write(`${describeOutcome(name, outcome)}\n`);
-            shown += 1;
-          }
-        }
-      } finally {
-        await connector.closeAll();
-      }
-      if (shown > 0)
-        cli.stdout.write('To be sure, compare with `ssh-keygen -lf /etc/ssh/ssh_host_<type>_key.pub` run on the host itself (console, not SSH).\n');
+      // With a state store, the pins are published when the command ends (under its lease): the
+      // next command's pull would otherwise put the store's older known_hosts back.
+      if (inventory.cluster.state !== undefined) await withStateLock(cli, inventory, () => pin(inventory, selection.hosts, options.refresh ?? false));
+      else await pin(inventory, selection.hosts, options.refresh ?? false);
     });
+
+  async function pin(inventory: Inventory, hosts: readonly string[], refresh: boolean): Promise<void> {
+    const policy = hostKeyPolicyFor(inventory, cli.env);
+    const connector = createSshConnector({ inventory, env: cli.env, hostKeys: policy, log: (line) => cli.stderr.write(`${line}\n`) });
+    let shown = 0;
+    try {
+      for (const name of hosts) {
+        const host = inventory.hosts.find((h) => h.name === name);
+        if (!host) continue;
+        let key: Buffer;
+        try {
+          key = await connector.scanHostKey(host, cli.signal);
+        } catch (error) {
+          cli.stderr.write(`${(error as Error).message}\n`);
+          cli.setExitCode(ExitCode.HostsUnreachable);
+          continue;
+        }
+        const outcome = trustHostKey(policy, { name, address: host.ssh.address, port: host.ssh.port }, key, refresh);
+        if (outcome.kind === 'refused') {
+          cli.stderr.write(`${describeOutcome(name, outcome)}\n`);
+          cli.setExitCode(ExitCode.HostsUnreachable);
+        } else {
+          cli.stdout.write(`${describeOutcome(name, outcome)}\n`);
+          shown += 1;
+        }
+      }
+    } finally {
+      await connector.closeAll();
+    }
+    if (shown > 0) cli.stdout.write('To be sure, compare with `ssh-keygen -lf /etc/ssh/ssh_host_<type>_key.pub` run on the host itself (console, not SSH).\n');
+  }
 }
