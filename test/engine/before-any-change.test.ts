@@ -4,18 +4,11 @@
 // mode; a failure stops every host before its change.
 import { describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
-import type { Role } from '../../src/orchestrator/engine/types.js';
-import { eventsOf, harness, inventory, runTask } from './support/harness.js';
+import { convergedTask, eventsOf, harness, inventory, recordingTask, waitingTask } from './support/harness.js';
 
-const changing = (ran: string[], name = 'change'): Role['tasks'][number] => runTask(name, async (host) => void ran.push(`${name} on ${host}`));
-const converged: Role['tasks'][number] = { name: 'converged', facts: () => ({}), plan: () => ({ kind: 'none', reason: 'in place' }), apply: async () => undefined };
-const waiting: Role['tasks'][number] = {
-  name: 'wait',
-  facts: () => ({}),
-  plan: () => ({ kind: 'wait', summary: 'wait for it', payload: null }),
-  apply: async () => undefined,
-  verify: false,
-};
+const changing = recordingTask;
+const converged = convergedTask;
+const waiting = waitingTask;
 
 describe('the barrier before any change', () => {
   it('runs once per run, before the first change on any host, across plays', async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
 import type { BeforeFirstChange, Role } from '../../src/orchestrator/engine/types.js';
-import { eventsOf, harness, inventory, runTask } from './support/harness.js';
+import { convergedTask, eventsOf, harness, inventory, recordingTask, waitingTask } from './support/harness.js';
 
 function hook(ran: string[], fails = false): BeforeFirstChange {
   return {
@@ -19,20 +19,9 @@ function hook(ran: string[], fails = false): BeforeFirstChange {
   };
 }
 
-const changing = (ran: string[], name = 'change'): Role['tasks'][number] => runTask(name, async (host) => void ran.push(`${name} on ${host}`));
-const converged: Role['tasks'][number] = {
-  name: 'converged',
-  facts: () => ({}),
-  plan: () => ({ kind: 'none', reason: 'in place' }),
-  apply: async () => undefined,
-};
-const waiting: Role['tasks'][number] = {
-  name: 'wait',
-  facts: () => ({}),
-  plan: () => ({ kind: 'wait', summary: 'wait for it', payload: null }),
-  apply: async () => undefined,
-  verify: false,
-};
+const changing = recordingTask;
+const converged = convergedTask;
+const waiting = waitingTask;
 
 describe('a role run before its first change', () => {
   it('runs once per run, on the first host that changes, before that change; later hosts and plays find it done', async () => {

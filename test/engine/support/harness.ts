@@ -98,3 +98,18 @@ export function eventsOf<T extends RunEvent['type']>(events: readonly RunEvent[]
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A task that records `name on HOST` in `ran` when it runs (it always has a change to make). */
+export const recordingTask = (ran: string[], name = 'change'): AnyTask => runTask(name, async (host) => void ran.push(`${name} on ${host}`));
+
+/** A task with nothing to do. */
+export const convergedTask: AnyTask = { name: 'converged', facts: () => ({}), plan: () => ({ kind: 'none', reason: 'in place' }), apply: async () => undefined };
+
+/** A task that only waits (no change to the host). */
+export const waitingTask: AnyTask = {
+  name: 'wait',
+  facts: () => ({}),
+  plan: () => ({ kind: 'wait', summary: 'wait for it', payload: null }),
+  apply: async () => undefined,
+  verify: false,
+};
