@@ -47,22 +47,36 @@ function nonceOf(prefix: Buffer, index: number, last: boolean): Buffer {
   return nonce;
 }
 
-/** `plain` sealed with `key` as the state's file `path`. */
-export function seal(key: StateKey, path: string, plain: Buffer, chunkBytes = DEFAULT_CHUNK_BYTES): Buffer {
+/** The authenticated header of an object sealed with `key` as the state's file `path`. */
+export function headerBytes(key: StateKey, path: string, chunkBytes: number): Buffer {
   const header: EnvelopeHeader = { v: 1, alg: 'A256GCM-STREAM', kid: key.fingerprint, path, chunk: chunkBytes };
   const json = Buffer.from(JSON.stringify(header));
   const length = Buffer.alloc(2);
   length.writeUInt16BE(json.length);
-  const aad = Buffer.concat([MAGIC, length, json]);
+  return Buffer.concat([MAGIC, length, json]);
+}
+
+/** A sealer for one object: a fresh nonce prefix and data key; chunk i sealed in order, the last one flagged. */
+export function chunkSealer(key: StateKey, aad: Buffer): { prefix: Buffer; seal(index: number, last: boolean, plain: Buffer): Buffer } {
   const prefix = randomBytes(PREFIX_BYTES);
   const k = dataKey(key, prefix);
-  const parts = [aad, prefix];
+  return {
+    prefix,
+    seal: (index, last, plain) => {
+      const cipher = createCipheriv('aes-256-gcm', k, nonceOf(prefix, index, last));
+      cipher.setAAD(aad);
+      return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    },
+  };
+}
+
+/** `plain` sealed with `key` as the state's file `path`. */
+export function seal(key: StateKey, path: string, plain: Buffer, chunkBytes = DEFAULT_CHUNK_BYTES): Buffer {
+  const aad = headerBytes(key, path, chunkBytes);
+  const sealer = chunkSealer(key, aad);
+  const parts = [aad, sealer.prefix];
   const count = Math.max(1, Math.ceil(plain.length / chunkBytes));
-  for (let i = 0; i < count; i++) {
-    const cipher = createCipheriv('aes-256-gcm', k, nonceOf(prefix, i, i === count - 1));
-    cipher.setAAD(aad);
-    parts.push(cipher.update(plain.subarray(i * chunkBytes, (i + 1) * chunkBytes)), cipher.final(), cipher.getAuthTag());
-  }
+  for (let i = 0; i < count; i++) parts.push(sealer.seal(i, i === count - 1, plain.subarray(i * chunkBytes, (i + 1) * chunkBytes)));
   return Buffer.concat(parts);
 }
 
@@ -93,7 +107,41 @@ export function sealedWith(sealed: Buffer, what: string): string {
  * refused as damaged when a chunk was changed, dropped, reordered or cut off.
  */
 export function open(key: StateKey, path: string, sealed: Buffer, what: string): Buffer {
-  const { header, aad } = readHeader(sealed, what);
+  const { aad, chunk, bodyStart: start } = checkedHeader(key, path, sealed, what);
+  if (sealed.length < start + TAG_BYTES) throw new EnvelopeError('damaged', `${what} is cut short (${sealed.length} bytes): restore it from the store's history`);
+  const opener = chunkOpener(key, aad, sealed.subarray(aad.length, start), what);
+  const body = sealed.subarray(start);
+  const sealedChunk = chunk + TAG_BYTES;
+  const count = Math.max(1, Math.ceil(body.length / sealedChunk));
+  const parts: Buffer[] = [];
+  for (let i = 0; i < count; i++) parts.push(opener.open(i, i === count - 1, body.subarray(i * sealedChunk, (i + 1) * sealedChunk)));
+  return Buffer.concat(parts);
+}
+
+/** Opens the chunks of one object in order; a chunk that fails is refused as damaged, naming it. */
+export function chunkOpener(key: StateKey, aad: Buffer, prefix: Buffer, what: string): { open(index: number, last: boolean, chunk: Buffer): Buffer } {
+  const k = dataKey(key, prefix);
+  return {
+    open: (index, last, chunk) => {
+      if (chunk.length < TAG_BYTES) throw new EnvelopeError('damaged', `${what}: chunk ${index + 1} is cut short: restore it from the store's history`);
+      const decipher = createDecipheriv('aes-256-gcm', k, nonceOf(prefix, index, last));
+      decipher.setAAD(aad);
+      decipher.setAuthTag(chunk.subarray(chunk.length - TAG_BYTES));
+      try {
+        return Buffer.concat([decipher.update(chunk.subarray(0, chunk.length - TAG_BYTES)), decipher.final()]);
+      } catch {
+        throw new EnvelopeError(
+          'damaged',
+          `${what} fails its authentication at chunk ${index + 1}${last ? ' (the last)' : ''}: it was changed, cut short or put together from other objects; restore it from the store's history`,
+        );
+      }
+    },
+  };
+}
+
+/** The header of a sealed object and where its chunks start, checked against the key and path (see open). */
+export function checkedHeader(key: StateKey, path: string, head: Buffer, what: string): { aad: Buffer; chunk: number; bodyStart: number } {
+  const { header, aad } = readHeader(head, what);
   if (header.kid !== key.fingerprint)
     throw new EnvelopeError(
       'other-key',
@@ -101,28 +149,7 @@ export function open(key: StateKey, path: string, sealed: Buffer, what: string):
     );
   if (header.path !== path)
     throw new EnvelopeError('other-path', `${what} holds the state's ${header.path}, not ${path}: it was copied over another object; restore it from the store's history`);
-  const start = aad.length + PREFIX_BYTES;
-  if (sealed.length < start + TAG_BYTES) throw new EnvelopeError('damaged', `${what} is cut short (${sealed.length} bytes): restore it from the store's history`);
-  const prefix = sealed.subarray(aad.length, start);
-  const k = dataKey(key, prefix);
-  const body = sealed.subarray(start);
-  const sealedChunk = header.chunk + TAG_BYTES;
-  const count = Math.max(1, Math.ceil(body.length / sealedChunk));
-  const parts: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const chunk = body.subarray(i * sealedChunk, (i + 1) * sealedChunk);
-    if (chunk.length < TAG_BYTES) throw new EnvelopeError('damaged', `${what}: chunk ${i + 1} is cut short: restore it from the store's history`);
-    const decipher = createDecipheriv('aes-256-gcm', k, nonceOf(prefix, i, i === count - 1));
-    decipher.setAAD(aad);
-    decipher.setAuthTag(chunk.subarray(chunk.length - TAG_BYTES));
-    try {
-      parts.push(decipher.update(chunk.subarray(0, chunk.length - TAG_BYTES)), decipher.final());
-    } catch {
-      throw new EnvelopeError(
-        'damaged',
-        `${what} fails its authentication at chunk ${i + 1} of ${count}: it was changed, cut short or put together from other objects; restore it from the store's history`,
-      );
-    }
-  }
-  return Buffer.concat(parts);
+  return { aad, chunk: header.chunk, bodyStart: aad.length + PREFIX_BYTES };
 }
+
+export { PREFIX_BYTES, TAG_BYTES };
