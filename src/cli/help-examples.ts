@@ -43,6 +43,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'etcd snapshot fetch': [
     'kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db',
     'kcluster etcd snapshot fetch -i inventory.yaml --from cp1 etcd-scheduled-cp1-2026-01-01T00-00-00Z.db --file etcd.db',
+    'kcluster etcd snapshot fetch -i inventory.yaml --from-store etcd-2026-01-01T00-00-00-000Z.db',
   ],
   'remove-node': [
     'kcluster remove-node -i inventory.yaml w3 --check',

@@ -3,7 +3,8 @@
 // controller's loopback. Controller A installs; the store holds the state from before the
 // first change on a host. Controller B, with nothing but the inventory, the store's credentials
 // and the key, converges the same cluster with 0 changed and reaches its API. While A holds the
-// lease, B is refused with A named; with the store down, B is refused before anything.
+// lease, B is refused with A named; with the store down, B is refused before anything. A
+// snapshot A saves is in the store, sealed, and B fetches it back.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -78,6 +79,21 @@ describe('a cluster whose state is in a store', () => {
       return out.trim().split('\n').length === 2 ? out : undefined;
     });
     expect(nodes).toContain(`node/${NAME}1`);
+  });
+
+  it('a snapshot A saves is in the store, sealed; B lists it and fetches it back byte for byte', async () => {
+    const a = inventoryFor('a');
+    const save = await kcluster(['etcd', 'snapshot', 'save', '-i', a], env);
+    expect(save.code, save.stderr).toBe(0);
+    const local = save.stdout.trim().split('\n').pop()!;
+    const name = local.split('/').pop()!;
+    expect(save.stderr).toContain(`sealed copy in s3://kcluster/${NAME}/snapshots/${name}.kce`);
+    const b = inventoryFor('b');
+    const list = JSON.parse((await kcluster(['etcd', 'snapshot', 'list', '-i', b, '-o', 'json'], env)).stdout) as { hosts: { host: string; snapshots: { name: string; kind: string }[] }[] };
+    expect(list.hosts.find((h) => h.host === 'store')?.snapshots).toContainEqual(expect.objectContaining({ name, kind: 'stored' }));
+    const fetch = await kcluster(['etcd', 'snapshot', 'fetch', '-i', b, '--from-store', name], env);
+    expect(fetch.code, fetch.stderr).toBe(0);
+    expect(readFileSync(fetch.stdout.trim()).equals(readFileSync(local))).toBe(true);
   });
 
   it('refuses B while A holds the lease, naming A; and refuses it before anything while the store is down', async () => {

@@ -1,10 +1,12 @@
 // `kcluster etcd snapshot list -i FILE [-o text|json]`: every etcd snapshot kept on each control
 // plane (taken by `save`, uploaded by `restore`, or scheduled: roles/etcd-snapshot-schedule),
 // with its name, age and size; one read-only command per control plane, all in parallel. An
-// unreachable host is named with the reason (exit 5) without hiding what the others returned.
+// unreachable host is named with the reason (exit 5) without hiding what the others returned;
+// with a state store (cluster.state), its sealed copies too, as the host "store".
 // `kcluster etcd snapshot fetch -i FILE --from HOST NAME [--file PATH]`: one of them copied to
 // the controller (<stateDir>/backups/NAME, or PATH) over SFTP, read by etcdutl on the host
-// first and its sha256 compared with the host's (the copy `save` makes).
+// first and its sha256 compared with the host's (the copy `save` makes); `--from-store NAME`:
+// the store's copy downloaded and opened chunk by chunk.
 import { resolve, join } from 'node:path';
 import type { CliContext } from '../context.js';
 import { controllerConnector } from '../controller-connector.js';
@@ -24,6 +26,7 @@ import { UnreachableError, type Connection } from '../../orchestrator/ssh/connec
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
 import { textTable } from '../../orchestrator/util/text-table.js';
 import { readOnEachHost } from '../read-on-each-host.js';
+import { fetchStoredSnapshot, listStoredSnapshots } from '../state-store/stored-snapshots.js';
 
 export interface SnapshotListOptions {
   readonly inventory: string;
@@ -32,7 +35,8 @@ export interface SnapshotListOptions {
 
 export interface SnapshotFetchOptions {
   readonly inventory: string;
-  readonly from: string;
+  readonly from?: string;
+  readonly fromStore?: boolean;
   readonly file?: string;
   readonly output?: 'text' | 'json';
 }
@@ -107,6 +111,8 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
   const listings: HostListing[] = (await readOnEachHost(cli, inventory, controlPlanes, 'cannot list its etcd snapshots', listHostSnapshots)).map((r) =>
     r.status === 'ok' ? { host: r.host, status: 'ok', snapshots: r.value } : { host: r.host, status: r.status, error: r.error, snapshots: [] },
   );
+  // The state store's, listed as a host of its own ("store"): what outlives every control plane.
+  if (inventory.cluster.state !== undefined) listings.push(await storeListing(cli, inventory));
   const now = Date.now();
   if (options.output === 'json') {
     const hosts = listings.map((l) => ({
@@ -135,6 +141,42 @@ export async function snapshotList(cli: CliContext, options: SnapshotListOptions
       );
   if (listings.some((l) => l.status === 'failed')) cli.setExitCode(ExitCode.HostsFailed);
   else if (listings.some((l) => l.status === 'unreachable')) cli.setExitCode(ExitCode.HostsUnreachable);
+}
+
+async function storeListing(cli: CliContext, inventory: Inventory): Promise<HostListing> {
+  try {
+    return { host: 'store', status: 'ok', snapshots: await listStoredSnapshots(inventory, cli.env) };
+  } catch (error) {
+    return { host: 'store', status: 'failed', error: `kcluster: store: cannot list its etcd snapshots: ${(error as Error).message}`, snapshots: [] };
+  }
+}
+
+/** Snapshot `name` from the state store, opened into <stateDir>/backups (or `file`); undefined when it failed, reported. */
+export async function fetchFromStoreOrReport(cli: CliContext, inventory: Inventory, name: string, file?: string): Promise<FetchedSnapshot | undefined> {
+  if (inventory.cluster.state === undefined) {
+    err(cli, `--from-store: ${inventory.file} has no cluster.state: its snapshots are on the control planes (kcluster etcd snapshot list -i ${inventory.file})`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+  if (!SNAPSHOT_NAME.test(name)) {
+    err(cli, `"${name}" is not a snapshot name: a file name ending .db, without a folder, as kcluster etcd snapshot list -i ${inventory.file} prints it`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
+  try {
+    const fetched = await fetchStoredSnapshot(inventory, cli.env, name, file !== undefined ? resolve(cli.cwd, file) : undefined);
+    if (fetched === undefined) {
+      err(cli, `the state store has no snapshot ${name}: kcluster etcd snapshot list -i ${inventory.file} lists them`);
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
+    err(cli, `fetched ${fetched.remote} to ${fetched.file}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (opened and checked chunk by chunk)`);
+    return fetched;
+  } catch (error) {
+    err(cli, `store: cannot fetch etcd snapshot ${name}: ${(error as Error).message}`);
+    cli.setExitCode(ExitCode.InvalidInput);
+    return undefined;
+  }
 }
 
 /**
@@ -193,14 +235,24 @@ export async function fetchSnapshotToController(
 }
 
 export async function snapshotFetch(cli: CliContext, name: string, options: SnapshotFetchOptions): Promise<void> {
+  if ((options.from === undefined) === (options.fromStore !== true)) {
+    err(cli, 'give where the snapshot is: --from HOST (a control plane) or --from-store (kcluster etcd snapshot list shows both)');
+    return cli.setExitCode(ExitCode.InvalidInput);
+  }
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
-  const fetched = await fetchSnapshotToController(cli, inventory, options.from, name, options.file);
-  if (!fetched) return;
-  err(cli, `fetched ${fetched.remote} from ${options.from}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`);
+  let fetched: FetchedSnapshot | undefined;
+  if (options.from !== undefined) {
+    fetched = await fetchSnapshotToController(cli, inventory, options.from, name, options.file);
+    if (!fetched) return;
+    err(cli, `fetched ${fetched.remote} from ${options.from}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (checked against the host's)`);
+  } else {
+    fetched = await fetchFromStoreOrReport(cli, inventory, name, options.file);
+    if (!fetched) return;
+  }
   if (options.output === 'json')
     cli.stdout.write(
-      `${JSON.stringify({ host: options.from, name, remote: fetched.remote, file: fetched.file, bytes: fetched.bytes, sha256: fetched.sha256 }, null, 2)}\n`,
+      `${JSON.stringify({ host: options.from ?? 'store', name, remote: fetched.remote, file: fetched.file, bytes: fetched.bytes, sha256: fetched.sha256 }, null, 2)}\n`,
     );
   else cli.stdout.write(`${fetched.file}\n`);
 }

@@ -3,7 +3,8 @@
 // (<stateDir>/backups) and checked again by sha256; its path is the last line on stdout.
 // `kcluster etcd snapshot restore -i FILE SNAPSHOT [--yes] [--check] [-o text|json]`: the
 // cluster's state replaced by the snapshot's on every control plane at once; with
-// `--from-host HOST`, SNAPSHOT is the name of one kept on that control plane, fetched first.
+// `--from-host HOST`, SNAPSHOT is the name of one kept on that control plane, fetched first; with
+// `--from-store`, the name of one in the state store (cluster.state), fetched and opened first.
 // `list` and `fetch`: etcd-snapshots.ts.
 // Both are playbooks (playbooks/etcd-snapshot.ts): --check shows every step, -o json streams
 // the events, the debug log records every command, Ctrl-C stops between steps.
@@ -20,7 +21,7 @@ import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256File } from '../../orchestrator/util/sha256-file.js';
 import { defaultSnapshotHost, snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { fetchSnapshotToController, snapshotFetch, snapshotList, type SnapshotFetchOptions, type SnapshotListOptions } from './etcd-snapshots.js';
+import { fetchFromStoreOrReport, fetchSnapshotToController, snapshotFetch, snapshotList, type SnapshotFetchOptions, type SnapshotListOptions } from './etcd-snapshots.js';
 
 interface SaveOptions extends PlaybookCommandOptions {
   readonly from?: string;
@@ -31,6 +32,7 @@ interface SaveOptions extends PlaybookCommandOptions {
 interface RestoreOptions extends PlaybookCommandOptions {
   readonly yes?: boolean;
   readonly fromHost?: string;
+  readonly fromStore?: boolean;
 }
 
 const outputOption = (): Option =>
@@ -74,16 +76,17 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
     });
   snapshot
     .command('list')
-    .description('the etcd snapshots kept on each control plane (saved and scheduled): name, kind, age, size; read-only')
+    .description('the etcd snapshots kept on each control plane (saved and scheduled), and in the state store (stored): name, kind, age, size; read-only')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .addOption(new Option('-o, --output <format>', 'text (a table) or json').choices(['text', 'json']).default('text'))
     .action(async (options: SnapshotListOptions) => snapshotList(cli, options));
   snapshot
     .command('fetch')
-    .description('copy a snapshot kept on a control plane to the controller (<stateDir>/backups), sha256 checked')
+    .description('copy a snapshot kept on a control plane, or in the state store, to the controller (<stateDir>/backups), checked')
     .argument('<name>', 'the snapshot, as kcluster etcd snapshot list prints it')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
-    .requiredOption('--from <host>', 'the control plane that holds it')
+    .option('--from <host>', 'the control plane that holds it')
+    .option('--from-store', 'the state store holds it (cluster.state): opened and checked chunk by chunk')
     .option('--file <path>', 'copy it here instead')
     .addOption(new Option('-o, --output <format>', 'text (the path on stdout) or json').choices(['text', 'json']).default('text'))
     .action(async (name: string, options: SnapshotFetchOptions) => snapshotFetch(cli, name, options));
@@ -96,12 +99,19 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
       '--from-host <host>',
       'the snapshot is one kept on this control plane (kcluster etcd snapshot list): fetch it to <stateDir>/backups first, sha256 checked',
     )
+    .option('--from-store', 'the snapshot is one in the state store (kcluster etcd snapshot list): fetch it to <stateDir>/backups first, checked')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('-C, --check', 'plan only: report every step it would take, change nothing (with --from-host the snapshot is still fetched)')
     .addOption(outputOption())
     .action(async (file: string, options: RestoreOptions) => {
       let localFile = resolve(cli.cwd, file);
-      if (options.fromHost !== undefined) {
+      if (options.fromStore === true) {
+        const inventory = await loadInventoryOrReport(cli, options.inventory);
+        if (!inventory) return;
+        const fetched = await fetchFromStoreOrReport(cli, inventory, file);
+        if (!fetched) return;
+        localFile = fetched.file;
+      } else if (options.fromHost !== undefined) {
         const inventory = await loadInventoryOrReport(cli, options.inventory);
         if (!inventory) return;
         const fetched = await fetchSnapshotToController(cli, inventory, options.fromHost, file);

@@ -6,13 +6,17 @@
 // first change on a host, after each phase a command records, at the end); `close` commits and
 // lets the lease go. A command nested in another (a phase run inside rotate-ca) shares its
 // session. Without cluster.state there is no session: the state folder is the only copy.
+import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory, StateStoreSettings } from '../../orchestrator/inventory/model.js';
 import { inventoryKeyLocation } from '../../orchestrator/inventory/source-map.js';
 import { GenerationStore, macOf, type Manifest } from '../../orchestrator/state-store/generations.js';
 import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
+import { setOffBoxCopy } from '../../orchestrator/state-store/off-box-copies.js';
 import { S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
+import { sealFile } from '../../orchestrator/state-store/sealed-file.js';
 import { StateKeyError, stateKeyFromEnv, stateKeyFromFile, type StateKey } from '../../orchestrator/state-store/state-key.js';
 import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 
@@ -172,6 +176,7 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
         entry.holds -= 1;
         if (entry.holds > 0) return commit(reason);
         open.delete(inventory.stateDir);
+        setOffBoxCopy(inventory.stateDir, undefined);
         try {
           await commit(reason);
         } finally {
@@ -182,7 +187,24 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     },
   };
   open.set(inventory.stateDir, entry);
+  setOffBoxCopy(inventory.stateDir, (file) => copySnapshotToStore(s3, prefix, key, where, file));
   return entry.session;
+}
+
+/** Where snapshots are in a store: snapshots/<file name>.kce, sealed as the state's snapshots/<file name>. */
+export const SNAPSHOTS = 'snapshots/';
+
+/** An etcd snapshot saved on the controller, sealed (streamed) and copied into the store. */
+async function copySnapshotToStore(s3: S3Client, prefix: string, key: StateKey, where: string, file: string): Promise<string> {
+  const name = basename(file);
+  const sealed = join(dirname(file), `.${name}.kce.tmp`);
+  try {
+    const { sha256, bytes } = await sealFile(key, `${SNAPSHOTS}${name}`, file, sealed);
+    await s3.putFile(`${prefix}${SNAPSHOTS}${name}.kce`, sealed, sha256, bytes);
+    return `sealed copy in ${where}${SNAPSHOTS}${name}.kce`;
+  } finally {
+    await rm(sealed, { force: true });
+  }
 }
 
 function nestedHold(held: OpenSession): StateSession {

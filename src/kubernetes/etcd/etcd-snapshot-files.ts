@@ -12,7 +12,8 @@ export const SCHEDULED_SNAPSHOT_DIR = `${HOST_BACKUP_DIR}/scheduled`;
 /** The file name a scheduled snapshot of `host` starts with (then a UTC time, then .db). */
 export const scheduledSnapshotPrefix = (host: string): string => `etcd-scheduled-${host}-`;
 
-export type SnapshotKind = 'saved' | 'scheduled';
+/** saved (by kcluster, on a control plane), scheduled (by its timer), stored (sealed in the state store, issue 41). */
+export type SnapshotKind = 'saved' | 'scheduled' | 'stored';
 
 export interface HostSnapshot {
   readonly name: string;

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { execChecked, type Connection } from '../../orchestrator/ssh/connection.js';
 import { sh } from '../../orchestrator/ssh/quote.js';
 import { ETCDCTL } from './etcdctl.js';
+import { offBoxCopyFor } from '../../orchestrator/state-store/off-box-copies.js';
 
 export const HOST_BACKUP_DIR = '/var/lib/kcluster/backups';
 
@@ -15,11 +16,13 @@ export interface SavedSnapshot {
   readonly sha256: string;
   readonly revision: number;
   readonly keys: number;
+  /** Where its copy off the box went (a state store), when there is one. */
+  readonly offBox?: string;
 }
 
 /** What a saved snapshot is, for a log line or a summary: "N bytes, revision R, K keys, sha256 S". */
 export function savedSnapshotFigures(saved: SavedSnapshot): string {
-  return `${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}`;
+  return `${saved.bytes} bytes, revision ${saved.revision}, ${saved.keys} keys, sha256 ${saved.sha256}${saved.offBox !== undefined ? `; ${saved.offBox}` : ''}`;
 }
 
 export function snapshotName(date: Date): string {
@@ -46,7 +49,10 @@ export async function saveEtcdSnapshot(connection: Connection, stateDir: string,
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, name);
   const copied = await copySnapshotToController(connection, remote, file);
-  return { file, ...copied, revision: parsed.revision ?? -1, keys: parsed.totalKey ?? -1 };
+  // With a state store, the snapshot is in it too before this step is done: no change follows without it.
+  const offBox = offBoxCopyFor(stateDir);
+  const stored = offBox !== undefined ? await offBox(file) : undefined;
+  return { file, ...copied, revision: parsed.revision ?? -1, keys: parsed.totalKey ?? -1, ...(stored !== undefined ? { offBox: stored } : {}) };
 }
 
 /**

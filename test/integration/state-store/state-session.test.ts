@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateSession, type SessionOptions } from '../../../src/cli/state-store/state-session.js';
+import { fetchStoredSnapshot, listStoredSnapshots } from '../../../src/cli/state-store/stored-snapshots.js';
+import { offBoxCopyFor } from '../../../src/orchestrator/state-store/off-box-copies.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { S3Client } from '../../../src/orchestrator/state-store/s3/s3-client.js';
@@ -106,6 +108,30 @@ describe('the state session', () => {
     expect(readFileSync(join(a.stateDir, 'untrusted', aside[0]!, 'pki', 'stray.key'), 'utf8')).toBe('made here only');
     expect(said.some((l) => l.startsWith('pki/stray.key is in the state folder but not in the store`s generation 2'.replace('`', "'")))).toBe(true);
     await session.close('apply: completed');
+  });
+
+  it('while a session is open, a snapshot the controller saves is copied into the store, sealed; any controller lists and fetches it back', async () => {
+    const a = inventoryFor('controller-a');
+    const session = (await openStateSession(a, options('kcluster etcd snapshot save -i a.yaml')))!;
+    const copy = offBoxCopyFor(a.stateDir)!;
+    mkdirSync(join(a.stateDir, 'backups'), { recursive: true });
+    const file = join(a.stateDir, 'backups', 'etcd-2026-11-28T10-00-00-000Z.db');
+    const content = randomBytes(3 * 1024 * 1024 + 5);
+    writeFileSync(file, content, { mode: 0o600 });
+    expect(await copy(file)).toBe('sealed copy in s3://state/prod/snapshots/etcd-2026-11-28T10-00-00-000Z.db.kce');
+    expect(readdirSync(join(a.stateDir, 'backups'))).toEqual(['etcd-2026-11-28T10-00-00-000Z.db']);
+    await session.close('etcd snapshot save: completed');
+    expect(offBoxCopyFor(a.stateDir)).toBeUndefined();
+    // The store's copy is sealed: not the snapshot's bytes.
+    const stored = await new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, server).get('prod/snapshots/etcd-2026-11-28T10-00-00-000Z.db.kce');
+    expect(stored!.body.includes(content.subarray(0, 64))).toBe(false);
+    const b = inventoryFor('controller-b');
+    const env = options('x').env;
+    expect((await listStoredSnapshots(b, env)).map((s) => [s.name, s.kind])).toEqual([['etcd-2026-11-28T10-00-00-000Z.db', 'stored']]);
+    const fetched = (await fetchStoredSnapshot(b, env, 'etcd-2026-11-28T10-00-00-000Z.db'))!;
+    expect(fetched.file).toBe(join(b.stateDir, 'backups', 'etcd-2026-11-28T10-00-00-000Z.db'));
+    expect(readFileSync(fetched.file).equals(content)).toBe(true);
+    expect(await fetchStoredSnapshot(b, env, 'etcd-none.db')).toBeUndefined();
   });
 
   it('refuses a store of another cluster, another key, and missing credentials, by name', async () => {

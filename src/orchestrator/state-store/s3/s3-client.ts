@@ -4,6 +4,10 @@
 // times; a conditional PUT whose answer was lost and that then meets its own object counts as
 // done, so a retry never turns a write that landed into "someone else won".
 import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { signRequest, sha256Hex, uriEncode, EMPTY_SHA256, type SigningCredentials } from './sigv4.js';
 import { parseError, parseListPage, parseVersioning, type ListedObject } from './s3-xml.js';
 
@@ -43,6 +47,13 @@ export class S3Error extends Error {
 /** A conditional PUT refused: the object exists (If-None-Match) or changed (If-Match). */
 export class PreconditionFailed extends S3Error {
   override readonly name = 'PreconditionFailed';
+}
+
+/** A file sent as a request's body: its sha256 (signed) and size, known before it is sent. */
+interface FileBody {
+  readonly file: string;
+  readonly sha256: string;
+  readonly bytes: number;
 }
 
 /** An object whose body is not what its ETag says, read after read. */
@@ -112,18 +123,25 @@ export class S3Client {
   }
 
   /** One signed request, tried again while it fails transiently. */
-  private async send(method: string, url: URL, what: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Response> {
+  private async send(method: string, url: URL, what: string, body?: Buffer | FileBody, headers: Record<string, string> = {}): Promise<Response> {
     let lastProblem = '';
+    const payloadSha256 = body === undefined ? EMPTY_SHA256 : Buffer.isBuffer(body) ? sha256Hex(body) : body.sha256;
     for (let attempt = 1; attempt <= this.attempts; attempt++) {
-      const signed = signRequest({ method, url, headers, payloadSha256: body !== undefined ? sha256Hex(body) : EMPTY_SHA256 }, this.credentials, this.location.region, this.now());
+      const signed = signRequest({ method, url, headers, payloadSha256 }, this.credentials, this.location.region, this.now());
       delete signed['host'];
       try {
+        // A file goes as a stream, opened again on each try; a large one gets the time it needs.
+        const fileBody = body !== undefined && !Buffer.isBuffer(body) ? body : undefined;
         const answer = await this.fetch(url, {
           method,
           headers: signed,
-          ...(body !== undefined ? { body } : {}),
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
+          ...(fileBody !== undefined
+            ? { body: Readable.toWeb(createReadStream(fileBody.file)) as ReadableStream<Uint8Array>, duplex: 'half' }
+            : body !== undefined
+              ? { body: body as Buffer }
+              : {}),
+          signal: AbortSignal.timeout(this.timeoutMs + (fileBody !== undefined ? Math.ceil(fileBody.bytes / 1_000_000) * 1_000 : 0)),
+        } as RequestInit);
         if (!TRANSIENT_STATUS.has(answer.status)) return answer;
         lastProblem = `HTTP ${answer.status}`;
         await answer.arrayBuffer().catch(() => undefined);
@@ -211,6 +229,32 @@ export class S3Client {
       if (now !== undefined && now.etag === md5Hex(body) && condition.ifAbsent) return { etag: now.etag };
     }
     throw error;
+  }
+
+  /** Writes a file as the object, streamed (up to 5 GB, S3's limit for one PUT); `sha256` and `bytes` are the file's. */
+  async putFile(key: string, file: string, sha256: string, bytes: number): Promise<{ etag: string }> {
+    const answer = await this.send('PUT', this.url(key), this.describe(key), { file, sha256, bytes }, { 'content-length': String(bytes), 'content-type': 'application/octet-stream' });
+    if (!answer.ok) throw await this.failure(answer, 'PUT', this.describe(key));
+    await answer.arrayBuffer();
+    return { etag: unquote(answer.headers.get('etag')) };
+  }
+
+  /** Streams the object into `file` (through `file`.tmp); false when there is no such object. */
+  async getFile(key: string, file: string): Promise<boolean> {
+    const answer = await this.send('GET', this.url(key), this.describe(key));
+    if (answer.status === 404) {
+      await answer.arrayBuffer();
+      return false;
+    }
+    if (!answer.ok || answer.body === null) throw await this.failure(answer, 'GET', this.describe(key));
+    try {
+      await pipeline(Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>), createWriteStream(`${file}.tmp`, { mode: 0o600 }));
+    } catch (error) {
+      await rm(`${file}.tmp`, { force: true });
+      throw new S3Error(`GET ${this.describe(key)}: the download broke off (${(error as Error).message}): run the command again`, 0, undefined);
+    }
+    await rename(`${file}.tmp`, file);
+    return true;
   }
 
   async delete(key: string): Promise<void> {
