@@ -21,7 +21,14 @@ import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256File } from '../../orchestrator/util/sha256-file.js';
 import { defaultSnapshotHost, snapshotRestorePlaybook, snapshotSavePlaybook } from '../../../playbooks/etcd-snapshot.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { fetchFromStoreOrReport, fetchSnapshotToController, snapshotFetch, snapshotList, type SnapshotFetchOptions, type SnapshotListOptions } from './etcd-snapshots.js';
+import {
+  fetchFromStoreOrReport,
+  fetchSnapshotToController,
+  snapshotFetch,
+  snapshotList,
+  type SnapshotFetchOptions,
+  type SnapshotListOptions,
+} from './etcd-snapshots.js';
 
 interface SaveOptions extends PlaybookCommandOptions {
   readonly from?: string;
@@ -65,7 +72,9 @@ export function registerEtcdCommand(program: Command, cli: CliContext): void {
         options,
       );
       if (!summary || summary.exitCode !== 0 || saved === undefined) return;
-      log(`etcd snapshot: revision ${saved.revision}, ${saved.keys} keys, ${saved.bytes} bytes, sha256 ${saved.sha256}`);
+      log(
+        `etcd snapshot: revision ${saved.revision}, ${saved.keys} keys, ${saved.bytes} bytes, sha256 ${saved.sha256}${saved.offBox !== undefined ? `; ${saved.offBox}` : ''}`,
+      );
       let path = saved.file;
       if (file !== undefined) {
         path = resolve(cli.cwd, file);
