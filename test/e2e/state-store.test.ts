@@ -32,7 +32,10 @@ function inventoryFor(controller: string): string {
     file,
     lab
       .replace(/^stateDir: .*$/m, `stateDir: ${join(work, `state-${controller}`)}`)
-      .replace(/^cluster:\n/m, `cluster:\n  state:\n    s3: { endpoint: "${server.endpoint}", bucket: kcluster, prefix: ${NAME}/ }\n    key: { file: ${join(work, 'state.key')} }\n`),
+      .replace(
+        /^cluster:\n/m,
+        `cluster:\n  state:\n    s3: { endpoint: "${server.endpoint}", bucket: kcluster, prefix: ${NAME}/ }\n    key: { file: ${join(work, 'state.key')} }\n`,
+      ),
   );
   return file;
 }
@@ -75,7 +78,10 @@ describe('a cluster whose state is in a store', () => {
     const kubeconfig = join(work, 'b.conf');
     expect((await kcluster(['kubeconfig', '-i', b, '--file', kubeconfig], env)).code).toBe(0);
     const nodes = await until('both Nodes listed through B`s kubeconfig', 60_000, async () => {
-      const out = await run(kubectlBinary(), ['--kubeconfig', kubeconfig, 'get', 'nodes', '-o', 'name']).then((r) => r.stdout, () => '');
+      const out = await run(kubectlBinary(), ['--kubeconfig', kubeconfig, 'get', 'nodes', '-o', 'name']).then(
+        (r) => r.stdout,
+        () => '',
+      );
       return out.trim().split('\n').length === 2 ? out : undefined;
     });
     expect(nodes).toContain(`node/${NAME}1`);
@@ -89,7 +95,9 @@ describe('a cluster whose state is in a store', () => {
     const name = local.split('/').pop()!;
     expect(save.stderr).toContain(`sealed copy in s3://kcluster/${NAME}/snapshots/${name}.kce`);
     const b = inventoryFor('b');
-    const list = JSON.parse((await kcluster(['etcd', 'snapshot', 'list', '-i', b, '-o', 'json'], env)).stdout) as { hosts: { host: string; snapshots: { name: string; kind: string }[] }[] };
+    const list = JSON.parse((await kcluster(['etcd', 'snapshot', 'list', '-i', b, '-o', 'json'], env)).stdout) as {
+      hosts: { host: string; snapshots: { name: string; kind: string }[] }[];
+    };
     expect(list.hosts.find((h) => h.host === 'store')?.snapshots).toContainEqual(expect.objectContaining({ name, kind: 'stored' }));
     const fetch = await kcluster(['etcd', 'snapshot', 'fetch', '-i', b, '--from-store', name], env);
     expect(fetch.code, fetch.stderr).toBe(0);

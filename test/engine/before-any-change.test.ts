@@ -38,7 +38,10 @@ describe('the barrier before any change', () => {
     const barrier = async (): Promise<void> => void ran.push('barrier');
     const quiet = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [converged, waiting] }] }], { beforeAnyChange: barrier });
     expect((await runPlaybook(quiet.options)).exitCode).toBe(0);
-    const check = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [changing(ran)] }] }], { beforeAnyChange: barrier, check: true });
+    const check = harness(inventory(['h1']), [{ name: 'p', hosts: 'all', roles: [{ name: 'r', tasks: [changing(ran)] }] }], {
+      beforeAnyChange: barrier,
+      check: true,
+    });
     expect((await runPlaybook(check.options)).exitCode).toBe(3);
     expect(ran).toEqual([]);
   });

@@ -54,8 +54,7 @@ function newestSnapshot(): string {
 }
 
 /** The hosts a fault may hit while a command runs: its inventory's, less one that is down. */
-const faultTargets = (command: PlannedCommand): number[] =>
-  inventoryHosts(command.inventory).filter((h) => h !== command.down && h !== command.destroyFirst);
+const faultTargets = (command: PlannedCommand): number[] => inventoryHosts(command.inventory).filter((h) => h !== command.down && h !== command.destroyFirst);
 
 /** What the commands took before in this soak: where a fault's share lands. */
 const durations = new ExpectedDurations();

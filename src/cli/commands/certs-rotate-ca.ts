@@ -237,7 +237,9 @@ async function rotateLocked(cli: CliContext, options: RotateCaOptions, inventory
       .filter((ca) => ca !== SERVICE_ACCOUNT_KEY)
       .map(async (ca) => `${ca}.crt ${new X509Certificate(await readFile(join(inventory.stateDir, 'pki', `${ca}.crt`))).fingerprint256}`),
   );
-  log(`rotated ${rotatedNames(cas)}${fingerprints.length > 0 ? ` (${fingerprints.join('; ')})` : ''}. The old ones are in ${retired}, trusted by no host any more.`);
+  log(
+    `rotated ${rotatedNames(cas)}${fingerprints.length > 0 ? ` (${fingerprints.join('; ')})` : ''}. The old ones are in ${retired}, trusted by no host any more.`,
+  );
   const outside = outsideRefreshes(inventory, rotation);
   if (outside.length > 0) log(`outside the cluster, refresh:${outside.map((l) => `\n  - ${l}`).join('')}`);
 }

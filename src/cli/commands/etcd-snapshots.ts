@@ -154,7 +154,10 @@ async function storeListing(cli: CliContext, inventory: Inventory): Promise<Host
 /** Snapshot `name` from the state store, opened into <stateDir>/backups (or `file`); undefined when it failed, reported. */
 export async function fetchFromStoreOrReport(cli: CliContext, inventory: Inventory, name: string, file?: string): Promise<FetchedSnapshot | undefined> {
   if (inventory.cluster.state === undefined) {
-    err(cli, `--from-store: ${inventory.file} has no cluster.state: its snapshots are on the control planes (kcluster etcd snapshot list -i ${inventory.file})`);
+    err(
+      cli,
+      `--from-store: ${inventory.file} has no cluster.state: its snapshots are on the control planes (kcluster etcd snapshot list -i ${inventory.file})`,
+    );
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }

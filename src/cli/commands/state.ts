@@ -29,7 +29,11 @@ const commandLine = (): string => abbreviate(['kcluster', ...process.argv.slice(
 const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine() });
 
 /** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
-async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: ReturnType<typeof storeOf>) => Promise<void>): Promise<void> {
+async function withStore(
+  cli: CliContext,
+  options: StateOptions,
+  body: (inventory: Inventory, store: ReturnType<typeof storeOf>) => Promise<void>,
+): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
   try {
@@ -77,11 +81,21 @@ async function show(cli: CliContext, options: StateOptions): Promise<void> {
 async function history(cli: CliContext, options: StateOptions): Promise<void> {
   await withStore(cli, options, async (_inventory, store) => {
     const manifests = await Promise.all((await store.generations.numbers()).map((n) => store.generations.read(n)));
-    const rows = manifests.map((m) => ({ generation: m.generation, at: m.createdAt, command: m.by.command, machine: m.by.machine, reason: m.reason, files: Object.keys(m.files).length }));
+    const rows = manifests.map((m) => ({
+      generation: m.generation,
+      at: m.createdAt,
+      command: m.by.command,
+      machine: m.by.machine,
+      reason: m.reason,
+      files: Object.keys(m.files).length,
+    }));
     if (options.output === 'json') return void cli.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     if (rows.length === 0) return void cli.stdout.write(`no generation in ${store.where} yet\n`);
     cli.stdout.write(
-      textTable([['GENERATION', 'WRITTEN', 'BY', 'ON', 'FILES', 'WHY'], ...rows.map((r) => [String(r.generation), r.at, r.command, r.machine, String(r.files), r.reason])]),
+      textTable([
+        ['GENERATION', 'WRITTEN', 'BY', 'ON', 'FILES', 'WHY'],
+        ...rows.map((r) => [String(r.generation), r.at, r.command, r.machine, String(r.files), r.reason]),
+      ]),
     );
   });
 }
@@ -110,7 +124,9 @@ async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
     for (const path of trackedPaths(inventory.stateDir)) if (target.files[path] === undefined) moveAside(inventory.stateDir, path, at);
     for (const file of files) writeTracked(inventory.stateDir, file);
     await sessionFor(inventory.stateDir)!.commit(`rollback to ${to}`);
-    cli.stderr.write(`kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`);
+    cli.stderr.write(
+      `kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`,
+    );
   }).catch((error: unknown) => {
     if (!(error instanceof InputError)) throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);

@@ -60,7 +60,9 @@ function credentialsOf(inventory: Inventory, s3: StateStoreSettings['s3'], env: 
   const need = (name: string, key: string): string => {
     const value = env[name];
     if (value === undefined || value === '')
-      throw new InputError(`${inventoryKeyLocation(inventory.file, ['cluster', 'state', 's3', key], ['cluster', 'state', 's3'])}: the environment variable ${name} is not set: set it to the store's credentials`);
+      throw new InputError(
+        `${inventoryKeyLocation(inventory.file, ['cluster', 'state', 's3', key], ['cluster', 'state', 's3'])}: the environment variable ${name} is not set: set it to the store's credentials`,
+      );
     return value;
   };
   const token = env[s3.sessionTokenEnv];
@@ -81,7 +83,10 @@ function keyOf(inventory: Inventory, settings: StateStoreSettings, env: SessionO
 }
 
 /** The store's client, generations and key for an inventory with cluster.state (no lease taken). */
-export function storeOf(inventory: Inventory, env: SessionOptions['env']): { s3: S3Client; generations: GenerationStore; key: StateKey; prefix: string; where: string } {
+export function storeOf(
+  inventory: Inventory,
+  env: SessionOptions['env'],
+): { s3: S3Client; generations: GenerationStore; key: StateKey; prefix: string; where: string } {
   const settings = inventory.cluster.state;
   if (settings === undefined) throw new InputError(`${inventory.file}: no cluster.state: this cluster's state is only in ${inventory.stateDir}`);
   const s3 = new S3Client(
@@ -149,7 +154,8 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
         })
         .map(([path]) => path);
       pull(inventory.stateDir, head, await generations.files(head, differing), options.say);
-      if (differing.length > 0) options.say(`state from ${where} generation ${head.generation}: ${differing.length} file(s) brought into ${inventory.stateDir}`);
+      if (differing.length > 0)
+        options.say(`state from ${where} generation ${head.generation}: ${differing.length} file(s) brought into ${inventory.stateDir}`);
     }
   } catch (error) {
     stopRenewing();
@@ -162,7 +168,9 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     const same =
       head !== undefined &&
       files.length === Object.keys(head.files).length &&
-      files.every((f) => head!.files[f.path] !== undefined && head!.files[f.path]!.mode === f.mode && head!.files[f.path]!.mac === macOf(key, f.path, f.content));
+      files.every(
+        (f) => head!.files[f.path] !== undefined && head!.files[f.path]!.mode === f.mode && head!.files[f.path]!.mac === macOf(key, f.path, f.content),
+      );
     if (same || (head === undefined && files.length === 0)) return;
     head = await generations.commit(head, files, by, reason);
     options.say(`state published to ${where} as generation ${head.generation} (${reason})`);

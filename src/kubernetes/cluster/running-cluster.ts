@@ -109,7 +109,12 @@ async function readList<T>(api: ApiClient, server: string, path: string, options
     done: (answer) => 'list' in answer,
     ...(options.say === undefined
       ? {}
-      : { progress: { describe: (answer) => `GET ${path} from ${server} (${answer !== undefined && 'error' in answer ? answer.error : 'no answer yet'})`, report: options.say } }),
+      : {
+          progress: {
+            describe: (answer) => `GET ${path} from ${server} (${answer !== undefined && 'error' in answer ? answer.error : 'no answer yet'})`,
+            report: options.say,
+          },
+        }),
   });
   if (outcome.reached && 'list' in outcome.value) return outcome.value.list;
   const lastError = !outcome.reached && outcome.last !== undefined && 'error' in outcome.last ? outcome.last.error : 'no answer';

@@ -82,7 +82,10 @@ export function seal(key: StateKey, path: string, plain: Buffer, chunkBytes = DE
 
 function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad: Buffer } {
   if (sealed.length < MAGIC.length + 2 || !sealed.subarray(0, MAGIC.length).equals(MAGIC))
-    throw new EnvelopeError('not-sealed', `${what} is not an object kcluster sealed (no KCE1 header): it was written by something else, or is not state at all`);
+    throw new EnvelopeError(
+      'not-sealed',
+      `${what} is not an object kcluster sealed (no KCE1 header): it was written by something else, or is not state at all`,
+    );
   const length = sealed.readUInt16BE(MAGIC.length);
   const end = MAGIC.length + 2 + length;
   let header: Partial<EnvelopeHeader>;
@@ -91,7 +94,14 @@ function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad
   } catch {
     throw new EnvelopeError('damaged', `${what}: its header is damaged`);
   }
-  if (header.v !== 1 || header.alg !== 'A256GCM-STREAM' || typeof header.kid !== 'string' || typeof header.path !== 'string' || !Number.isSafeInteger(header.chunk) || header.chunk! < 1)
+  if (
+    header.v !== 1 ||
+    header.alg !== 'A256GCM-STREAM' ||
+    typeof header.kid !== 'string' ||
+    typeof header.path !== 'string' ||
+    !Number.isSafeInteger(header.chunk) ||
+    header.chunk! < 1
+  )
     throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
   return { header: header as EnvelopeHeader, aad: sealed.subarray(0, end) };
 }
@@ -108,7 +118,8 @@ export function sealedWith(sealed: Buffer, what: string): string {
  */
 export function open(key: StateKey, path: string, sealed: Buffer, what: string): Buffer {
   const { aad, chunk, bodyStart: start } = checkedHeader(key, path, sealed, what);
-  if (sealed.length < start + TAG_BYTES) throw new EnvelopeError('damaged', `${what} is cut short (${sealed.length} bytes): restore it from the store's history`);
+  if (sealed.length < start + TAG_BYTES)
+    throw new EnvelopeError('damaged', `${what} is cut short (${sealed.length} bytes): restore it from the store's history`);
   const opener = chunkOpener(key, aad, sealed.subarray(aad.length, start), what);
   const body = sealed.subarray(start);
   const sealedChunk = chunk + TAG_BYTES;
@@ -148,7 +159,10 @@ export function checkedHeader(key: StateKey, path: string, head: Buffer, what: s
       `${what} was sealed with the state key ${header.kid}, and ${key.source} is ${key.fingerprint}: give the key this store was made with; nothing was read or changed`,
     );
   if (header.path !== path)
-    throw new EnvelopeError('other-path', `${what} holds the state's ${header.path}, not ${path}: it was copied over another object; restore it from the store's history`);
+    throw new EnvelopeError(
+      'other-path',
+      `${what} holds the state's ${header.path}, not ${path}: it was copied over another object; restore it from the store's history`,
+    );
   return { aad, chunk: header.chunk, bodyStart: aad.length + PREFIX_BYTES };
 }
 

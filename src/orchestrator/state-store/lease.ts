@@ -166,6 +166,8 @@ export function keepRenewed(lease: HeldLease, everyMs: number, onLost: (error: E
 export async function breakLease(s3: S3Client, prefix: string): Promise<LeaseHolder | undefined> {
   const current = await readLease(s3, prefix);
   if (current === undefined || current.record.released === true) return undefined;
-  await s3.put(`${prefix}${LEASE_KEY}`, Buffer.from(`${JSON.stringify({ ttlSeconds: current.record.ttlSeconds, released: true })}\n`), { ifMatch: current.etag });
+  await s3.put(`${prefix}${LEASE_KEY}`, Buffer.from(`${JSON.stringify({ ttlSeconds: current.record.ttlSeconds, released: true })}\n`), {
+    ifMatch: current.etag,
+  });
   return current.record.holder;
 }

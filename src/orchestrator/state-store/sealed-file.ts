@@ -8,7 +8,13 @@ import { checkedHeader, chunkOpener, chunkSealer, DEFAULT_CHUNK_BYTES, EnvelopeE
 import type { StateKey } from './state-key.js';
 
 /** Seals the file `from` into `to` as the state's `path`; the sealed file's sha256 and size. */
-export async function sealFile(key: StateKey, path: string, from: string, to: string, chunkBytes = DEFAULT_CHUNK_BYTES): Promise<{ sha256: string; bytes: number }> {
+export async function sealFile(
+  key: StateKey,
+  path: string,
+  from: string,
+  to: string,
+  chunkBytes = DEFAULT_CHUNK_BYTES,
+): Promise<{ sha256: string; bytes: number }> {
   const input = await openHandle(from, 'r');
   const output = await openHandle(to, 'w', 0o600);
   const hash = createHash('sha256');

@@ -32,7 +32,10 @@ export function stateKeyFromBytes(bytes: Buffer, source: string): StateKey {
 /** Text that is a key in base64 (44 characters with padding), surrounding whitespace allowed. */
 function fromBase64(text: string, source: string): StateKey {
   const trimmed = text.trim();
-  if (!/^[A-Za-z0-9+/]{43}=?$/.test(trimmed)) throw new StateKeyError(`${source}: not a state key: give ${STATE_KEY_BYTES} random bytes in base64 (umask 077; head -c 32 /dev/urandom | base64 > FILE makes one)`);
+  if (!/^[A-Za-z0-9+/]{43}=?$/.test(trimmed))
+    throw new StateKeyError(
+      `${source}: not a state key: give ${STATE_KEY_BYTES} random bytes in base64 (umask 077; head -c 32 /dev/urandom | base64 > FILE makes one)`,
+    );
   return stateKeyFromBytes(Buffer.from(trimmed, 'base64'), source);
 }
 
@@ -45,7 +48,9 @@ export function stateKeyFromFile(path: string): StateKey {
     mode = statSync(path).mode;
     content = readFileSync(path);
   } catch (error) {
-    throw new StateKeyError(`${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: give the file that holds the cluster's state key`);
+    throw new StateKeyError(
+      `${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: give the file that holds the cluster's state key`,
+    );
   }
   if ((mode & 0o077) !== 0)
     throw new StateKeyError(`${source}: its group or others may read it (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${path}`);

@@ -103,7 +103,12 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 export const recordingTask = (ran: string[], name = 'change'): AnyTask => runTask(name, async (host) => void ran.push(`${name} on ${host}`));
 
 /** A task with nothing to do. */
-export const convergedTask: AnyTask = { name: 'converged', facts: () => ({}), plan: () => ({ kind: 'none', reason: 'in place' }), apply: async () => undefined };
+export const convergedTask: AnyTask = {
+  name: 'converged',
+  facts: () => ({}),
+  plan: () => ({ kind: 'none', reason: 'in place' }),
+  apply: async () => undefined,
+};
 
 /** A task that only waits (no change to the host). */
 export const waitingTask: AnyTask = {

@@ -14,7 +14,10 @@ import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 let server: S3TestServer;
 const key = stateKeyFromBytes(Buffer.alloc(32, 1), 'the key file /k');
 const s3 = (): S3Client =>
-  new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
+  new S3Client(
+    { endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true },
+    { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  );
 const by = (machine: string) => ({ machine, pid: 1, command: `kcluster apply (${machine})` });
 const file = (path: string, text: string, mode = 0o600): StateFile => ({ path, content: Buffer.from(text), mode });
 
@@ -34,7 +37,12 @@ describe('generations of the state', () => {
   it('commits files and reads them back; the next commit uploads only what changed', async () => {
     const store = new GenerationStore(s3(), 'a/', key);
     expect(await store.head()).toBeUndefined();
-    const one = await store.commit(undefined, [file('pki/ca.key', 'KEY-1'), file('pki/ca.crt', 'CERT-1', 0o644), file('known_hosts', 'cp1 ssh-ed25519 AAA')], by('laptop'), 'apply');
+    const one = await store.commit(
+      undefined,
+      [file('pki/ca.key', 'KEY-1'), file('pki/ca.crt', 'CERT-1', 0o644), file('known_hosts', 'cp1 ssh-ed25519 AAA')],
+      by('laptop'),
+      'apply',
+    );
     expect(one.generation).toBe(1);
     expect(await blobCount('a/')).toBe(3);
     const head = await store.head();
@@ -44,7 +52,12 @@ describe('generations of the state', () => {
       ['pki/ca.crt', 'CERT-1', 0o644],
       ['pki/ca.key', 'KEY-1', 0o600],
     ]);
-    const two = await store.commit(one, [file('pki/ca.key', 'KEY-1'), file('pki/ca.crt', 'CERT-1', 0o644), file('known_hosts', 'cp1 ssh-ed25519 AAA\ncp2 ssh-ed25519 BBB')], by('laptop'), 'trust');
+    const two = await store.commit(
+      one,
+      [file('pki/ca.key', 'KEY-1'), file('pki/ca.crt', 'CERT-1', 0o644), file('known_hosts', 'cp1 ssh-ed25519 AAA\ncp2 ssh-ed25519 BBB')],
+      by('laptop'),
+      'trust',
+    );
     expect(two).toMatchObject({ generation: 2, parent: 1, reason: 'trust' });
     expect(await blobCount('a/')).toBe(4);
     expect(two.files['pki/ca.key']).toEqual(one.files['pki/ca.key']);
@@ -93,7 +106,9 @@ describe('generations of the state', () => {
     const bytes = readFileSync(onDisk);
     bytes[bytes.length - 1]! ^= 0xff;
     writeFileSync(onDisk, bytes);
-    await expect(store.files(one)).rejects.toThrow(`s3://state/damaged/${blob}, which holds pki/ca.key in generation 1, fails its checksum: no older generation holds it`);
+    await expect(store.files(one)).rejects.toThrow(
+      `s3://state/damaged/${blob}, which holds pki/ca.key in generation 1, fails its checksum: no older generation holds it`,
+    );
     expect(readdirSync(join(server.dataDir, 'state', 'damaged', 'generations'))).toHaveLength(1);
   });
 });

@@ -9,7 +9,10 @@ import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 
 let server: S3TestServer;
 const client = (): S3Client =>
-  new S3Client({ endpoint: server.endpoint, bucket: 'leases', region: 'us-east-1', pathStyle: true }, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
+  new S3Client(
+    { endpoint: server.endpoint, bucket: 'leases', region: 'us-east-1', pathStyle: true },
+    { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
@@ -24,7 +27,9 @@ describe('the state lease', () => {
     const refused = await acquireLease(client(), 'one/', { command: 'kcluster upgrade -i prod.yaml', machine: 'ci-runner', pid: 7 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LeaseHeld);
     expect((refused as Error).message).toMatch(
-      new RegExp(`another controller holds the lease s3://leases/one/lease.json: kcluster apply -i prod.yaml \\(pid 4242 on laptop-a, started ${a.holder.started}\\); it expires in \\d+ s unless renewed`),
+      new RegExp(
+        `another controller holds the lease s3://leases/one/lease.json: kcluster apply -i prod.yaml \\(pid 4242 on laptop-a, started ${a.holder.started}\\); it expires in \\d+ s unless renewed`,
+      ),
     );
     await a.release();
     const b = await acquireLease(client(), 'one/', { command: 'kcluster upgrade -i prod.yaml', machine: 'ci-runner', pid: 7 });

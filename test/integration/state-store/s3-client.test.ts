@@ -10,7 +10,11 @@ import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 let plain: S3TestServer;
 let versioned: S3TestServer;
 const clientOf = (server: S3TestServer, bucket: string, secret = server.secretAccessKey): S3Client =>
-  new S3Client({ endpoint: server.endpoint, bucket, region: 'us-east-1', pathStyle: true }, { accessKeyId: server.accessKeyId, secretAccessKey: secret }, { sleep: async () => undefined });
+  new S3Client(
+    { endpoint: server.endpoint, bucket, region: 'us-east-1', pathStyle: true },
+    { accessKeyId: server.accessKeyId, secretAccessKey: secret },
+    { sleep: async () => undefined },
+  );
 
 beforeAll(async () => {
   [plain, versioned] = await Promise.all([startS3Server(), startS3Server({ versioned: true })]);
@@ -54,7 +58,10 @@ describe('S3Client against versitygw', () => {
   it('writes only if absent: one of two racing writers wins, the other is refused; a retry of the winner meets itself', async () => {
     const s3 = clientOf(plain, 'conditional');
     await s3.createBucket();
-    const results = await Promise.allSettled([s3.put('gen/1', Buffer.from('writer A'), { ifAbsent: true }), s3.put('gen/1', Buffer.from('writer B'), { ifAbsent: true })]);
+    const results = await Promise.allSettled([
+      s3.put('gen/1', Buffer.from('writer A'), { ifAbsent: true }),
+      s3.put('gen/1', Buffer.from('writer B'), { ifAbsent: true }),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(PreconditionFailed);

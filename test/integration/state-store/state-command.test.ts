@@ -61,12 +61,22 @@ describe('kcluster state, its help examples run as written', () => {
   it('show and history name the newest generation, its files and the lease', async () => {
     // 41 more generations, each with another ca.key, as 41 runs would leave.
     const generations = new GenerationStore(s3(), 'team/', stateKeyFromFile(join(dir, 'state.key')));
-    for (let n = 2; n <= 42; n++) await generations.commit(await generations.head(), [{ path: 'pki/ca.key', content: Buffer.from(`version ${n}`), mode: 0o600 }], { machine: 'ci', pid: n, command: `kcluster apply (${n})` }, 'apply');
+    for (let n = 2; n <= 42; n++)
+      await generations.commit(
+        await generations.head(),
+        [{ path: 'pki/ca.key', content: Buffer.from(`version ${n}`), mode: 0o600 }],
+        { machine: 'ci', pid: n, command: `kcluster apply (${n})` },
+        'apply',
+      );
     for (const example of examples('state show')) {
       const r = await run(example);
       expect(r.code, r.err).toBe(0);
-      if (example.endsWith('-o json')) expect(JSON.parse(r.out)).toMatchObject({ store: 's3://team-state/team/', generation: 42, files: 1, lease: null, versioning: 'off' });
-      else expect(r.out).toMatch(/^store: {7}s3:\/\/team-state\/team\/ \(sealed with ks-[0-9a-f]{16}; bucket versioning off\)\ngeneration: {2}42, .*by kcluster apply \(42\) \(pid 42 on ci\): apply\nfiles: {7}1 \(10 bytes\)\nlease: {7}free\n$/);
+      if (example.endsWith('-o json'))
+        expect(JSON.parse(r.out)).toMatchObject({ store: 's3://team-state/team/', generation: 42, files: 1, lease: null, versioning: 'off' });
+      else
+        expect(r.out).toMatch(
+          /^store: {7}s3:\/\/team-state\/team\/ \(sealed with ks-[0-9a-f]{16}; bucket versioning off\)\ngeneration: {2}42, .*by kcluster apply \(42\) \(pid 42 on ci\): apply\nfiles: {7}1 \(10 bytes\)\nlease: {7}free\n$/,
+        );
     }
     for (const example of examples('state history')) {
       const r = await run(example);

@@ -89,7 +89,9 @@ describe('the state session', () => {
     const a = inventoryFor('controller-a');
     const held = (await openStateSession(a, options('kcluster upgrade -i a.yaml')))!;
     const b = inventoryFor('controller-b');
-    await expect(openStateSession(b, options('kcluster apply -i b.yaml'))).rejects.toThrow(/another controller holds the lease s3:\/\/state\/prod\/lease.json: kcluster upgrade -i a.yaml \(pid \d+ on /);
+    await expect(openStateSession(b, options('kcluster apply -i b.yaml'))).rejects.toThrow(
+      /another controller holds the lease s3:\/\/state\/prod\/lease.json: kcluster upgrade -i a.yaml \(pid \d+ on /,
+    );
     await held.close('upgrade: completed');
   });
 
@@ -123,7 +125,9 @@ describe('the state session', () => {
     await session.close('etcd snapshot save: completed');
     expect(offBoxCopyFor(a.stateDir)).toBeUndefined();
     // The store's copy is sealed: not the snapshot's bytes.
-    const stored = await new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, server).get('prod/snapshots/etcd-2026-11-28T10-00-00-000Z.db.kce');
+    const stored = await new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, server).get(
+      'prod/snapshots/etcd-2026-11-28T10-00-00-000Z.db.kce',
+    );
     expect(stored!.body.includes(content.subarray(0, 64))).toBe(false);
     const b = inventoryFor('controller-b');
     const env = options('x').env;
@@ -145,7 +149,9 @@ describe('the state session', () => {
     );
     const inv = inventoryFor('no-credentials');
     await expect(openStateSession(inv, { ...options('kcluster apply'), env: {} })).rejects.toThrow(
-      new RegExp(`${inv.file}:4:9: cluster.state.s3.accessKeyIdEnv \\(not set: derived from cluster.state.s3\\): the environment variable AWS_ACCESS_KEY_ID is not set`),
+      new RegExp(
+        `${inv.file}:4:9: cluster.state.s3.accessKeyIdEnv \\(not set: derived from cluster.state.s3\\): the environment variable AWS_ACCESS_KEY_ID is not set`,
+      ),
     );
   });
 });

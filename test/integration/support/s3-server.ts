@@ -22,7 +22,10 @@ export interface S3TestServer {
 let binary: string | undefined;
 /** The versitygw binary, built and cached once per machine (minutes the first time). */
 export function versitygwBinary(): string {
-  binary ??= execFileSync('bash', [join(repoRoot, 'test', 'state-store', 'build-versitygw.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  binary ??= execFileSync('bash', [join(repoRoot, 'test', 'state-store', 'build-versitygw.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   return binary;
 }
 
@@ -54,7 +57,15 @@ export async function startS3Server(options: { versioned?: boolean } = {}): Prom
   const port = await freePort();
   const accessKeyId = `kctest${randomBytes(4).toString('hex')}`;
   const secretAccessKey = randomBytes(18).toString('base64');
-  const args = ['--port', `127.0.0.1:${port}`, 'posix', '--sidecar', join(root, 'meta'), ...(options.versioned ? ['--versioning-dir', join(root, 'versions')] : []), dataDir];
+  const args = [
+    '--port',
+    `127.0.0.1:${port}`,
+    'posix',
+    '--sidecar',
+    join(root, 'meta'),
+    ...(options.versioned ? ['--versioning-dir', join(root, 'versions')] : []),
+    dataDir,
+  ];
   // The credentials go through the environment, never argv.
   const child: ChildProcess = spawn(versitygwBinary(), args, {
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ROOT_ACCESS_KEY_ID: accessKeyId, ROOT_SECRET_ACCESS_KEY: secretAccessKey },

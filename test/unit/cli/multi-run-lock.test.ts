@@ -20,8 +20,14 @@ beforeAll(() => {
   mkdirSync(join(state, 'encryption'), { recursive: true });
   // Only what the commands look for before they would run: an installed PKI's CA certificate.
   writeFileSync(join(state, 'pki', 'ca.crt'), 'not read before the lock\n');
-  writeFileSync(join(state, 'lock'), JSON.stringify({ pid: holder.pid, host: hostname(), started: '2026-11-28T10:00:00.000Z', command: 'kcluster apply -i other.yaml' }));
-  writeFileSync(inventory, `cluster:\n  name: lk\nstateDir: ${state}\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.231.99.11, roles: [control-plane] }\n`);
+  writeFileSync(
+    join(state, 'lock'),
+    JSON.stringify({ pid: holder.pid, host: hostname(), started: '2026-11-28T10:00:00.000Z', command: 'kcluster apply -i other.yaml' }),
+  );
+  writeFileSync(
+    inventory,
+    `cluster:\n  name: lk\nstateDir: ${state}\nssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.231.99.11, roles: [control-plane] }\n`,
+  );
 });
 afterAll(() => void holder.kill());
 

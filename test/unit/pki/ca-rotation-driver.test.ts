@@ -101,16 +101,19 @@ describe('driveCaRotation (scripted phase runner)', () => {
     expect(lines).toEqual(['phase trust-new done; next: restart-pods', 'phase restart-pods done; next: reissue', 'phase reissue done; next: drop-old']);
   });
 
-  it.each(['failed', 'interrupted', 'checked', 'not-run'] as const)('stops at a phase that ended %s, with the record at that phase (a rerun goes on there)', async (outcome) => {
-    for (const phase of phasesFor(cas.cas)) {
-      const { result, ran, saved } = await driveScripted(cas, { [phase]: outcome });
-      const order = phasesFor(cas.cas);
-      expect(ran).toEqual(order.slice(0, order.indexOf(phase) + 1));
-      expect(result).toMatchObject({ kind: 'stopped', phase, outcome, rotation: { phase } });
-      // What was saved last is the phase that did not finish: the same command runs it again.
-      if (saved.length > 0) expect(saved.at(-1)!.phase).toBe(phase);
-    }
-  });
+  it.each(['failed', 'interrupted', 'checked', 'not-run'] as const)(
+    'stops at a phase that ended %s, with the record at that phase (a rerun goes on there)',
+    async (outcome) => {
+      for (const phase of phasesFor(cas.cas)) {
+        const { result, ran, saved } = await driveScripted(cas, { [phase]: outcome });
+        const order = phasesFor(cas.cas);
+        expect(ran).toEqual(order.slice(0, order.indexOf(phase) + 1));
+        expect(result).toMatchObject({ kind: 'stopped', phase, outcome, rotation: { phase } });
+        // What was saved last is the phase that did not finish: the same command runs it again.
+        if (saved.length > 0) expect(saved.at(-1)!.phase).toBe(phase);
+      }
+    },
+  );
 
   it('resumes from the recorded phase and runs only the phases left', async () => {
     const { result, ran } = await driveScripted({ ...cas, phase: 'reissue', trustPublishedAt: '2026-11-28T10:05:00.000Z' });

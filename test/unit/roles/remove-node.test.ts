@@ -140,7 +140,10 @@ describe('remove-node roles (recorded facts -> changes)', () => {
       summary: 'delete the Node w1, then force-delete the pods still bound to it: kube-system/kube-proxy-x7, kube-system/web-1',
       payload: null,
     });
-    expect(plan(del, 0, { state: state('node absent', 'kube-proxy-x7') })).toMatchObject({ kind: 'delete', summary: 'no Node w1 any more; force-delete the pods still bound to it: kube-system/kube-proxy-x7' });
+    expect(plan(del, 0, { state: state('node absent', 'kube-proxy-x7') })).toMatchObject({
+      kind: 'delete',
+      summary: 'no Node w1 any more; force-delete the pods still bound to it: kube-system/kube-proxy-x7',
+    });
     expect(plan(del, 0, { state: state('node absent') })).toEqual({ kind: 'none', reason: 'no Node w1 in the cluster, no pod bound to it' });
   });
 });

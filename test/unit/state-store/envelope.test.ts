@@ -46,7 +46,7 @@ describe('seal and open', () => {
     const sealed = seal(key, 'pki/ca.key', Buffer.from('secret'), CHUNK);
     const e = refusal(() => open(key, 'encryption/keys.json', sealed, 'object B'));
     expect(e.problem).toBe('other-path');
-    expect(e.message).toContain('object B holds the state\'s pki/ca.key, not encryption/keys.json');
+    expect(e.message).toContain("object B holds the state's pki/ca.key, not encryption/keys.json");
   });
 
   it('refuses a flipped bit anywhere: header, nonce, ciphertext or tag', () => {

@@ -53,6 +53,8 @@ describe('sealFile and openFile', () => {
       expect(existsSync(to)).toBe(false);
       expect(existsSync(`${to}.tmp`)).toBe(false);
     }
-    await expect(openFile(key, 'snapshots/other.db', sealed, join(dir, 'x'), 'object B')).rejects.toThrow('holds the state\'s snapshots/etcd.db, not snapshots/other.db');
+    await expect(openFile(key, 'snapshots/other.db', sealed, join(dir, 'x'), 'object B')).rejects.toThrow(
+      "holds the state's snapshots/etcd.db, not snapshots/other.db",
+    );
   });
 });

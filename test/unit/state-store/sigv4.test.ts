@@ -40,7 +40,9 @@ describe('signRequest', () => {
     const request = { method: v.method, url: new URL(v.url), headers: {}, payloadSha256: v.payloadSha256 };
     const other = signRequest(request, { accessKeyId: 'AKIDKCLUSTEREXAMPLE', secretAccessKey: 'another' }, 'us-east-1', now)['authorization'];
     expect(other).not.toBe(v.authorization);
-    const later = signRequest(request, { accessKeyId: 'AKIDKCLUSTEREXAMPLE', secretAccessKey: 'x' }, 'us-east-1', new Date('2026-11-29T00:00:00Z'))['authorization'];
+    const later = signRequest(request, { accessKeyId: 'AKIDKCLUSTEREXAMPLE', secretAccessKey: 'x' }, 'us-east-1', new Date('2026-11-29T00:00:00Z'))[
+      'authorization'
+    ];
     expect(later).toContain('Credential=AKIDKCLUSTEREXAMPLE/20261129/us-east-1/s3/aws4_request');
   });
 });

@@ -9,7 +9,8 @@ import { moveAside, readTracked, trackedPaths, writeTracked } from '../../../src
 
 function stateFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kc-tracked-'));
-  for (const d of ['pki/etcd', 'pki/rotation/next', 'encryption', 'retired-cas/2026-01-01', 'logs', 'journal', 'backups']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['pki/etcd', 'pki/rotation/next', 'encryption', 'retired-cas/2026-01-01', 'logs', 'journal', 'backups'])
+    mkdirSync(join(dir, d), { recursive: true });
   const files: Record<string, string> = {
     'pki/ca.key': 'k',
     'pki/etcd/ca.crt': 'c',

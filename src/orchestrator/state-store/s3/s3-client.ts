@@ -150,7 +150,11 @@ export class S3Client {
       }
       if (attempt < this.attempts) await this.sleep(Math.min(500 * 2 ** (attempt - 1), 4_000));
     }
-    throw new S3Error(`${method} ${what}: no answer after ${this.attempts} tries (${lastProblem}): check that the store at ${this.location.endpoint} is reachable`, 0, undefined);
+    throw new S3Error(
+      `${method} ${what}: no answer after ${this.attempts} tries (${lastProblem}): check that the store at ${this.location.endpoint} is reachable`,
+      0,
+      undefined,
+    );
   }
 
   private async failure(answer: Response, method: string, what: string): Promise<S3Error> {
@@ -233,7 +237,13 @@ export class S3Client {
 
   /** Writes a file as the object, streamed (up to 5 GB, S3's limit for one PUT); `sha256` and `bytes` are the file's. */
   async putFile(key: string, file: string, sha256: string, bytes: number): Promise<{ etag: string }> {
-    const answer = await this.send('PUT', this.url(key), this.describe(key), { file, sha256, bytes }, { 'content-length': String(bytes), 'content-type': 'application/octet-stream' });
+    const answer = await this.send(
+      'PUT',
+      this.url(key),
+      this.describe(key),
+      { file, sha256, bytes },
+      { 'content-length': String(bytes), 'content-type': 'application/octet-stream' },
+    );
     if (!answer.ok) throw await this.failure(answer, 'PUT', this.describe(key));
     await answer.arrayBuffer();
     return { etag: unquote(answer.headers.get('etag')) };
@@ -290,7 +300,9 @@ export class S3Client {
   /** Turns on keeping old versions of every object. */
   async enableVersioning(): Promise<void> {
     const body = Buffer.from('<VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Status>Enabled</Status></VersioningConfiguration>');
-    const answer = await this.send('PUT', this.url('', { versioning: '' }), `${this.describe('')} (versioning)`, body, { 'content-length': String(body.length) });
+    const answer = await this.send('PUT', this.url('', { versioning: '' }), `${this.describe('')} (versioning)`, body, {
+      'content-length': String(body.length),
+    });
     if (!answer.ok) throw await this.failure(answer, 'PUT', `${this.describe('')} (versioning)`);
     await answer.arrayBuffer();
   }

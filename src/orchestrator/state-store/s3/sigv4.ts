@@ -54,7 +54,11 @@ function canonicalQuery(url: URL): string {
 }
 
 /** "20261128T101500Z" */
-export const amzDate = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const amzDate = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /**
  * The headers to send: the request's own, plus host, x-amz-date, x-amz-content-sha256, the
@@ -72,7 +76,14 @@ export function signRequest(request: RequestToSign, credentials: SigningCredenti
   const names = Object.keys(headers).sort();
   const canonicalHeaders = names.map((n) => `${n}:${headers[n]!.trim().replace(/\s+/g, ' ')}\n`).join('');
   const signedHeaders = names.join(';');
-  const canonicalRequest = [request.method, canonicalUri(request.url), canonicalQuery(request.url), canonicalHeaders, signedHeaders, request.payloadSha256].join('\n');
+  const canonicalRequest = [
+    request.method,
+    canonicalUri(request.url),
+    canonicalQuery(request.url),
+    canonicalHeaders,
+    signedHeaders,
+    request.payloadSha256,
+  ].join('\n');
   const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', date, scope, sha256Hex(canonicalRequest)].join('\n');
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, day), region), service), 'aws4_request');
