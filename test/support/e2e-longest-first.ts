@@ -16,6 +16,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'upgrade.test.ts',
   'soak-slice.test.ts',
   'docker.test.ts',
+  'state-store.test.ts',
   'release-upstream-images.test.ts',
   'release-stages.test.ts',
   'quick-start.test.ts',
