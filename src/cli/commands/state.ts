@@ -10,7 +10,7 @@ import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { withStateLock } from '../lock-or-report.js';
-import { sessionFor, storeOf } from '../state-store/state-session.js';
+import { sessionFor, storeOf, type StoreAccess } from '../state-store/state-session.js';
 import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
@@ -32,12 +32,12 @@ const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine(
 async function withStore(
   cli: CliContext,
   options: StateOptions,
-  body: (inventory: Inventory, store: ReturnType<typeof storeOf>) => Promise<void>,
+  body: (inventory: Inventory, store: StoreAccess) => Promise<void>,
 ): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
   try {
-    await body(inventory, storeOf(inventory, cli.env));
+    await body(inventory, await storeOf(inventory, cli.env));
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);
@@ -110,7 +110,7 @@ async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
   if (!inventory) return;
   // Under the lease: the rollback is the next generation, and the state folder follows it.
   await withStateLock(cli, inventory, async () => {
-    const store = storeOf(inventory, cli.env);
+    const store = await storeOf(inventory, cli.env);
     const refusal = await refusalUnlessConfirmed(
       cli,
       `state rollback makes a new generation of ${store.where} holding what generation ${to} held (CAs, keys, pinned host keys): hosts keep what they have until the next apply`,

@@ -6,6 +6,7 @@
 // first change on a host, after each phase a command records, at the end); `close` commits and
 // lets the lease go. A command nested in another (a phase run inside rotate-ca) shares its
 // session. Without cluster.state there is no session: the state folder is the only copy.
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -15,9 +16,17 @@ import { inventoryKeyLocation } from '../../orchestrator/inventory/source-map.js
 import { GenerationStore, macOf, type Manifest } from '../../orchestrator/state-store/generations.js';
 import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
 import { setOffBoxCopy } from '../../orchestrator/state-store/off-box-copies.js';
-import { S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
+import { PreconditionFailed, S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
 import { sealFile } from '../../orchestrator/state-store/sealed-file.js';
-import { StateKeyError, stateKeyFromEnv, stateKeyFromFile, type StateKey } from '../../orchestrator/state-store/state-key.js';
+import {
+  DEFAULT_PASSPHRASE_COST,
+  StateKeyError,
+  stateKeyFromEnv,
+  stateKeyFromFile,
+  stateKeyFromPassphrase,
+  type PassphraseParameters,
+  type StateKey,
+} from '../../orchestrator/state-store/state-key.js';
 import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 
 export interface StateSession {
@@ -54,6 +63,8 @@ interface StoreHeader {
   readonly cluster: string;
   readonly keyFingerprint: string;
   readonly created: string;
+  /** With a passphrase (cluster.state.key.passphraseEnv): scrypt's salt and cost, which every controller needs. */
+  readonly kdf?: PassphraseParameters;
 }
 
 function credentialsOf(inventory: Inventory, s3: StateStoreSettings['s3'], env: SessionOptions['env']) {
@@ -73,39 +84,83 @@ function credentialsOf(inventory: Inventory, s3: StateStoreSettings['s3'], env: 
   };
 }
 
-function keyOf(inventory: Inventory, settings: StateStoreSettings, env: SessionOptions['env']): StateKey {
+async function readHeader(s3: S3Client, prefix: string): Promise<Partial<StoreHeader> | undefined> {
+  const got = await s3.get(`${prefix}${HEADER_KEY}`);
+  return got === undefined ? undefined : (JSON.parse(got.body.toString('utf8')) as Partial<StoreHeader>);
+}
+
+/** The state key from the inventory's source; a passphrase is derived with the store's recorded salt (a new store: a new salt). */
+async function keyOf(
+  inventory: Inventory,
+  settings: StateStoreSettings,
+  env: SessionOptions['env'],
+  s3: S3Client,
+): Promise<{ key: StateKey; kdf?: PassphraseParameters }> {
+  const where = inventoryKeyLocation(inventory.file, ['cluster', 'state', 'key']);
   try {
-    return 'file' in settings.key ? stateKeyFromFile(settings.key.file) : stateKeyFromEnv(settings.key.env, env);
+    if ('file' in settings.key) return { key: stateKeyFromFile(settings.key.file) };
+    if ('env' in settings.key) return { key: stateKeyFromEnv(settings.key.env, env) };
+    const name = settings.key.passphraseEnv;
+    const passphrase = env[name];
+    if (passphrase === undefined || passphrase === '') throw new StateKeyError(`the environment variable ${name} is not set: set it to the store's passphrase`);
+    const header = await readHeader(s3, settings.s3.prefix);
+    if (header !== undefined && header.kdf === undefined)
+      throw new StateKeyError(`${s3.describe(settings.s3.prefix)} was made with a key, not a passphrase: give that key (key.file or key.env)`);
+    const kdf = header?.kdf ?? { salt: randomBytes(16).toString('base64'), ...DEFAULT_PASSPHRASE_COST };
+    return { key: stateKeyFromPassphrase(passphrase, kdf, `the passphrase in ${name}`), kdf };
   } catch (error) {
     if (!(error instanceof StateKeyError)) throw error;
-    throw new InputError(`${inventoryKeyLocation(inventory.file, ['cluster', 'state', 'key'])}: ${error.message}`);
+    throw new InputError(`${where}: ${error.message}`);
   }
 }
 
+export interface StoreAccess {
+  readonly s3: S3Client;
+  readonly generations: GenerationStore;
+  readonly key: StateKey;
+  /** A passphrase's salt and cost (recorded in a new store's header). */
+  readonly kdf?: PassphraseParameters;
+  readonly prefix: string;
+  readonly where: string;
+}
+
 /** The store's client, generations and key for an inventory with cluster.state (no lease taken). */
-export function storeOf(
-  inventory: Inventory,
-  env: SessionOptions['env'],
-): { s3: S3Client; generations: GenerationStore; key: StateKey; prefix: string; where: string } {
+export async function storeOf(inventory: Inventory, env: SessionOptions['env']): Promise<StoreAccess> {
   const settings = inventory.cluster.state;
   if (settings === undefined) throw new InputError(`${inventory.file}: no cluster.state: this cluster's state is only in ${inventory.stateDir}`);
   const s3 = new S3Client(
     { endpoint: settings.s3.endpoint, bucket: settings.s3.bucket, region: settings.s3.region, pathStyle: settings.s3.pathStyle },
     credentialsOf(inventory, settings.s3, env),
   );
-  const key = keyOf(inventory, settings, env);
-  return { s3, key, prefix: settings.s3.prefix, generations: new GenerationStore(s3, settings.s3.prefix, key), where: s3.describe(settings.s3.prefix) };
+  const { key, kdf } = await keyOf(inventory, settings, env, s3);
+  return {
+    s3,
+    key,
+    ...(kdf !== undefined ? { kdf } : {}),
+    prefix: settings.s3.prefix,
+    generations: new GenerationStore(s3, settings.s3.prefix, key),
+    where: s3.describe(settings.s3.prefix),
+  };
 }
 
 /** The store is this cluster's and sealed with this key (the header says so), or is made so when new. */
-async function claimStore(inventory: Inventory, s3: S3Client, prefix: string, key: StateKey): Promise<void> {
-  const got = await s3.get(`${prefix}${HEADER_KEY}`);
-  if (got === undefined) {
-    const header: StoreHeader = { format: 1, cluster: inventory.cluster.name, keyFingerprint: key.fingerprint, created: new Date().toISOString() };
-    await s3.put(`${prefix}${HEADER_KEY}`, Buffer.from(`${JSON.stringify(header, null, 2)}\n`), { ifAbsent: true }).catch(() => undefined);
-    return claimStore(inventory, s3, prefix, key);
+async function claimStore(inventory: Inventory, store: StoreAccess): Promise<void> {
+  const { s3, prefix, key } = store;
+  const header = await readHeader(s3, prefix);
+  if (header === undefined) {
+    const made: StoreHeader = {
+      format: 1,
+      cluster: inventory.cluster.name,
+      keyFingerprint: key.fingerprint,
+      created: new Date().toISOString(),
+      ...(store.kdf !== undefined ? { kdf: store.kdf } : {}),
+    };
+    // Of two controllers making a new store, one writes its header; the other reads it next.
+    await s3.put(`${prefix}${HEADER_KEY}`, Buffer.from(`${JSON.stringify(made, null, 2)}\n`), { ifAbsent: true }).catch((error: unknown) => {
+      if (!(error instanceof PreconditionFailed)) throw error;
+    });
+    return claimStore(inventory, store);
   }
-  const header = JSON.parse(got.body.toString('utf8')) as Partial<StoreHeader>;
   if (header.cluster !== inventory.cluster.name)
     throw new InputError(
       `${s3.describe(prefix)} holds the state of the cluster ${String(header.cluster)}, not ${inventory.cluster.name}: give each cluster its own cluster.state.s3.prefix`,
@@ -134,8 +189,10 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     held.holds += 1;
     return nestedHold(held);
   }
-  const { s3, generations, key, prefix, where } = storeOf(inventory, options.env);
-  await claimStore(inventory, s3, prefix, key);
+  const store = await storeOf(inventory, options.env);
+  const { s3, generations, key, prefix, where } = store;
+  // A passphrase's salt is only known once a new store's header is written: derived again from it if another controller wrote it first.
+  await claimStore(inventory, store);
   const lease: HeldLease = await acquireLease(s3, prefix, { command: options.command, ttlSeconds: inventory.cluster.state.leaseSeconds });
   if (lease.tookOverFrom !== undefined)
     options.say(

@@ -13,7 +13,7 @@ import { SNAPSHOTS, storeOf } from './state-session.js';
 
 /** The snapshots in the inventory's store, oldest first. */
 export async function listStoredSnapshots(inventory: Inventory, env: Readonly<Record<string, string | undefined>>): Promise<HostSnapshot[]> {
-  const store = storeOf(inventory, env);
+  const store = await storeOf(inventory, env);
   const out: HostSnapshot[] = [];
   for await (const o of store.s3.list(`${store.prefix}${SNAPSHOTS}`)) {
     const name = o.key.slice(`${store.prefix}${SNAPSHOTS}`.length).replace(/\.kce$/, '');
@@ -30,7 +30,7 @@ export async function fetchStoredSnapshot(
   name: string,
   file = join(inventory.stateDir, 'backups', name),
 ): Promise<FetchedSnapshot | undefined> {
-  const store = storeOf(inventory, env);
+  const store = await storeOf(inventory, env);
   const key = `${store.prefix}${SNAPSHOTS}${name}.kce`;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const sealed = `${file}.kce.download`;

@@ -123,8 +123,8 @@ export interface StateStoreSettings {
     readonly secretAccessKeyEnv: string;
     readonly sessionTokenEnv: string;
   };
-  /** An absolute key file on the controller, or the environment variable that holds the key. */
-  readonly key: { readonly file: string } | { readonly env: string };
+  /** An absolute key file on the controller, the environment variable that holds the key, or one that holds a passphrase. */
+  readonly key: { readonly file: string } | { readonly env: string } | { readonly passphraseEnv: string };
   readonly leaseSeconds: number;
 }
 

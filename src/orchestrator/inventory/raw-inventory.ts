@@ -113,7 +113,7 @@ export interface RawInventory {
         readonly secretAccessKeyEnv?: string;
         readonly sessionTokenEnv?: string;
       };
-      readonly key: { readonly file?: string; readonly env?: string };
+      readonly key: { readonly file?: string; readonly env?: string; readonly passphraseEnv?: string };
       readonly leaseSeconds?: number;
     };
   };

@@ -205,7 +205,12 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
                 secretAccessKeyEnv: cluster.state.s3.secretAccessKeyEnv ?? STATE_STORE_DEFAULTS.secretAccessKeyEnv,
                 sessionTokenEnv: cluster.state.s3.sessionTokenEnv ?? STATE_STORE_DEFAULTS.sessionTokenEnv,
               },
-              key: cluster.state.key.file !== undefined ? { file: expandPath(cluster.state.key.file, ctx) } : { env: cluster.state.key.env! },
+              key:
+                cluster.state.key.file !== undefined
+                  ? { file: expandPath(cluster.state.key.file, ctx) }
+                  : cluster.state.key.env !== undefined
+                    ? { env: cluster.state.key.env }
+                    : { passphraseEnv: cluster.state.key.passphraseEnv! },
               leaseSeconds: cluster.state.leaseSeconds ?? STATE_STORE_DEFAULTS.leaseSeconds,
             },
           }

@@ -21,7 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kc-state-session-'));
 const keyFile = join(dir, 'state.key');
 const said: string[] = [];
 
-function inventoryFor(name: string, options: { cluster?: string; prefix?: string; keyFile?: string } = {}): Inventory {
+function inventoryFor(name: string, options: { cluster?: string; prefix?: string; keyFile?: string; key?: string } = {}): Inventory {
   const stateDir = join(dir, name);
   mkdirSync(stateDir, { recursive: true });
   const file = join(dir, `${name}.yaml`);
@@ -32,7 +32,7 @@ function inventoryFor(name: string, options: { cluster?: string; prefix?: string
       `  name: ${options.cluster ?? 'prod'}`,
       '  state:',
       `    s3: { endpoint: "${server.endpoint}", bucket: state, prefix: "${options.prefix ?? 'prod/'}" }`,
-      `    key: { file: ${options.keyFile ?? keyFile} }`,
+      `    key: ${options.key ?? `{ file: ${options.keyFile ?? keyFile} }`}`,
       '    leaseSeconds: 15',
       `stateDir: ${stateDir}`,
       'ssh: { agent: true }',
@@ -137,6 +137,30 @@ describe('the state session', () => {
     expect(readFileSync(fetched.file).equals(content)).toBe(true);
     expect(await fetchStoredSnapshot(b, env, 'etcd-none.db')).toBeUndefined();
   });
+
+  it('a passphrase: the salt is recorded in a new store, a second controller derives the same key from it; another passphrase, or a passphrase for a store made with a key, is refused', async () => {
+    const passphrase = { key: '{ passphraseEnv: KCLUSTER_STATE_PASSPHRASE }', prefix: 'pass/' };
+    const a = inventoryFor('pass-a', passphrase);
+    writeFileSync(join(a.stateDir, 'known_hosts'), 'cp1 ssh-ed25519 PASS\n', { mode: 0o600 });
+    const right = { KCLUSTER_STATE_PASSPHRASE: 'correct horse battery staple' };
+    await (await openStateSession(a, options('kcluster trust -i a.yaml cp1', right)))!.close('trust: completed');
+    const header = JSON.parse(
+      (await new S3Client({ endpoint: server.endpoint, bucket: 'state', region: 'us-east-1', pathStyle: true }, server).get(
+        'pass/kcluster-state.json',
+      ))!.body.toString(),
+    ) as { kdf: { salt: string; N: number } };
+    expect(header.kdf.salt).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(header.kdf.N).toBe(2 ** 17);
+    const b = inventoryFor('pass-b', passphrase);
+    await (await openStateSession(b, options('kcluster apply -i b.yaml', right)))!.close('apply: completed');
+    expect(readFileSync(join(b.stateDir, 'known_hosts'), 'utf8')).toBe('cp1 ssh-ed25519 PASS\n');
+    await expect(
+      openStateSession(inventoryFor('pass-c', passphrase), options('kcluster apply', { KCLUSTER_STATE_PASSPHRASE: 'another horse battery staple' })),
+    ).rejects.toThrow(/s3:\/\/state\/pass\/ is sealed with the state key ks-[0-9a-f]{16}, and the passphrase in KCLUSTER_STATE_PASSPHRASE is ks-[0-9a-f]{16}/);
+    await expect(
+      openStateSession(inventoryFor('pass-d', { key: '{ passphraseEnv: KCLUSTER_STATE_PASSPHRASE }' }), options('kcluster apply', right)),
+    ).rejects.toThrow('s3://state/prod/ was made with a key, not a passphrase: give that key (key.file or key.env)');
+  }, 60_000);
 
   it('refuses a store of another cluster, another key, and missing credentials, by name', async () => {
     await expect(openStateSession(inventoryFor('other', { cluster: 'staging' }), options('kcluster apply'))).rejects.toThrow(
