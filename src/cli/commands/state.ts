@@ -29,11 +29,7 @@ const commandLine = (): string => abbreviate(['kcluster', ...process.argv.slice(
 const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine() });
 
 /** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
-async function withStore(
-  cli: CliContext,
-  options: StateOptions,
-  body: (inventory: Inventory, store: StoreAccess) => Promise<void>,
-): Promise<void> {
+async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: StoreAccess) => Promise<void>): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
   try {
