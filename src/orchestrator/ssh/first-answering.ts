@@ -4,7 +4,15 @@
 import { connect } from 'node:net';
 import type { HostSettings } from '../inventory/model.js';
 
-export const sshPortAnswers = (host: HostSettings, timeoutMs: number): Promise<boolean> => portAnswers(host.ssh.address, host.ssh.port, timeoutMs);
+/**
+ * Whether the host's first SSH hop accepts a connection: its bastion's port for a host behind
+ * one (the controller has no route of its own to such a host, and probing it directly took
+ * every host behind a bastion for down), else its own.
+ */
+export const sshPortAnswers = (host: HostSettings, timeoutMs: number): Promise<boolean> => {
+  const hop = host.bastion ?? host.ssh;
+  return portAnswers(hop.address, hop.port, timeoutMs);
+};
 
 /** Whether address:port accepts a TCP connection within timeoutMs. */
 export function portAnswers(address: string, port: number, timeoutMs: number): Promise<boolean> {

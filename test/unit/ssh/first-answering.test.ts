@@ -29,6 +29,23 @@ describe('the first control plane that answers', () => {
     }
   });
 
+  it("probes a host behind a bastion through its first hop: the bastion's port, not the host's own address", async () => {
+    const bastion = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => bastion.listen(0, '127.0.0.1', resolve));
+    const port = (bastion.address() as AddressInfo).port;
+    // 10.231.99.99 is a lab address no host has: the controller has no route of its own to it.
+    const behind = {
+      name: 'cp1',
+      ssh: { address: '10.231.99.99', port: 22 },
+      bastion: { name: 'jump', address: '127.0.0.1', port },
+    } as unknown as HostSettings;
+    try {
+      expect(await sshPortAnswers(behind, 2_000)).toBe(true);
+    } finally {
+      bastion.close();
+    }
+  });
+
   it('keeps inventory order among those that answer (fake probe), and is undefined when none does', async () => {
     const fakeProbe = (answering: string[]) => async (h: HostSettings) => answering.includes(h.name);
     const hosts = [host('cp1', 1), host('cp2', 2), host('cp3', 3)];
