@@ -5,6 +5,7 @@ import type { PreflightFacts } from '../../src/kubernetes/facts/preflight-facts.
 import type { RouteState } from '../../src/orchestrator/facts/route-to.js';
 import type { HostSettings, Inventory } from '../../src/orchestrator/inventory/model.js';
 import { minorOf } from '../../src/kubernetes/artifacts/component-versions.js';
+import { LOCAL_PROXY_PORT, topologyOf } from '../../src/kubernetes/cluster/topology.js';
 
 export type CheckResult = { readonly ok: true; readonly note: string } | { readonly ok: false; readonly problem: string };
 
@@ -29,8 +30,22 @@ const ok = (note: string): CheckResult => ({ ok: true, note });
 const fail = (problem: string): CheckResult => ({ ok: false, problem });
 const isControlPlane = (h: HostSettings): boolean => h.roles.includes('control-plane');
 
-export const CONTROL_PLANE_PORTS = [6443, 2379, 2380, 10250, 10257, 10259] as const;
-export const WORKER_PORTS = [10250] as const;
+/** TCP ports a control plane's own components take, besides the API port: etcd's client, peer and metrics ports, the controller-manager's, the scheduler's. */
+export const CONTROL_PLANE_PORTS = [2379, 2380, 2381, 10257, 10259] as const;
+/** TCP ports every node's components take: the kubelet's healthz and API, kube-proxy's metrics and healthz. */
+export const NODE_PORTS = [10248, 10249, 10250, 10256] as const;
+/** The NetworkPolicy agent's metrics (roles/addons/templates/kube-network-policies.yaml.hbs), on loopback. */
+export const NETWORK_POLICY_METRICS_PORT = 9080;
+
+/** The TCP ports `host` must have free before kcluster installs there. */
+export function portsWanted(inventory: Inventory, host: HostSettings): number[] {
+  return [
+    ...(isControlPlane(host) ? [inventory.cluster.apiEndpoint.port, ...CONTROL_PLANE_PORTS] : []),
+    ...NODE_PORTS,
+    ...(topologyOf(inventory).localProxy ? [LOCAL_PROXY_PORT] : []),
+    ...(inventory.cluster.networkPolicy.enabled ? [NETWORK_POLICY_METRICS_PORT] : []),
+  ];
+}
 const MAX_CLOCK_SKEW_S = 60;
 
 export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
@@ -93,8 +108,8 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     name: 'ports',
     run: ({ facts, host, preflight, inventory }) => {
       if (preflight.markerCluster === inventory.cluster.name) return ok(`ports held by this cluster's own components`);
-      const wanted = isControlPlane(host) ? [...CONTROL_PLANE_PORTS.filter((p) => p !== 6443), inventory.cluster.apiEndpoint.port] : [...WORKER_PORTS];
-      const taken = wanted.filter((p) => facts.listeningTcpPorts.includes(p));
+      const wanted = portsWanted(inventory, host);
+      const taken = wanted.filter((p) => facts.listeningTcpPorts.includes(p)).sort((a, b) => a - b);
       return taken.length === 0
         ? ok(`ports ${wanted.join(', ')} are free`)
         : fail(`TCP port(s) ${taken.join(', ')} are in use: stop what listens there (ss -ltnp shows it)`);

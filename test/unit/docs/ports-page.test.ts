@@ -12,7 +12,7 @@ import { LOCAL_ETCD } from '../../../src/kubernetes/etcd/etcdctl.js';
 import { runtimeEndpointOf } from '../../../src/kubernetes/cluster/runtime-endpoint.js';
 import { relayServeCommand } from '../../../src/kubernetes/artifacts/fan-out/relay-commands.js';
 import { FAN_OUT_CONTROLLER_COPIES } from '../../../src/kubernetes/artifacts/fan-out/fan-out-limits.js';
-import { CONTROL_PLANE_PORTS, WORKER_PORTS } from '../../../roles/preflight/checks.js';
+import { CONTROL_PLANE_PORTS, NETWORK_POLICY_METRICS_PORT, NODE_PORTS } from '../../../roles/preflight/checks.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -190,7 +190,7 @@ describe('docs/users/ports.md', () => {
       expect(template, `${KUBELET} sets ${field}: read it here instead of the kubelet's default`).not.toMatch(new RegExp(`^${field}:`, 'm'));
     }
     // The kubelet's defaults: port 10250 on every address, healthz on 127.0.0.1:10248, read-only port 0.
-    expect(WORKER_PORTS).toContain(10250);
+    expect(NODE_PORTS).toContain(10250);
     expectRow(10250, SECTION.nodes, 'all addresses', '`cluster.metricsServer.enabled`');
     expectListener('127.0.0.1', 10248, SECTION.nodes);
     expect(PAGE).toMatch(/read-only port \(10255\) stays off/);
@@ -284,11 +284,17 @@ describe('docs/users/ports.md', () => {
   });
 
   it('lists every port the preflight checks, and says which it checks', () => {
-    for (const port of [...CONTROL_PLANE_PORTS, ...WORKER_PORTS]) expect(rowsWith(port).length, `port ${port}`).toBeGreaterThan(0);
-    const said = /preflight checks that the ports of the control plane \(API port, ([\d, ]+)\) and of a worker \(([\d, ]+)\)/.exec(PAGE.replace(/\s+/g, ' '));
+    for (const port of [...CONTROL_PLANE_PORTS, ...NODE_PORTS, NETWORK_POLICY_METRICS_PORT, LOCAL_PROXY_PORT])
+      expect(rowsWith(port).length, `port ${port}`).toBeGreaterThan(0);
+    const said =
+      /preflight checks that the TCP ports of the control plane \(API port, ([\d, ]+)\) and of every node \(([\d, ]+); (\d+) with the node-local proxy; (\d+) with the NetworkPolicy agent\)/.exec(
+        PAGE.replace(/\s+/g, ' '),
+      );
     expect(said, `${PAGE_PATH}: the preflight sentence`).not.toBeNull();
     const list = (text: string): number[] => text.split(',').map((p) => Number(p.trim()));
-    expect(list(said![1]!)).toEqual(CONTROL_PLANE_PORTS.filter((p) => p !== CLUSTER_DEFAULTS.apiPort));
-    expect(list(said![2]!)).toEqual([...WORKER_PORTS]);
+    expect(list(said![1]!)).toEqual([...CONTROL_PLANE_PORTS]);
+    expect(list(said![2]!)).toEqual([...NODE_PORTS]);
+    expect(Number(said![3])).toBe(LOCAL_PROXY_PORT);
+    expect(Number(said![4])).toBe(NETWORK_POLICY_METRICS_PORT);
   });
 });

@@ -1,6 +1,6 @@
 // Preflight checks as pure functions: each failure says how to fix it.
 import { describe, expect, it } from 'vitest';
-import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckInput } from '../../../roles/preflight/checks.js';
+import { duplicateIdentities, portsWanted, PREFLIGHT_CHECKS, type CheckInput } from '../../../roles/preflight/checks.js';
 import { parsePreflightFacts } from '../../../src/kubernetes/facts/preflight-facts.js';
 import { parseRoute } from '../../../src/orchestrator/facts/route-to.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
@@ -125,5 +125,24 @@ describe('preflight checks', () => {
       'machine-id m1 is also on b: regenerate it (rm /etc/machine-id && systemd-machine-id-setup), cloned images share it',
     ]);
     expect(duplicateIdentities(ids, 'c')).toEqual([]);
+  });
+
+  it("wants free the ports of what will run there: every node's components, a control plane's, the node-local proxy's with several control planes and no load balancer, the NetworkPolicy agent's", () => {
+    const load = (text: string) => {
+      const r = parseInventory(text, '/x/inv.yaml', { env: {} });
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      return r.inventory;
+    };
+    const three = load(
+      'ssh: { agent: true }\ncluster: { apiEndpoint: { port: 7443 } }\nhosts:\n' +
+        ['1', '2', '3'].map((i) => `  - { name: cp${i}, address: 10.0.0.${i}, roles: [control-plane] }\n`).join('') +
+        '  - { name: w1, address: 10.0.0.9, roles: [worker] }\n',
+    );
+    expect(portsWanted(three, three.hosts[0]!)).toEqual([7443, 2379, 2380, 2381, 10257, 10259, 10248, 10249, 10250, 10256, 6444, 9080]);
+    expect(portsWanted(three, three.hosts[3]!)).toEqual([10248, 10249, 10250, 10256, 6444, 9080]);
+    const one = load(
+      'ssh: { agent: true }\ncluster: { networkPolicy: { enabled: false } }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n',
+    );
+    expect(portsWanted(one, one.hosts[0]!)).toEqual([6443, 2379, 2380, 2381, 10257, 10259, 10248, 10249, 10250, 10256]);
   });
 });
