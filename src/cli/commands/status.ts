@@ -18,6 +18,10 @@ import { readCaRotation } from '../../kubernetes/pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
 
+import { JournalMirror } from '../state-store/journal-mirror.js';
+import { storeOf } from '../state-store/state-session.js';
+import { readLease, type LeaseHolder } from '../../orchestrator/state-store/lease.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 interface StatusOptions {
   readonly inventory: string;
   readonly run?: string;
@@ -45,6 +49,22 @@ function sha256Of(file: string): string | undefined {
   }
 }
 
+/** The store's journal brought into the state folder; the holder of its live lease, if any. A store that cannot be read is said, and the folder's own journal used. */
+async function readStoreJournal(cli: CliContext, inventory: Inventory): Promise<LeaseHolder | undefined> {
+  try {
+    const store = await storeOf(inventory, cli.env);
+    const brought = await new JournalMirror(store.s3, store.prefix, store.key, inventory.stateDir).pull();
+    if (brought > 0) cli.stderr.write(`kcluster: the journal of ${brought} run(s) made on other controllers brought from ${store.where}\n`);
+    const lease = await readLease(store.s3, store.prefix);
+    return lease !== undefined && lease.record.released !== true && lease.expiresIn > 0 ? lease.record.holder : undefined;
+  } catch (error) {
+    cli.stderr.write(
+      `kcluster: warning: the state store could not be read (${(error as Error).message}): this is the journal of this controller's runs only\n`,
+    );
+    return undefined;
+  }
+}
+
 function pick(runs: readonly RunOutcome[], id: string, dir: string): RunOutcome {
   const exact = runs.find((r) => r.id === id);
   if (exact) return exact;
@@ -65,6 +85,9 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
   if (!inventory) return;
   const dir = join(inventory.stateDir, JOURNAL_FOLDER);
+  // With a state store, the runs made on other controllers are read from it, and a run is in
+  // progress while its controller holds the store's lease.
+  const leaseHolder = inventory.cluster.state !== undefined ? await readStoreJournal(cli, inventory) : undefined;
   try {
     const last = lastCount(options.last);
     const files = readJournalFolder(dir, (note) => cli.stderr.write(`kcluster: warning: ${note}\n`));
@@ -73,7 +96,7 @@ async function status(cli: CliContext, options: StatusOptions): Promise<void> {
         `no run journal yet in ${dir} (the state folder of cluster ${inventory.cluster.name}, ${inventory.file}): runs that change hosts (apply, upgrade, reset, remove-node, certs renew, secrets rotate-key, etcd snapshot save and restore, run) write one; --check runs do not. Run one, or give the inventory those runs used`,
       );
     }
-    const runs = files.map((f) => runOutcome(f, (pid) => holdsLock(inventory.stateDir, pid))).reverse();
+    const runs = files.map((f) => runOutcome(f, (pid) => holdsLock(inventory.stateDir, pid) || leaseHolder?.pid === pid)).reverse();
     const chosen = options.run === undefined ? runs[0]! : pick(runs, options.run, dir);
     const inventoryChanged = sha256Of(chosen.inventory.file) !== chosen.inventory.sha256;
     // Only the newest run can say what to do now; a rotation under way is said beside it.

@@ -27,6 +27,7 @@ import {
   type PassphraseParameters,
   type StateKey,
 } from '../../orchestrator/state-store/state-key.js';
+import { JournalMirror } from './journal-mirror.js';
 import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 
 export interface StateSession {
@@ -199,8 +200,11 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
       `took over the lease of ${lease.tookOverFrom.command} (pid ${lease.tookOverFrom.pid} on ${lease.tookOverFrom.machine}, started ${lease.tookOverFrom.started}): it stopped renewing it; kcluster status shows what that run left`,
     );
   const stopRenewing = keepRenewed(lease, (inventory.cluster.state.leaseSeconds * 1000) / 3, options.onLost);
+  const journal = new JournalMirror(s3, prefix, key, inventory.stateDir);
   let head: Manifest | undefined;
   try {
+    const runs = await journal.pull();
+    if (runs > 0) options.say(`the journal of ${runs} run(s) made on other controllers brought from ${where} (kcluster status reads it)`);
     head = await generations.head();
     if (head !== undefined) {
       const local = new Map(readTracked(inventory.stateDir).map((f) => [f.path, f]));
@@ -221,6 +225,8 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
   }
   const by = { machine: hostname(), pid: process.pid, command: options.command };
   const commit = async (reason: string): Promise<void> => {
+    // The journal first: what this run has done so far is in the store whatever follows.
+    await journal.push();
     const files = readTracked(inventory.stateDir);
     const same =
       head !== undefined &&

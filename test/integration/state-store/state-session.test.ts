@@ -14,6 +14,7 @@ import { offBoxCopyFor } from '../../../src/orchestrator/state-store/off-box-cop
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { S3Client } from '../../../src/orchestrator/state-store/s3/s3-client.js';
+import { runCli } from '../../unit/cli/support/run-cli.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 
 let server: S3TestServer;
@@ -161,6 +162,27 @@ describe('the state session', () => {
       openStateSession(inventoryFor('pass-d', { key: '{ passphraseEnv: KCLUSTER_STATE_PASSPHRASE }' }), options('kcluster apply', right)),
     ).rejects.toThrow('s3://state/prod/ was made with a key, not a passphrase: give that key (key.file or key.env)');
   }, 60_000);
+
+  it("mirrors the run journal: a run made on one controller is in the store, and another controller's status shows it (and what it left)", async () => {
+    const a = inventoryFor('journal-a', { prefix: 'journal/' });
+    mkdirSync(join(a.stateDir, 'journal'), { recursive: true });
+    const run = '2026-11-26T23-03-41-135Z-f699.jsonl';
+    writeFileSync(join(a.stateDir, 'journal', run), readFileSync('test/fixtures/journal/interrupted.jsonl'), { mode: 0o600 });
+    const session = (await openStateSession(a, options('kcluster apply -i a.yaml')))!;
+    await session.commit('apply: before the first change on a host');
+    await session.close('apply: interrupted');
+    const b = inventoryFor('journal-b', { prefix: 'journal/' });
+    said.length = 0;
+    await (await openStateSession(b, options('kcluster facts -i b.yaml')))!.close('facts: completed');
+    expect(said).toContain('the journal of 1 run(s) made on other controllers brought from s3://state/journal/ (kcluster status reads it)');
+    expect(readFileSync(join(b.stateDir, 'journal', run)).equals(readFileSync(join(a.stateDir, 'journal', run)))).toBe(true);
+    // A third controller's status, with nothing of its own: the store's journal, read-only.
+    const c = inventoryFor('journal-c', { prefix: 'journal/' });
+    const status = await runCli(['status', '-i', c.file, '-o', 'json'], options('x').env);
+    expect(status.code, status.err).toBe(0);
+    expect(status.err).toContain('the journal of 1 run(s) made on other controllers brought from s3://state/journal/');
+    expect((JSON.parse(status.out) as { last: { result: string } }).last.result).not.toBe('completed');
+  });
 
   it('refuses a store of another cluster, another key, and missing credentials, by name', async () => {
     await expect(openStateSession(inventoryFor('other', { cluster: 'staging' }), options('kcluster apply'))).rejects.toThrow(
