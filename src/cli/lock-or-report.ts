@@ -9,6 +9,7 @@ import { abbreviate } from '../orchestrator/ssh/connection.js';
 import { EnvelopeError } from '../orchestrator/state-store/envelope.js';
 import { LeaseHeld } from '../orchestrator/state-store/lease.js';
 import { S3Error } from '../orchestrator/state-store/s3/s3-client.js';
+import { StateChanged } from '../orchestrator/state-store/generations.js';
 import { openStateSession, type StateSession } from './state-store/state-session.js';
 
 /** What the lock file says is running: the command line, without the program path. */
@@ -80,6 +81,12 @@ export async function holdStateOrReport(cli: CliContext, inventory: Inventory): 
     release: async (reason) => {
       try {
         await session?.close(reason);
+      } catch (error) {
+        if (!(error instanceof S3Error || error instanceof StateChanged || error instanceof EnvelopeError)) throw error;
+        cli.stderr.write(
+          `kcluster: the state folder's changes could not be published to ${session!.where}: ${error.message}. They are in ${inventory.stateDir}, and the next command refuses to run until they are published: kcluster state push -i ${inventory.file} --yes once the store answers\n`,
+        );
+        cli.setExitCode(ExitCode.StateNotPublished);
       } finally {
         lock.release();
       }

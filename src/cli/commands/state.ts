@@ -4,17 +4,21 @@
 // controller that is gone broken (asks first); the state folder published over the store's
 // newest generation (moving a cluster from one machine's folder into the store; asks first).
 import { Option, type Command } from 'commander';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { withStateLock } from '../lock-or-report.js';
-import { sessionFor, storeOf, type StoreAccess } from '../state-store/state-session.js';
+import { sessionFor, storeOf, unpublishedPath, type StoreAccess } from '../state-store/state-session.js';
 import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
-import { breakLease, acquireLease, readLease } from '../../orchestrator/state-store/lease.js';
+import { breakLease, acquireLease, LeaseHeld, readLease } from '../../orchestrator/state-store/lease.js';
+import { EnvelopeError } from '../../orchestrator/state-store/envelope.js';
+import { StateChanged } from '../../orchestrator/state-store/generations.js';
+import { S3Error } from '../../orchestrator/state-store/s3/s3-client.js';
 import { textTable } from '../../orchestrator/util/text-table.js';
 import { abbreviate } from '../../orchestrator/ssh/connection.js';
 
@@ -28,6 +32,10 @@ interface StateOptions {
 const commandLine = (): string => abbreviate(['kcluster', ...process.argv.slice(2)].join(' '));
 const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine() });
 
+/** The store's own refusals (held by another controller, unreachable, another key, changed under us) and bad input: reported, exit 2. */
+const isStoreRefusal = (error: unknown): error is Error =>
+  error instanceof InputError || error instanceof LeaseHeld || error instanceof S3Error || error instanceof EnvelopeError || error instanceof StateChanged;
+
 /** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
 async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: StoreAccess) => Promise<void>): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
@@ -35,7 +43,14 @@ async function withStore(cli: CliContext, options: StateOptions, body: (inventor
   try {
     await body(inventory, await storeOf(inventory, cli.env));
   } catch (error) {
-    if (!(error instanceof InputError)) throw error;
+    if (!(
+      error instanceof InputError ||
+      error instanceof LeaseHeld ||
+      error instanceof S3Error ||
+      error instanceof EnvelopeError ||
+      error instanceof StateChanged
+    ))
+      throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);
     cli.setExitCode(ExitCode.InvalidInput);
   }
@@ -124,8 +139,8 @@ async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
       `kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`,
     );
   }).catch((error: unknown) => {
-    if (!(error instanceof InputError)) throw error;
-    cli.stderr.write(`kcluster: ${error.message}\n`);
+    if (!isStoreRefusal(error)) throw error;
+    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
     cli.setExitCode(ExitCode.InvalidInput);
   });
 }
@@ -160,6 +175,8 @@ async function push(cli: CliContext, options: StateOptions): Promise<void> {
     const lease = await acquireLease(store.s3, store.prefix, { command: commandLine(), ttlSeconds: inventory.cluster.state!.leaseSeconds });
     try {
       const made = await store.generations.commit(head, files, by(), `pushed from ${inventory.stateDir}`);
+      // What a run could not publish is published now: the next command may take the store's state.
+      rmSync(unpublishedPath(inventory.stateDir), { force: true });
       cli.stderr.write(`kcluster: ${files.length} file(s) published to ${store.where} as generation ${made.generation}\n`);
     } finally {
       await lease.release();

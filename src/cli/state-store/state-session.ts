@@ -7,6 +7,7 @@
 // lets the lease go. A command nested in another (a phase run inside rotate-ca) shares its
 // session. Without cluster.state there is no session: the state folder is the only copy.
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -185,6 +186,11 @@ function pull(stateDir: string, head: Manifest, files: Awaited<ReturnType<Genera
 
 export async function openStateSession(inventory: Inventory, options: SessionOptions): Promise<StateSession | undefined> {
   if (inventory.cluster.state === undefined) return undefined;
+  const unpublished = readUnpublished(inventory.stateDir);
+  if (unpublished !== undefined)
+    throw new InputError(
+      `${inventory.stateDir} holds changes that ${unpublished.reason} could not publish to the state store (${unpublished.at}: ${unpublished.error}): publish them first with kcluster state push -i ${inventory.file} --yes, or, to take the store's state over them, remove ${unpublishedPath(inventory.stateDir)}`,
+    );
   const held = open.get(inventory.stateDir);
   if (held !== undefined) {
     held.holds += 1;
@@ -250,9 +256,14 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
         setOffBoxCopy(inventory.stateDir, undefined);
         try {
           await commit(reason);
+        } catch (error) {
+          // The changes stay in the folder, and the next command refuses to take the store's
+          // state over them until they are published (kcluster state push).
+          writeUnpublished(inventory.stateDir, { reason, at: new Date().toISOString(), error: (error as Error).message });
+          throw error;
         } finally {
           stopRenewing();
-          await lease.release();
+          await lease.release().catch(() => undefined);
         }
       },
     },
@@ -289,4 +300,25 @@ function nestedHold(held: OpenSession): StateSession {
       await held.session.close(reason);
     },
   };
+}
+
+/** A run whose last publish failed leaves this in the state folder (see close). */
+export const unpublishedPath = (stateDir: string): string => join(stateDir, 'unpublished.json');
+
+interface Unpublished {
+  readonly reason: string;
+  readonly at: string;
+  readonly error: string;
+}
+
+function writeUnpublished(stateDir: string, what: Unpublished): void {
+  writeFileSync(unpublishedPath(stateDir), `${JSON.stringify(what, null, 2)}\n`, { mode: 0o600 });
+}
+
+function readUnpublished(stateDir: string): Unpublished | undefined {
+  try {
+    return JSON.parse(readFileSync(unpublishedPath(stateDir), 'utf8')) as Unpublished;
+  } catch {
+    return undefined;
+  }
 }

@@ -16,6 +16,8 @@ export const ExitCode = {
   HostsUnreachable: 5,
   /** `kcluster bundle build`: a recipe failed on this machine (the message names its log). */
   BuildFailed: 6,
+  /** The run's changes to the state could not be published to the state store (cluster.state): they are in the state folder. */
+  StateNotPublished: 7,
   /** Interrupted by SIGINT/SIGTERM. */
   Interrupted: 130,
 } as const;

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStateSession, type SessionOptions } from '../../../src/cli/state-store/state-session.js';
+import { openStateSession, unpublishedPath, type SessionOptions } from '../../../src/cli/state-store/state-session.js';
+import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { fetchStoredSnapshot, listStoredSnapshots } from '../../../src/cli/state-store/stored-snapshots.js';
 import { offBoxCopyFor } from '../../../src/orchestrator/state-store/off-box-copies.js';
 import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
@@ -183,6 +184,42 @@ describe('the state session', () => {
     expect(status.err).toContain('the journal of 1 run(s) made on other controllers brought from s3://state/journal/');
     expect((JSON.parse(status.out) as { last: { result: string } }).last.result).not.toBe('completed');
   });
+
+  it('a store cut off at the end of a run: its changes stay in the folder, marked; the next command refuses until state push publishes them', async () => {
+    const proxy = await cuttableProxy(Number(new URL(server.endpoint).port));
+    const through = (name: string): Inventory => {
+      const inventory = inventoryFor(name, { prefix: 'cut/' });
+      const file = inventory.file;
+      writeFileSync(file, readFileSync(file, 'utf8').replace(server.endpoint, `http://127.0.0.1:${proxy.port}`));
+      const parsed = parseInventory(readFileSync(file, 'utf8'), file, { env: {} });
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      return parsed.inventory;
+    };
+    try {
+      const a = through('cut-a');
+      writeFileSync(join(a.stateDir, 'known_hosts'), 'cp1 ssh-ed25519 ONE\n', { mode: 0o600 });
+      const session = (await openStateSession(a, options('kcluster apply -i a.yaml')))!;
+      await session.commit('apply: before the first change on a host');
+      writeFileSync(join(a.stateDir, 'known_hosts'), 'cp1 ssh-ed25519 ONE\ncp2 ssh-ed25519 TWO\n', { mode: 0o600 });
+      await proxy.cut();
+      await expect(session.close('apply: completed')).rejects.toThrow(/no answer after 4 tries/);
+      expect(JSON.parse(readFileSync(unpublishedPath(a.stateDir), 'utf8'))).toMatchObject({ reason: 'apply: completed' });
+      await proxy.heal();
+      await expect(openStateSession(a, options('kcluster apply -i a.yaml'))).rejects.toThrow(
+        `holds changes that apply: completed could not publish to the state store`,
+      );
+      // The lease the cut-off run held was not released: state push waits for it to expire (15 s here).
+      await new Promise((r) => setTimeout(r, 16_000));
+      const push = await runCli(['state', 'push', '-i', a.file, '--yes'], options('x').env);
+      expect(push.code, push.err).toBe(0);
+      expect(existsSync(unpublishedPath(a.stateDir))).toBe(false);
+      const b = through('cut-b');
+      await (await openStateSession(b, options('kcluster apply -i b.yaml')))!.close('apply: completed');
+      expect(readFileSync(join(b.stateDir, 'known_hosts'), 'utf8')).toBe('cp1 ssh-ed25519 ONE\ncp2 ssh-ed25519 TWO\n');
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
 
   it('refuses a store of another cluster, another key, and missing credentials, by name', async () => {
     await expect(openStateSession(inventoryFor('other', { cluster: 'staging' }), options('kcluster apply'))).rejects.toThrow(
