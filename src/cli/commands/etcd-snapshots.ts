@@ -151,6 +151,14 @@ async function storeListing(cli: CliContext, inventory: Inventory): Promise<Host
   }
 }
 
+/** Whether `name` is a snapshot's name as list prints it; reported (exit 2) when not. */
+function isSnapshotNameOrReport(cli: CliContext, inventory: Inventory, name: string): boolean {
+  if (SNAPSHOT_NAME.test(name)) return true;
+  err(cli, `"${name}" is not a snapshot name: a file name ending .db, without a folder, as kcluster etcd snapshot list -i ${inventory.file} prints it`);
+  cli.setExitCode(ExitCode.InvalidInput);
+  return false;
+}
+
 /** Snapshot `name` from the state store, opened into <stateDir>/backups (or `file`); undefined when it failed, reported. */
 export async function fetchFromStoreOrReport(cli: CliContext, inventory: Inventory, name: string, file?: string): Promise<FetchedSnapshot | undefined> {
   if (inventory.cluster.state === undefined) {
@@ -161,11 +169,7 @@ export async function fetchFromStoreOrReport(cli: CliContext, inventory: Invento
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
-  if (!SNAPSHOT_NAME.test(name)) {
-    err(cli, `"${name}" is not a snapshot name: a file name ending .db, without a folder, as kcluster etcd snapshot list -i ${inventory.file} prints it`);
-    cli.setExitCode(ExitCode.InvalidInput);
-    return undefined;
-  }
+  if (!isSnapshotNameOrReport(cli, inventory, name)) return undefined;
   try {
     const fetched = await fetchStoredSnapshot(inventory, cli.env, name, file !== undefined ? resolve(cli.cwd, file) : undefined);
     if (fetched === undefined) {
@@ -204,11 +208,7 @@ export async function fetchSnapshotToController(
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
   }
-  if (!SNAPSHOT_NAME.test(name)) {
-    err(cli, `"${name}" is not a snapshot name: a file name ending .db, without a folder, as kcluster etcd snapshot list -i ${inventory.file} prints it`);
-    cli.setExitCode(ExitCode.InvalidInput);
-    return undefined;
-  }
+  if (!isSnapshotNameOrReport(cli, inventory, name)) return undefined;
   const local = file !== undefined ? resolve(cli.cwd, file) : join(inventory.stateDir, 'backups', name);
   const connector = controllerConnector(cli, inventory);
   try {
