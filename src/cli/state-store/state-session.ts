@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory, StateStoreSettings } from '../../orchestrator/inventory/model.js';
 import { inventoryKeyLocation } from '../../orchestrator/inventory/source-map.js';
-import { GenerationStore, macOf, type Manifest } from '../../orchestrator/state-store/generations.js';
+import { GenerationStore, holdsExactly, holdsFile, type Manifest, type StateFile } from '../../orchestrator/state-store/generations.js';
 import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
 import { setOffBoxCopy } from '../../orchestrator/state-store/off-box-copies.js';
 import { PreconditionFailed, S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
@@ -173,15 +173,28 @@ async function claimStore(inventory: Inventory, store: StoreAccess): Promise<voi
     );
 }
 
-/** Brings the state folder in line with `head`: the store's files written where they differ, files it lacks moved aside. */
-function pull(stateDir: string, head: Manifest, files: Awaited<ReturnType<GenerationStore['files']>>, say: (line: string) => void): void {
+/**
+ * Brings the state folder in line with `head`: the store's files written where the folder's
+ * (`local`, as already read) differ, files it lacks moved aside. The count of files brought.
+ */
+async function pull(
+  stateDir: string,
+  store: Pick<StoreAccess, 'key' | 'generations'>,
+  head: Manifest,
+  local: ReadonlyMap<string, StateFile>,
+  say: (line: string) => void,
+): Promise<number> {
+  const differing = Object.keys(head.files).filter((path) => {
+    const mine = local.get(path);
+    return mine === undefined || !holdsFile(store.key, head.files[path], mine);
+  });
+  for (const file of await store.generations.files(head, differing)) writeTracked(stateDir, file);
   const at = new Date().toISOString().replace(/[:.]/g, '-');
-  const local = new Map(readTracked(stateDir).map((f) => [f.path, f]));
-  for (const file of files) writeTracked(stateDir, file);
   for (const path of local.keys()) {
     if (head.files[path] !== undefined) continue;
     say(`${path} is in the state folder but not in the store's generation ${head.generation}: moved to ${moveAside(stateDir, path, at)} (the store wins)`);
   }
+  return differing.length;
 }
 
 export async function openStateSession(inventory: Inventory, options: SessionOptions): Promise<StateSession | undefined> {
@@ -214,15 +227,8 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     head = await generations.head();
     if (head !== undefined) {
       const local = new Map(readTracked(inventory.stateDir).map((f) => [f.path, f]));
-      const differing = Object.entries(head.files)
-        .filter(([path, entry]) => {
-          const mine = local.get(path);
-          return mine === undefined || mine.mode !== entry.mode || macOf(key, path, mine.content) !== entry.mac;
-        })
-        .map(([path]) => path);
-      pull(inventory.stateDir, head, await generations.files(head, differing), options.say);
-      if (differing.length > 0)
-        options.say(`state from ${where} generation ${head.generation}: ${differing.length} file(s) brought into ${inventory.stateDir}`);
+      const brought = await pull(inventory.stateDir, store, head, local, options.say);
+      if (brought > 0) options.say(`state from ${where} generation ${head.generation}: ${brought} file(s) brought into ${inventory.stateDir}`);
     }
   } catch (error) {
     stopRenewing();
@@ -234,13 +240,7 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     // The journal first: what this run has done so far is in the store whatever follows.
     await journal.push();
     const files = readTracked(inventory.stateDir);
-    const same =
-      head !== undefined &&
-      files.length === Object.keys(head.files).length &&
-      files.every(
-        (f) => head!.files[f.path] !== undefined && head!.files[f.path]!.mode === f.mode && head!.files[f.path]!.mac === macOf(key, f.path, f.content),
-      );
-    if (same || (head === undefined && files.length === 0)) return;
+    if (holdsExactly(key, head, files)) return;
     head = await generations.commit(head, files, by, reason);
     options.say(`state published to ${where} as generation ${head.generation} (${reason})`);
   };

@@ -63,6 +63,16 @@ const numberOf = (key: string): number | undefined => {
 export const macOf = (key: StateKey, path: string, content: Buffer): string =>
   createHmac('sha256', key.bytes).update(path).update('\0').update(content).digest('hex');
 
+/** Whether `file` is what `entry` holds (same mode, same keyed digest): then nothing of it needs moving. */
+export const holdsFile = (key: StateKey, entry: ManifestEntry | undefined, file: StateFile): boolean =>
+  entry !== undefined && entry.mode === file.mode && entry.mac === macOf(key, file.path, file.content);
+
+/** Whether `files` are exactly what `manifest` holds, no more and no less (nothing at all for no manifest). */
+export const holdsExactly = (key: StateKey, manifest: Manifest | undefined, files: readonly StateFile[]): boolean =>
+  manifest === undefined
+    ? files.length === 0
+    : files.length === Object.keys(manifest.files).length && files.every((f) => holdsFile(key, manifest.files[f.path], f));
+
 export class GenerationStore {
   constructor(
     private readonly s3: S3Client,
@@ -135,6 +145,7 @@ export class GenerationStore {
     const entries: Record<string, ManifestEntry> = {};
     await Promise.all(
       files.map(async (file) => {
+        // The digest is needed for the new entry too: computed once, not through holdsFile.
         const mac = macOf(this.key, file.path, file.content);
         const known = base?.files[file.path];
         if (known !== undefined && known.mac === mac && known.mode === file.mode) {
