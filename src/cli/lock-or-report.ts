@@ -6,14 +6,11 @@ import { acquireStateLock, inventoryStateDirProblem, type StateLock } from './st
 import { InputError } from '../orchestrator/engine/input-error.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
 import { abbreviate } from '../orchestrator/ssh/connection.js';
-import { EnvelopeError } from '../orchestrator/state-store/envelope.js';
-import { LeaseHeld } from '../orchestrator/state-store/lease.js';
-import { S3Error } from '../orchestrator/state-store/s3/s3-client.js';
-import { StateChanged } from '../orchestrator/state-store/generations.js';
+import { isStoreRefusal } from '../orchestrator/state-store/store-refusal.js';
 import { openStateSession, type StateSession } from './state-store/state-session.js';
 
-/** What the lock file says is running: the command line, without the program path. */
-function commandLine(): string {
+/** What the lock file (and a store's lease and history) says is running: the command line, without the program path. */
+export function commandLine(): string {
   return abbreviate(['kcluster', ...process.argv.slice(2)].join(' '));
 }
 
@@ -71,7 +68,7 @@ export async function holdStateOrReport(cli: CliContext, inventory: Inventory): 
     });
   } catch (error) {
     lock.release();
-    if (!(error instanceof InputError || error instanceof LeaseHeld || error instanceof S3Error || error instanceof EnvelopeError)) throw error;
+    if (!(error instanceof InputError || isStoreRefusal(error))) throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;
@@ -82,7 +79,7 @@ export async function holdStateOrReport(cli: CliContext, inventory: Inventory): 
       try {
         await session?.close(reason);
       } catch (error) {
-        if (!(error instanceof S3Error || error instanceof StateChanged || error instanceof EnvelopeError)) throw error;
+        if (!isStoreRefusal(error)) throw error;
         cli.stderr.write(
           `kcluster: the state folder's changes could not be published to ${session!.where}: ${error.message}. They are in ${inventory.stateDir}, and the next command refuses to run until they are published: kcluster state push -i ${inventory.file} --yes once the store answers\n`,
         );

@@ -26,6 +26,8 @@ import { UnreachableError, type Connection } from '../../orchestrator/ssh/connec
 import { detailFor } from '../../orchestrator/ssh/host-error.js';
 import { textTable } from '../../orchestrator/util/text-table.js';
 import { readOnEachHost } from '../read-on-each-host.js';
+import { isStoreRefusal } from '../../orchestrator/state-store/store-refusal.js';
+import { InputError } from '../../orchestrator/engine/input-error.js';
 import { fetchStoredSnapshot, listStoredSnapshots } from '../state-store/stored-snapshots.js';
 
 export interface SnapshotListOptions {
@@ -147,6 +149,7 @@ async function storeListing(cli: CliContext, inventory: Inventory): Promise<Host
   try {
     return { host: 'store', status: 'ok', snapshots: await listStoredSnapshots(inventory, cli.env) };
   } catch (error) {
+    if (!(error instanceof InputError || isStoreRefusal(error))) throw error;
     return { host: 'store', status: 'failed', error: `kcluster: store: cannot list its etcd snapshots: ${(error as Error).message}`, snapshots: [] };
   }
 }
@@ -180,6 +183,7 @@ export async function fetchFromStoreOrReport(cli: CliContext, inventory: Invento
     err(cli, `fetched ${fetched.remote} to ${fetched.file}: ${fetched.bytes} bytes, sha256 ${fetched.sha256} (opened and checked chunk by chunk)`);
     return fetched;
   } catch (error) {
+    if (!(error instanceof InputError || isStoreRefusal(error))) throw error;
     err(cli, `store: cannot fetch etcd snapshot ${name}: ${(error as Error).message}`);
     cli.setExitCode(ExitCode.InvalidInput);
     return undefined;

@@ -10,17 +10,14 @@ import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
-import { withStateLock } from '../lock-or-report.js';
+import { commandLine, withStateLock } from '../lock-or-report.js';
 import { sessionFor, storeOf, unpublishedPath, type StoreAccess } from '../state-store/state-session.js';
 import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
-import { breakLease, acquireLease, LeaseHeld, readLease } from '../../orchestrator/state-store/lease.js';
-import { EnvelopeError } from '../../orchestrator/state-store/envelope.js';
-import { StateChanged } from '../../orchestrator/state-store/generations.js';
-import { S3Error } from '../../orchestrator/state-store/s3/s3-client.js';
+import { breakLease, acquireLease, readLease } from '../../orchestrator/state-store/lease.js';
+import { isStoreRefusal } from '../../orchestrator/state-store/store-refusal.js';
 import { textTable } from '../../orchestrator/util/text-table.js';
-import { abbreviate } from '../../orchestrator/ssh/connection.js';
 
 interface StateOptions {
   readonly inventory: string;
@@ -29,12 +26,10 @@ interface StateOptions {
   readonly to?: string;
 }
 
-const commandLine = (): string => abbreviate(['kcluster', ...process.argv.slice(2)].join(' '));
 const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine() });
 
-/** The store's own refusals (held by another controller, unreachable, another key, changed under us) and bad input: reported, exit 2. */
-const isStoreRefusal = (error: unknown): error is Error =>
-  error instanceof InputError || error instanceof LeaseHeld || error instanceof S3Error || error instanceof EnvelopeError || error instanceof StateChanged;
+/** Bad input and the store's own refusals: reported, exit 2. */
+const isRefusal = (error: unknown): error is Error => error instanceof InputError || isStoreRefusal(error);
 
 /** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
 async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: StoreAccess) => Promise<void>): Promise<void> {
@@ -43,14 +38,7 @@ async function withStore(cli: CliContext, options: StateOptions, body: (inventor
   try {
     await body(inventory, await storeOf(inventory, cli.env));
   } catch (error) {
-    if (!(
-      error instanceof InputError ||
-      error instanceof LeaseHeld ||
-      error instanceof S3Error ||
-      error instanceof EnvelopeError ||
-      error instanceof StateChanged
-    ))
-      throw error;
+    if (!isRefusal(error)) throw error;
     cli.stderr.write(`kcluster: ${error.message}\n`);
     cli.setExitCode(ExitCode.InvalidInput);
   }
@@ -139,7 +127,7 @@ async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
       `kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`,
     );
   }).catch((error: unknown) => {
-    if (!isStoreRefusal(error)) throw error;
+    if (!isRefusal(error)) throw error;
     cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
     cli.setExitCode(ExitCode.InvalidInput);
   });

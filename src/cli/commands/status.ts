@@ -17,11 +17,12 @@ import { unfinishedRotation } from '../journal/unfinished-rotation.js';
 import { readCaRotation } from '../../kubernetes/pki/ca-rotation.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { sha256SmallFile } from '../../orchestrator/util/sha256-file.js';
-
 import { JournalMirror } from '../state-store/journal-mirror.js';
 import { storeOf } from '../state-store/state-session.js';
 import { readLease, type LeaseHolder } from '../../orchestrator/state-store/lease.js';
+import { isStoreRefusal } from '../../orchestrator/state-store/store-refusal.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
+
 interface StatusOptions {
   readonly inventory: string;
   readonly run?: string;
@@ -58,6 +59,7 @@ async function readStoreJournal(cli: CliContext, inventory: Inventory): Promise<
     const lease = await readLease(store.s3, store.prefix);
     return lease !== undefined && lease.record.released !== true && lease.expiresIn > 0 ? lease.record.holder : undefined;
   } catch (error) {
+    if (!(error instanceof InputError || isStoreRefusal(error))) throw error;
     cli.stderr.write(
       `kcluster: warning: the state store could not be read (${(error as Error).message}): this is the journal of this controller's runs only\n`,
     );
