@@ -34,6 +34,9 @@ export class LeaseHeld extends Error {
 }
 
 export const LEASE_KEY = 'lease.json';
+
+/** The lease object's bytes: its record as one line of JSON. */
+const leaseBody = (record: LeaseRecord): Buffer => Buffer.from(`${JSON.stringify(record)}\n`);
 export const DEFAULT_LEASE_TTL_SECONDS = 60;
 
 const describeHolder = (h: LeaseHolder): string => `${h.command} (pid ${h.pid} on ${h.machine}, started ${h.started})`;
@@ -86,12 +89,11 @@ export async function acquireLease(s3: S3Client, prefix: string, options: LeaseO
     command: options.command,
     started: (options.now ?? (() => new Date()))().toISOString(),
   };
-  const body = (record: LeaseRecord): Buffer => Buffer.from(`${JSON.stringify(record)}\n`);
   const current = await readLease(s3, prefix);
   let tookOverFrom: LeaseHolder | undefined;
   let etag: string;
   try {
-    if (current === undefined) etag = (await s3.put(key, body({ holder, ttlSeconds }), { ifAbsent: true })).etag;
+    if (current === undefined) etag = (await s3.put(key, leaseBody({ holder, ttlSeconds }), { ifAbsent: true })).etag;
     else {
       if (current.record.released !== true && current.record.holder !== undefined && current.expiresIn > 0)
         throw new LeaseHeld(
@@ -99,7 +101,7 @@ export async function acquireLease(s3: S3Client, prefix: string, options: LeaseO
           current.record.holder,
         );
       if (current.record.released !== true) tookOverFrom = current.record.holder;
-      etag = (await s3.put(key, body({ holder, ttlSeconds }), { ifMatch: current.etag })).etag;
+      etag = (await s3.put(key, leaseBody({ holder, ttlSeconds }), { ifMatch: current.etag })).etag;
     }
   } catch (error) {
     if (!(error instanceof PreconditionFailed)) throw error;
@@ -118,7 +120,7 @@ export async function acquireLease(s3: S3Client, prefix: string, options: LeaseO
     renew: async () => {
       if (lost) throw new LeaseLost(`the lease ${s3.describe(key)} was lost`);
       try {
-        etag = (await s3.put(key, body({ holder, ttlSeconds }), { ifMatch: etag })).etag;
+        etag = (await s3.put(key, leaseBody({ holder, ttlSeconds }), { ifMatch: etag })).etag;
       } catch (error) {
         if (!(error instanceof PreconditionFailed)) throw error;
         lost = true;
@@ -133,7 +135,7 @@ export async function acquireLease(s3: S3Client, prefix: string, options: LeaseO
       lost = true;
       // A released record rather than a delete: S3 has no conditional delete everywhere, and a
       // write only if still ours never frees a lease another controller has taken since.
-      await s3.put(key, body({ ttlSeconds, released: true }), { ifMatch: etag }).catch((error: unknown) => {
+      await s3.put(key, leaseBody({ ttlSeconds, released: true }), { ifMatch: etag }).catch((error: unknown) => {
         if (!(error instanceof PreconditionFailed)) throw error;
       });
     },
@@ -166,8 +168,6 @@ export function keepRenewed(lease: HeldLease, everyMs: number, onLost: (error: E
 export async function breakLease(s3: S3Client, prefix: string): Promise<LeaseHolder | undefined> {
   const current = await readLease(s3, prefix);
   if (current === undefined || current.record.released === true) return undefined;
-  await s3.put(`${prefix}${LEASE_KEY}`, Buffer.from(`${JSON.stringify({ ttlSeconds: current.record.ttlSeconds, released: true })}\n`), {
-    ifMatch: current.etag,
-  });
+  await s3.put(`${prefix}${LEASE_KEY}`, leaseBody({ ttlSeconds: current.record.ttlSeconds, released: true }), { ifMatch: current.etag });
   return current.record.holder;
 }
