@@ -53,6 +53,7 @@ const EXAMPLES = [
   'examples/ha-local-proxy.yaml',
   'examples/docker.yaml',
   'examples/air-gapped.yaml',
+  'examples/team-state-store.yaml',
 ];
 
 describe('kcluster config', () => {

@@ -19,7 +19,14 @@ const EXAMPLES = readdirSync('examples')
   .sort()
   .map((f) => join('examples', f));
 const FILES = ['inventory.example.yaml', ...EXAMPLES];
-const WANTED = ['examples/air-gapped.yaml', 'examples/docker.yaml', 'examples/ha-load-balancer.yaml', 'examples/ha-local-proxy.yaml', 'examples/minimal.yaml'];
+const WANTED = [
+  'examples/air-gapped.yaml',
+  'examples/docker.yaml',
+  'examples/ha-load-balancer.yaml',
+  'examples/ha-local-proxy.yaml',
+  'examples/minimal.yaml',
+  'examples/team-state-store.yaml',
+];
 
 const home = mkdtempSync(join(tmpdir(), 'kc-examples-'));
 mkdirSync(join(home, '.ssh'));
