@@ -36,7 +36,12 @@ parents=()
 for H in "$RUN_DIR"/hosts/*/; do
   [ -d "$H" ] || continue
   host=$(basename "$H")
-  [ -f "$H/netns" ] && ip netns del "$(cat "$H/netns")" 2>/dev/null  # its veth pair goes with it
+  if [ -f "$H/netns" ]; then
+    # Delete the veth pair by its outer end first: a namespace's deletion takes its devices
+    # with it only later, in the kernel's own cleanup work, so the pair would outlive `down`.
+    ip link show "kl$host" >/dev/null 2>&1 && ip link del "kl$host"
+    ip netns del "$(cat "$H/netns")" 2>/dev/null
+  fi
   # Anything mounted below the host (its root, runtimes' leftovers), deepest first.
   grep -o " ${H%/}/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
   for d in $(cat "$H/cgroups" 2>/dev/null); do
