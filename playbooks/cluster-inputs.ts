@@ -20,7 +20,7 @@ import { EncryptionKeyStore } from '../src/kubernetes/secrets/encryption-keys.js
 import { DEFAULT_AUDIT_POLICY } from '../src/kubernetes/cluster/audit-policy.js';
 import { auditPolicyProblems } from '../src/kubernetes/cluster/audit-policy-check.js';
 import { componentArgProblems } from '../src/kubernetes/cluster/component-args.js';
-import { inventoryKeyLocation, SourceMap } from '../src/orchestrator/inventory/source-map.js';
+import { inventoryKeyLocation, SourceMap } from '../src/kubernetes/inventory/source-map.js';
 import { kclusterFlags } from '../roles/control-plane/kcluster-flags.js';
 import { kclusterKubeletFields } from '../roles/kubelet/kcluster-fields.js';
 import { kubeletConfigProblems } from '../src/kubernetes/cluster/kubelet-config.js';

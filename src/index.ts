@@ -20,10 +20,10 @@ export async function labUp(...args: Parameters<typeof labUpFunction>): ReturnTy
 export async function labDown(...args: Parameters<typeof labDownFunction>): ReturnType<typeof labDownFunction> {
   return (await import('./lab/lab-down.js')).labDown(...args);
 }
-export { loadInventory, parseInventory, formatDiagnostic, type Diagnostic, type InventoryLoadResult } from './orchestrator/inventory/load-inventory.js';
+export { loadInventory, parseInventory, formatDiagnostic, type Diagnostic, type InventoryLoadResult } from './kubernetes/inventory/load-inventory.js';
 export type * from './orchestrator/inventory/model.js';
 export { selectHosts } from './orchestrator/inventory/select-hosts.js';
-export { renderEffectiveConfig } from './orchestrator/inventory/effective-config.js';
+export { renderEffectiveConfig } from './kubernetes/inventory/effective-config.js';
 export { runPlaybook, type RunOptions } from './orchestrator/engine/run-playbook.js';
 export type { RunSummary, HostRecap } from './orchestrator/engine/recap.js';
 export type * from './orchestrator/engine/types.js';

@@ -4,7 +4,7 @@
 // base64: what etcd snapshots used before: `base64 -w0` over an exec channel, decoded in memory.
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { loadInventory } from '../../dist/src/orchestrator/inventory/load-inventory.js';
+import { loadInventory } from '../../dist/src/kubernetes/inventory/load-inventory.js';
 import { createSshConnector } from '../../dist/src/orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../dist/src/orchestrator/ssh/host-key-policy-for.js';
 import { sh } from '../../dist/src/orchestrator/ssh/quote.js';

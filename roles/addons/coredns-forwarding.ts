@@ -1,6 +1,6 @@
 // Where CoreDNS sends names outside the cluster domain (cluster.dns): the upstreams, or each
 // node's /etc/resolv.conf, and one server block per stub domain, in a stable order.
-import type { DnsSettings } from '../../src/orchestrator/inventory/model.js';
+import type { DnsSettings } from '../../src/kubernetes/inventory/cluster-settings.js';
 
 export interface CorednsForwarding {
   readonly upstreams: readonly string[];

@@ -16,7 +16,7 @@ import { readFacts } from '../../src/orchestrator/engine/read-facts.js';
 import { waitProgressReporter } from '../../src/orchestrator/engine/wait-progress.js';
 import type { Task } from '../../src/orchestrator/engine/types.js';
 import { nodePodCidr } from '../../src/kubernetes/facts/node-pod-cidr.js';
-import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/orchestrator/inventory/cidr.js';
+import { cidrContains, formatIpv4, parseCidr, parseIpv4, type Cidr } from '../../src/kubernetes/inventory/cidr.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 

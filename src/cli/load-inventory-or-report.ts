@@ -2,7 +2,7 @@
 import type { CliContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import type { Inventory } from '../orchestrator/inventory/model.js';
-import { formatDiagnostic, loadInventory } from '../orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, loadInventory } from '../kubernetes/inventory/load-inventory.js';
 
 /** Like a compiler's error limit: the first errors are the ones to fix, a wall of 150,000 helps nobody. */
 const MAX_SHOWN_ERRORS = 100;

@@ -4,7 +4,7 @@
 // nothing touched). A lock whose process is gone (same machine, pid not running) is taken
 // over with a warning; one held from another machine is never broken automatically.
 import type { Inventory } from '../orchestrator/inventory/model.js';
-import { inventoryKeyLocation } from '../orchestrator/inventory/source-map.js';
+import { inventoryKeyLocation } from '../kubernetes/inventory/source-map.js';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 // `kcluster lab up`: a lab of real hosts on this machine, ready for `kcluster run`.
 import { join } from 'node:path';
 import { packageRoot } from '../orchestrator/util/package-root.js';
-import { SCHEMA_PATH } from '../orchestrator/inventory/schema-diagnostics.js';
+import { SCHEMA_PATH } from '../kubernetes/inventory/schema-diagnostics.js';
 import { ensureBase } from './lab-base.js';
 import { labInventoryYaml } from './lab-inventory.js';
 import { labPreflight } from './lab-preflight.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/orchestrator/ssh/connection.js';
 import { createSshConnector } from '../../src/orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../src/orchestrator/ssh/host-key-policy-for.js';
-import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
+import { loadInventory } from '../../src/kubernetes/inventory/load-inventory.js';
 import { sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 const REMOTE = '/var/lib/kcluster/test-download.bin';

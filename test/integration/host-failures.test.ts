@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
+import { loadInventory } from '../../src/kubernetes/inventory/load-inventory.js';
 import { inventoryVariant, kcluster, parseEvents, sshHost, sudoDeployUser, testLab, type TestLab } from './support/test-lab.js';
 
 function statusByHost(stdout: string): Map<string, { failed: number; unreachable: boolean; changed: number }> {

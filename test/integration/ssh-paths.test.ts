@@ -24,7 +24,7 @@ describe('SSH paths over the lab', () => {
     // Run a command over the jump: SSH_CONNECTION names the client address as seen by the target.
     const { createSshConnector } = await import('../../src/orchestrator/ssh/connector.js');
     const { hostKeyPolicyFor } = await import('../../src/orchestrator/ssh/host-key-policy-for.js');
-    const { loadInventory } = await import('../../src/orchestrator/inventory/load-inventory.js');
+    const { loadInventory } = await import('../../src/kubernetes/inventory/load-inventory.js');
     const { sh } = await import('../../src/orchestrator/ssh/quote.js');
     const loaded = await loadInventory(file, { env: process.env });
     if (!loaded.ok) throw new Error('inventory');

@@ -16,7 +16,7 @@ import { DEFAULT_AUDIT_POLICY } from '../../src/kubernetes/cluster/audit-policy.
 import { EncryptionKeyStore, type EncryptionKeys } from '../../src/kubernetes/secrets/encryption-keys.js';
 import type { RunEvent } from '../../src/orchestrator/engine/events.js';
 import { runPlaybook } from '../../src/orchestrator/engine/run-playbook.js';
-import { loadInventory } from '../../src/orchestrator/inventory/load-inventory.js';
+import { loadInventory } from '../../src/kubernetes/inventory/load-inventory.js';
 import type { HostSettings, Inventory } from '../../src/orchestrator/inventory/model.js';
 import { ensureClusterPki } from '../../src/kubernetes/pki/cluster-pki.js';
 import type { Connection } from '../../src/orchestrator/ssh/connection.js';

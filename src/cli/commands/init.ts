@@ -8,10 +8,10 @@ import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { addressProblem, initHosts } from '../init/init-hosts.js';
 import { starterInventory, type StarterSettings } from '../init/starter-inventory.js';
-import { CLUSTER_DEFAULTS } from '../../orchestrator/inventory/defaults.js';
-import { SCHEMA_PATH } from '../../orchestrator/inventory/schema-diagnostics.js';
+import { CLUSTER_DEFAULTS } from '../../kubernetes/inventory/defaults.js';
+import { SCHEMA_PATH } from '../../kubernetes/inventory/schema-diagnostics.js';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
-import { REFERENCE_PAGE } from '../../orchestrator/inventory/schema-reference.js';
+import { REFERENCE_PAGE } from '../../kubernetes/inventory/schema-reference.js';
 
 interface InitOptions {
   controlPlane?: string[];

@@ -1,6 +1,6 @@
 // `kcluster init`'s host arguments: `ADDRESS` or `NAME=ADDRESS`, checked here so that a typo
 // is refused with the flag and the value that hold it, before anything is written.
-import { parseIpv4 } from '../../orchestrator/inventory/cidr.js';
+import { parseIpv4 } from '../../kubernetes/inventory/cidr.js';
 
 export interface InitHost {
   readonly name: string;

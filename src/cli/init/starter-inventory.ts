@@ -2,7 +2,7 @@
 // where the artifacts come from, kcluster's defaults written out, every line commented. Pure:
 // the command checks the arguments and writes the text.
 import { stringify } from 'yaml';
-import { DEFAULT_KUBERNETES_VERSION } from '../../orchestrator/inventory/defaults.js';
+import { DEFAULT_KUBERNETES_VERSION } from '../../kubernetes/inventory/defaults.js';
 import type { InitHost } from './init-hosts.js';
 
 export interface StarterSettings {

@@ -3,7 +3,7 @@
 // `--values` flags. Never in Helm's arguments: values may hold secrets.
 import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
-import type { ChartSettings } from '../../orchestrator/inventory/model.js';
+import type { ChartSettings } from '../inventory/cluster-settings.js';
 import type { WorkFolder } from './work-folder.js';
 
 /** What is wrong with a values file, at its own file:line:col. */

@@ -3,7 +3,7 @@
 import { tmpdir } from 'node:os';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
-import { SourceMap } from '../../orchestrator/inventory/source-map.js';
+import { SourceMap } from '../inventory/source-map.js';
 import { ArtifactError } from '../artifacts/artifact.js';
 import { helmBinaryFor, type HelmBinary } from './helm-binary.js';
 import { localHelm, type HelmRunner } from './helm-runner.js';

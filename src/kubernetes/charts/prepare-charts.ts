@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { parse } from 'yaml';
-import type { ChartSettings, Inventory } from '../../orchestrator/inventory/model.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
+import type { ChartSettings } from '../inventory/cluster-settings.js';
 import { chartDigest } from './chart-digest.js';
 import { valuesArgs, valuesFileProblem, valuesText } from './chart-values.js';
 import { helmError, type HelmRunner } from './helm-runner.js';

@@ -1,6 +1,6 @@
 // A chart of cluster.charts once checked and rendered on the controller: what the charts role
 // plans and applies from.
-import type { ChartSettings } from '../../orchestrator/inventory/model.js';
+import type { ChartSettings } from '../inventory/cluster-settings.js';
 import type { HelmBinary } from './helm-binary.js';
 
 export interface PreparedChart {

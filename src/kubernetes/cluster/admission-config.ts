@@ -4,7 +4,7 @@
 // own labels still win, as Kubernetes documents. kube-system is always exempt: kube-proxy and
 // flannel need the host's network and privileges, and so do the operator's node agents there.
 import { stringify } from 'yaml';
-import type { PodSecuritySettings } from '../../orchestrator/inventory/model.js';
+import type { PodSecuritySettings } from '../inventory/cluster-settings.js';
 
 export const ADMISSION_CONFIG_DIR = '/etc/kubernetes/admission';
 export const ADMISSION_CONFIG_PATH = `${ADMISSION_CONFIG_DIR}/config.yaml`;

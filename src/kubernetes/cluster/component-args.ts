@@ -5,7 +5,7 @@
 // parsing (last one for most, an error for some), while kcluster's own checks, certificates
 // and waits assume its value. Where the value comes from an inventory setting, the refusal
 // names it.
-import type { ClusterSettings, ControlPlaneComponentKey } from '../../orchestrator/inventory/model.js';
+import type { ClusterSettings, ControlPlaneComponentKey } from '../inventory/cluster-settings.js';
 import { oidcArgs } from './component-files.js';
 
 export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';

@@ -5,7 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ClusterSettings, OidcSettings } from '../../orchestrator/inventory/model.js';
+import type { ClusterSettings, OidcSettings } from '../inventory/cluster-settings.js';
 import type { ControlPlaneComponent } from './component-args.js';
 
 export type FileComponent = Exclude<ControlPlaneComponent, 'etcd'>;

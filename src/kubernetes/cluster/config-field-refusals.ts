@@ -3,7 +3,7 @@
 // the inventory's Kubernetes minor, each problem at the file:line:col where it is written (the
 // host's vars, a group's, or the cluster's), once.
 import type { Inventory } from '../../orchestrator/inventory/model.js';
-import type { SourceMap } from '../../orchestrator/inventory/source-map.js';
+import type { SourceMap } from '../inventory/source-map.js';
 import { configFieldProblems, type ConfigFieldProblem } from './config-field-check.js';
 import { configFieldsFor } from './config-fields.js';
 

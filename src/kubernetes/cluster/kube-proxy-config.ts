@@ -2,7 +2,7 @@
 // fields added after kcluster's own in the kube-proxy ConfigMap; a field kcluster sets itself is
 // refused, for the reason component flags are (see component-args.ts).
 import { stringify } from 'yaml';
-import type { KubeProxySettings } from '../../orchestrator/inventory/model.js';
+import type { KubeProxySettings } from '../inventory/cluster-settings.js';
 
 /** Where a field kcluster sets comes from, when the inventory has a setting for it. */
 const SETTING_FOR: Readonly<Record<string, string>> = {

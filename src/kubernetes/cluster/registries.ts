@@ -3,7 +3,7 @@
 // first, then the server; credentials as an HTTP Basic Authorization header on each), Docker
 // Engine its registry-mirrors (docker.io only) and insecure-registries, and the kubelet's
 // credential file for the registries themselves.
-import type { ClusterSettings, RegistrySettings } from '../../orchestrator/inventory/model.js';
+import type { ClusterSettings, RegistrySettings } from '../inventory/cluster-settings.js';
 
 /** Registry name -> "Basic base64(user:password)": built on the controller, never in argv or logs. */
 export type RegistryAuth = Readonly<Record<string, string>>;

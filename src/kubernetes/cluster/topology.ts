@@ -1,7 +1,7 @@
 // Derived facts about the cluster every role shares, computed from the inventory alone:
 // which hosts are control planes, the API endpoint nodes use, the first service IP (the
 // apiserver's), the cluster DNS IP, and the address each node advertises.
-import { formatIpv4, parseCidr } from '../../orchestrator/inventory/cidr.js';
+import { formatIpv4, parseCidr } from '../inventory/cidr.js';
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 
 export interface Topology {

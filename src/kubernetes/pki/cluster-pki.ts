@@ -10,7 +10,7 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { formatIpv4, parseCidr } from '../../orchestrator/inventory/cidr.js';
+import { formatIpv4, parseCidr } from '../inventory/cidr.js';
 import { CA_DAYS, LEAF_DAYS, type CertificateRequest } from './certificate-request.js';
 import { newRsaKeyPair } from './key-pair.js';
 import { PkiFiles } from './pki-files.js';

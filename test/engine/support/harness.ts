@@ -9,7 +9,7 @@ import type { RunEvent } from '../../../src/orchestrator/engine/events.js';
 import type { Fact } from '../../../src/orchestrator/engine/fact.js';
 import type { RunOptions } from '../../../src/orchestrator/engine/run-playbook.js';
 import type { AnyTask, Play } from '../../../src/orchestrator/engine/types.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { sh } from '../../../src/orchestrator/ssh/quote.js';
 import { LocalShellConnection } from './local-shell-connection.js';

@@ -12,7 +12,7 @@ import { openStateSession, unpublishedPath, type SessionOptions } from '../../..
 import { cuttableProxy } from '../support/cuttable-proxy.js';
 import { fetchStoredSnapshot, listStoredSnapshots } from '../../../src/cli/state-store/stored-snapshots.js';
 import { offBoxCopyFor } from '../../../src/orchestrator/state-store/off-box-copies.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { S3Client } from '../../../src/orchestrator/state-store/s3/s3-client.js';
 import { runCli } from '../../unit/cli/support/run-cli.js';

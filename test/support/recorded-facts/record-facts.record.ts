@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { buildFactBatch, newNonce, parseFactBatch } from '../../../src/orchestrator/engine/fact-batch.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
-import { loadInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { loadInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { createSshConnector } from '../../../src/orchestrator/ssh/connector.js';
 import { hostKeyPolicyFor } from '../../../src/orchestrator/ssh/host-key-policy-for.js';
 import { planScenario } from '../plan-scenario.js';

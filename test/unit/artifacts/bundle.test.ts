@@ -9,7 +9,7 @@ import { parseBundleLock } from '../../../src/kubernetes/artifacts/bundle-lock.j
 import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
 import { runCli, type CliResult } from '../cli/support/run-cli.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { writeStandInBundle } from '../../support/stand-in-bundle.js';
 

@@ -2,7 +2,7 @@
 // release has its companion versions, and an unknown minor is an error that lists the known ones.
 import { describe, expect, it } from 'vitest';
 import { COMPONENT_VERSIONS, componentVersionsFor, KUBERNETES_RELEASES, minorOf } from '../../../src/kubernetes/artifacts/component-versions.js';
-import { DEFAULT_KUBERNETES_VERSION } from '../../../src/orchestrator/inventory/defaults.js';
+import { DEFAULT_KUBERNETES_VERSION } from '../../../src/kubernetes/inventory/defaults.js';
 
 describe('the version table', () => {
   it('the default Kubernetes version is the first (newest) release; releases are one per minor, newest first', () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
 import { releaseLocation } from '../../../src/kubernetes/artifacts/release-catalog.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { startReleaseServer, type ReleaseServer } from '../../support/release-server.js';
 import { publishStandInReleases, sha256Of as sha } from '../../support/stand-in-releases.js';

@@ -12,7 +12,7 @@ import { buildApiproxy, checkGoForApiproxy, findGo } from '../../../src/kubernet
 import { COMPONENT_VERSIONS, KUBERNETES_RELEASES, UPSTREAM_IMAGES, upstreamImageReference } from '../../../src/kubernetes/artifacts/component-versions.js';
 import { prepareArtifacts } from '../../../src/kubernetes/artifacts/prepare-artifacts.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-upstream-images-'));

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli } from './support/run-cli.js';
 import { writeFakeBundle } from '../support/fake-bundle.js';
-import { formatDiagnostic, loadInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
-import { effectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
+import { formatDiagnostic, loadInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
+import { effectiveConfig } from '../../../src/kubernetes/inventory/effective-config.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
-import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
+import { schemaEntries, type SchemaNode } from '../../../src/kubernetes/inventory/schema-entries.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-config-'));
 const env = { SSH_AUTH_SOCK: '/x', REGISTRY_USER: 'u', REGISTRY_PASSWORD: 'p' };
@@ -23,7 +23,7 @@ async function load(file: string): Promise<Inventory> {
   return result.inventory;
 }
 
-const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
+const schema = JSON.parse(readFileSync('src/kubernetes/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
 /** The shipped vars' defaults (the roles' own): config writes them in the inventory's vars. */
 const VAR_DEFAULTS = Object.fromEntries(
   schemaEntries(schema)
@@ -60,7 +60,7 @@ describe('kcluster config', () => {
   it('keeps what the file writes, fills every default marked # default, and derived values marked # computed', async () => {
     const r = await runCli(['config', '-i', 'test/fixtures/inventory/valid-ha.yaml'], env);
     expect(r).toMatchObject({ code: 0, err: '' });
-    expect(r.out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../../src/orchestrator/inventory/inventory.schema.json');
+    expect(r.out.split('\n')[0]).toBe('# yaml-language-server: $schema=../../../src/kubernetes/inventory/inventory.schema.json');
     expect(r.out).toContain('# kcluster config: the effective inventory of');
     expect(r.out).toMatch(/^ {4}host: 10\.10\.0\.100$/m); // written: no mark
     expect(r.out).toMatch(/^ {4}port: 6443 # default$/m);

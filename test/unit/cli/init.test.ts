@@ -8,8 +8,8 @@ import { parse } from 'yaml';
 import { runCli, type CliResult } from './support/run-cli.js';
 import { writeFakeBundle } from '../support/fake-bundle.js';
 import { addressProblem, initHosts } from '../../../src/cli/init/init-hosts.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
-import { DEFAULT_KUBERNETES_VERSION } from '../../../src/orchestrator/inventory/defaults.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
+import { DEFAULT_KUBERNETES_VERSION } from '../../../src/kubernetes/inventory/defaults.js';
 
 const cli = (args: string[], cwd?: string): Promise<CliResult> => runCli(args, {}, cwd);
 
@@ -41,7 +41,7 @@ describe('kcluster init', () => {
     ]);
     expect(doc.ssh).toEqual({ user: 'debian', keyFile: key });
     expect(doc.cluster['kubernetesVersion']).toBe(DEFAULT_KUBERNETES_VERSION);
-    expect(r.out).toMatch(/^# yaml-language-server: \$schema=\/.*\/src\/orchestrator\/inventory\/inventory\.schema\.json\n/);
+    expect(r.out).toMatch(/^# yaml-language-server: \$schema=\/.*\/src\/kubernetes\/inventory\/inventory\.schema\.json\n/);
     // Both paths are this installation's, and both exist (the package ships docs/: issue 44).
     const schema = /\$schema=(\S+)/.exec(r.out)![1]!;
     const reference = /^# (\/\S+\/docs\/users\/inventory-reference\.md)$/m.exec(r.out)?.[1];

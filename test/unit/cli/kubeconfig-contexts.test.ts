@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { ensureClusterPki } from '../../../src/kubernetes/pki/cluster-pki.js';
 import { pkiSpecOf } from '../../../src/kubernetes/cluster/pki-spec.js';
 import { topologyOf } from '../../../src/kubernetes/cluster/topology.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { runCli } from './support/run-cli.js';
 
 let server: Server;

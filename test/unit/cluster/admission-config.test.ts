@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { renderAdmissionConfig } from '../../../src/kubernetes/cluster/admission-config.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 const home = mkdtempSync(join(tmpdir(), 'kc-home-'));
 const hosts = 'hosts:\n  - name: cp1\n    address: 10.0.0.1\n    roles: [control-plane]\n';

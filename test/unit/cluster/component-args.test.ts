@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { componentArgProblems, componentExtraArgs, featureGateList } from '../../../src/kubernetes/cluster/component-args.js';
-import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { flagsInManifestTemplate, kclusterFlags } from '../../../roles/control-plane/kcluster-flags.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';

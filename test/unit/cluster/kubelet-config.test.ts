@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubeletConfigProblems, renderKubeletConfigFragment } from '../../../src/kubernetes/cluster/kubelet-config.js';
 import { kubeletConfigOf } from '../../../src/kubernetes/cluster/node-vars.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { kclusterKubeletFields, topLevelFields } from '../../../roles/kubelet/kcluster-fields.js';
 import { refuseWhatKclusterSets } from '../../../playbooks/cluster-inputs.js';
 

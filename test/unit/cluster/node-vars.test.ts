@@ -11,7 +11,7 @@ import {
   kubeProxyConntrackMaxPerCoreOf,
   ociRuntimeBinaryOf,
 } from '../../../src/kubernetes/cluster/node-vars.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { hostContext } from '../tasks/support/host-context.js';
 
 const home = mkdtempSync(join(tmpdir(), 'kc-vars-home-'));

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { noProxyList, proxyDropIn } from '../../../src/kubernetes/cluster/proxy-environment.js';
 import { parseInventoryText } from '../support/inventory-text.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { containerdHostsToml, dockerRegistrySettings, kubeletRegistryCredentials, registryAuthFrom } from '../../../src/kubernetes/cluster/registries.js';
 import { registryAuthOrInputError } from '../../../playbooks/cluster-inputs.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultSnapshotHost } from '../../../playbooks/etcd-snapshot.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { HostSettings } from '../../../src/orchestrator/inventory/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-snaphost-'));

@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCli, type CliResult } from '../cli/support/run-cli.js';
 import { writeFakeBundle } from '../support/fake-bundle.js';
-import { formatDiagnostic, loadInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
-import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
+import { formatDiagnostic, loadInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
+import { schemaEntries, type SchemaNode } from '../../../src/kubernetes/inventory/schema-entries.js';
 
-const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
+const schema = JSON.parse(readFileSync('src/kubernetes/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
 const EXAMPLES = readdirSync('examples')
   .filter((f) => f.endsWith('.yaml'))
   .sort()
@@ -82,7 +82,7 @@ describe('example inventories', () => {
 
   it.each(FILES)('%s names the schema for editors and uses only the vars kcluster reads', (file) => {
     const text = readFileSync(file, 'utf8');
-    expect(text.split('\n')[0]).toMatch(/^# yaml-language-server: \$schema=(\.\.\/|\.\/)src\/orchestrator\/inventory\/inventory\.schema\.json$/);
+    expect(text.split('\n')[0]).toMatch(/^# yaml-language-server: \$schema=(\.\.\/|\.\/)src\/kubernetes\/inventory\/inventory\.schema\.json$/);
     const doc = parse(text) as { vars?: object; groups?: Record<string, { vars?: object }>; hosts: { vars?: object }[] };
     const shipped = Object.keys((schema as { definitions: { vars: { properties: object } } }).definitions.vars.properties);
     const used = [doc.vars, ...Object.values(doc.groups ?? {}).map((g) => g.vars), ...doc.hosts.map((h) => h.vars)].flatMap((v) => Object.keys(v ?? {}));

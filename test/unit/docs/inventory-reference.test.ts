@@ -3,20 +3,20 @@
 // schema states must be the default the code applies.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS } from '../../../src/orchestrator/inventory/defaults.js';
-import { parseDuration, resolveInventory } from '../../../src/orchestrator/inventory/resolve-inventory.js';
-import { schemaEntries, type SchemaNode } from '../../../src/orchestrator/inventory/schema-entries.js';
-import { REFERENCE_COMMAND, REFERENCE_PAGE, schemaReference } from '../../../src/orchestrator/inventory/schema-reference.js';
+import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS } from '../../../src/kubernetes/inventory/defaults.js';
+import { parseDuration, resolveInventory } from '../../../src/kubernetes/inventory/resolve-inventory.js';
+import { schemaEntries, type SchemaNode } from '../../../src/kubernetes/inventory/schema-entries.js';
+import { REFERENCE_COMMAND, REFERENCE_PAGE, schemaReference } from '../../../src/kubernetes/inventory/schema-reference.js';
 import { NODE_VAR_DEFAULTS } from '../../../src/kubernetes/cluster/node-vars.js';
 
-const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
+const schema = JSON.parse(readFileSync('src/kubernetes/inventory/inventory.schema.json', 'utf8')) as SchemaNode;
 
 describe('docs/users/inventory-reference.md', () => {
   it(`is what the schema renders now (run \`${REFERENCE_COMMAND}\` after editing the schema)`, () => {
     const committed = readFileSync(REFERENCE_PAGE, 'utf8');
     const fresh = schemaReference(schema);
     if (committed !== fresh) {
-      expect.fail(`${REFERENCE_PAGE} is out of date with src/orchestrator/inventory/inventory.schema.json: run \`${REFERENCE_COMMAND}\` and commit the page`);
+      expect.fail(`${REFERENCE_PAGE} is out of date with src/kubernetes/inventory/inventory.schema.json: run \`${REFERENCE_COMMAND}\` and commit the page`);
     }
   });
 

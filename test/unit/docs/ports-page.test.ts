@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_PROXY_PORT } from '../../../src/kubernetes/cluster/topology.js';
-import { CLUSTER_DEFAULTS, SSH_DEFAULTS } from '../../../src/orchestrator/inventory/defaults.js';
+import { CLUSTER_DEFAULTS, SSH_DEFAULTS } from '../../../src/kubernetes/inventory/defaults.js';
 import { LOCAL_ETCD } from '../../../src/kubernetes/etcd/etcdctl.js';
 import { runtimeEndpointOf } from '../../../src/kubernetes/cluster/runtime-endpoint.js';
 import { relayServeCommand } from '../../../src/kubernetes/artifacts/fan-out/relay-commands.js';

@@ -4,8 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, loadInventory, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
-import { compileInventorySchema, schemaErrors } from '../../../src/orchestrator/inventory/schema-diagnostics.js';
+import { formatDiagnostic, loadInventory, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
+import { compileInventorySchema, schemaErrors } from '../../../src/kubernetes/inventory/schema-diagnostics.js';
 
 const home = mkdtempSync(join(tmpdir(), 'kc-home-'));
 const env = { SSH_AUTH_SOCK: '/tmp/agent.sock' };

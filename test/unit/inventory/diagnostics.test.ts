@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 const home = mkdtempSync(join(tmpdir(), 'kc-home-'));
 const env = { SSH_AUTH_SOCK: '/tmp/agent.sock' };
@@ -155,14 +155,14 @@ describe('inventory diagnostics', () => {
   });
 
   it('reads a missing file as a diagnostic, not a crash', async () => {
-    const { loadInventory } = await import('../../../src/orchestrator/inventory/load-inventory.js');
+    const { loadInventory } = await import('../../../src/kubernetes/inventory/load-inventory.js');
     const result = await loadInventory(join(home, 'nope.yaml'));
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : formatDiagnostic(result.errors[0]!)).toBe(`${join(home, 'nope.yaml')}:1:1: cannot read the inventory: no such file`);
   });
 
   it('accepts the shipped example', async () => {
-    const { loadInventory } = await import('../../../src/orchestrator/inventory/load-inventory.js');
+    const { loadInventory } = await import('../../../src/kubernetes/inventory/load-inventory.js');
     writeFileSync(join(home, 'key'), 'x');
     const result = await loadInventory('inventory.example.yaml', { env, homeDir: home });
     expect(result.ok ? 'ok' : result.errors.map(formatDiagnostic)).toBe('ok');

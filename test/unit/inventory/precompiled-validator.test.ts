@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compileAtRunTime, loadPrecompiled, writePrecompiled } from '../../../src/orchestrator/inventory/precompiled-validator.js';
+import { compileAtRunTime, loadPrecompiled, writePrecompiled } from '../../../src/kubernetes/inventory/precompiled-validator.js';
 
-const schemaText = readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8');
+const schemaText = readFileSync('src/kubernetes/inventory/inventory.schema.json', 'utf8');
 const fixtures = [
   'inventory.example.yaml',
   ...readdirSync('test/fixtures/inventory')

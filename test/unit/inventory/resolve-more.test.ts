@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { renderEffectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
-import { formatDiagnostic, loadInventory, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { renderEffectiveConfig } from '../../../src/kubernetes/inventory/effective-config.js';
+import { formatDiagnostic, loadInventory, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
-import { compileInventorySchema } from '../../../src/orchestrator/inventory/schema-diagnostics.js';
+import { compileInventorySchema } from '../../../src/kubernetes/inventory/schema-diagnostics.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-resolve-'));
 
@@ -197,7 +197,7 @@ describe('ssh settings and paths', () => {
 
 describe('the shipped JSON Schema', () => {
   it('compiles with ajv in strict mode', () => {
-    const schema = JSON.parse(readFileSync('src/orchestrator/inventory/inventory.schema.json', 'utf8')) as object;
+    const schema = JSON.parse(readFileSync('src/kubernetes/inventory/inventory.schema.json', 'utf8')) as object;
     const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });
     ajv.addKeyword({ keyword: 'allowed', schemaType: 'string' });
     ajv.addKeyword({ keyword: 'defaultText', schemaType: 'string' });
@@ -215,7 +215,7 @@ describe('the shipped JSON Schema', () => {
 
   it('is the schema the example names for editors', () => {
     expect(readFileSync('inventory.example.yaml', 'utf8').split('\n')[0]).toBe(
-      '# yaml-language-server: $schema=./src/orchestrator/inventory/inventory.schema.json',
+      '# yaml-language-server: $schema=./src/kubernetes/inventory/inventory.schema.json',
     );
   });
 });

@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { selectHosts } from '../../../src/orchestrator/inventory/select-hosts.js';
-import { renderEffectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
+import { renderEffectiveConfig } from '../../../src/kubernetes/inventory/effective-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kc-inv-'));
 writeFileSync(join(dir, 'id_test'), 'not a real key');

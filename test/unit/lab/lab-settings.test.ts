@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { debianMirror, parseAptSources } from '../../../src/lab/apt-sources.js';
 import { labInventoryYaml } from '../../../src/lab/lab-inventory.js';
 import { labHosts, labSettings, parseLabSubnet, validateLabName } from '../../../src/lab/lab-settings.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 describe('lab settings', () => {
   it('accepts short lowercase names only', () => {
@@ -35,8 +35,8 @@ describe('lab settings', () => {
       subnet: '10.231.0.0/24',
       home: '/home/u',
     });
-    const yaml = labInventoryYaml(settings, '/repo/src/orchestrator/inventory/inventory.schema.json');
-    expect(yaml.split('\n')[0]).toBe('# yaml-language-server: $schema=/repo/src/orchestrator/inventory/inventory.schema.json');
+    const yaml = labInventoryYaml(settings, '/repo/src/kubernetes/inventory/inventory.schema.json');
+    expect(yaml.split('\n')[0]).toBe('# yaml-language-server: $schema=/repo/src/kubernetes/inventory/inventory.schema.json');
     const result = parseInventory(yaml, '/home/u/.kcluster/labs/lab/inventory.yaml', { env: {}, homeDir: '/home/u' });
     expect(result.ok).toBe(true);
     if (result.ok) {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWorkloads, workloadState, type Workload } from '../../../src/kubernetes/facts/workloads-ready.js';
 import { dnsWorkloads, nodeWorkloads, workloadsRunning } from '../../../roles/addons/running.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 const ds: Workload = { kind: 'daemonset', name: 'kube-flannel', selector: 'k8s-app=flannel' };
 const deploy: Workload = { kind: 'deployment', name: 'coredns', selector: 'k8s-app=kube-dns' };

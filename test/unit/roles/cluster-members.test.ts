@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterMembersTask, strayMembersWarning } from '../../../roles/addons/cluster-members.js';
 import { etcdMemberList } from '../../../src/kubernetes/etcd/etcd-member-list.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { HostContext } from '../../../src/orchestrator/engine/types.js';
 import { plainLine } from '../../../src/orchestrator/report/plain-reporter.js';
 

@@ -7,7 +7,7 @@
 // same over real SSH.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { componentVersionsFor } from '../../../src/kubernetes/artifacts/component-versions.js';
-import { DEFAULT_KUBERNETES_VERSION } from '../../../src/orchestrator/inventory/defaults.js';
+import { DEFAULT_KUBERNETES_VERSION } from '../../../src/kubernetes/inventory/defaults.js';
 import type { Scenario } from '../../support/plan-scenario.js';
 import { planOverRecording } from '../../support/recorded-facts/plan-over-recording.js';
 

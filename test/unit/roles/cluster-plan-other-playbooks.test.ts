@@ -3,7 +3,7 @@
 // control plane, then each worker drained before its kubelet), an etcd snapshot restore's steps,
 // certs renew's order and waits.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_KUBERNETES_VERSION as K8S } from '../../../src/orchestrator/inventory/defaults.js';
+import { DEFAULT_KUBERNETES_VERSION as K8S } from '../../../src/kubernetes/inventory/defaults.js';
 import type { Scenario } from '../../support/plan-scenario.js';
 import { planOverRecording } from '../../support/recorded-facts/plan-over-recording.js';
 import { certsRenewVariant, restoreVariant, upgradeVariant } from '../../support/recorded-facts/plan-variants.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { formatDiagnostic } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
 import { corednsForwarding } from '../../../roles/addons/coredns-forwarding.js';

@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { localPathStorageAddonTask } from '../../../roles/addons/addon-task.js';
 import { addonsRole } from '../../../roles/addons/index.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
-import { effectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
+import { effectiveConfig } from '../../../src/kubernetes/inventory/effective-config.js';
 import { isPending } from '../../../src/orchestrator/engine/change.js';
 import { parseInventoryText } from '../support/inventory-text.js';
 import { addonFixture, TWO_HOSTS } from './support/addon-fixture.js';

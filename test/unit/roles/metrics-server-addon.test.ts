@@ -10,7 +10,7 @@ import { planAddonRemoval } from '../../../roles/addons/addon-plan.js';
 import { addonsRole } from '../../../roles/addons/index.js';
 import { addonRecordRemoval } from '../../../src/kubernetes/facts/addon-record.js';
 import { requiredArtifacts } from '../../../src/kubernetes/artifacts/required-artifacts.js';
-import { effectiveConfig } from '../../../src/orchestrator/inventory/effective-config.js';
+import { effectiveConfig } from '../../../src/kubernetes/inventory/effective-config.js';
 import { isPending } from '../../../src/orchestrator/engine/change.js';
 import { parseInventoryText } from '../support/inventory-text.js';
 import { addonFixture, TWO_HOSTS } from './support/addon-fixture.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCidr, type Cidr } from '../../../src/orchestrator/inventory/cidr.js';
+import { parseCidr, type Cidr } from '../../../src/kubernetes/inventory/cidr.js';
 import { parsePodNetworkState, renumberActions, type PodNetworkState } from '../../../roles/pod-network/renumber.js';
 
 const cidr = (text: string): Cidr => parseCidr(text) as Cidr;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { duplicateIdentities, portsWanted, PREFLIGHT_CHECKS, type CheckInput } from '../../../roles/preflight/checks.js';
 import { parsePreflightFacts } from '../../../src/kubernetes/facts/preflight-facts.js';
 import { parseRoute } from '../../../src/orchestrator/facts/route-to.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 const parsed = parseInventory(
   'ssh: { agent: true }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { removeNodePlaybook } from '../../../playbooks/remove-node.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
-import { parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import { sharedPkiStateDir } from '../../support/shared-pki.js';
 
 let inventory: Inventory;

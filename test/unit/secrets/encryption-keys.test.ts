@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EncryptionKeyStore, encryptedPrefix, renderEncryptionConfig } from '../../../src/kubernetes/secrets/encryption-keys.js';
 import { parseSecretsAtRest, PLAIN_TEXT } from '../../../src/kubernetes/secrets/secrets-at-rest.js';
 import { rotationPlan } from '../../../src/kubernetes/secrets/key-rotation.js';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 describe('encryption keys', () => {
   it('are generated once on the controller, private, and reused', async () => {

@@ -2,7 +2,7 @@
 // paths and file:line:col work as for a real file) and parsed with a fixed environment.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatDiagnostic, parseInventory } from '../../../src/orchestrator/inventory/load-inventory.js';
+import { formatDiagnostic, parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 
 /** The parse result of `text` saved as a new file in `root`, and that file. */

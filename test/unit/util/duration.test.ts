@@ -1,7 +1,7 @@
 // One duration parser for the inventory and the command line: the same text means the same.
 import { describe, expect, it } from 'vitest';
 import { durationMs } from '../../../src/orchestrator/util/duration.js';
-import { parseDuration as inventoryDuration } from '../../../src/orchestrator/inventory/resolve-inventory.js';
+import { parseDuration as inventoryDuration } from '../../../src/kubernetes/inventory/resolve-inventory.js';
 import { parseDuration as flagDuration } from '../../../src/cli/commands/certs-rotate-ca.js';
 
 describe('durationMs', () => {

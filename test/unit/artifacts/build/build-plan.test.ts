@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { everyComponentFor, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
 import { requiredArtifacts } from '../../../../src/kubernetes/artifacts/required-artifacts.js';
-import { parseInventory } from '../../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../../src/kubernetes/inventory/load-inventory.js';
 
 const ids = (stages: { id: string }[]): string[] => stages.map((s) => s.id);
 

@@ -1,7 +1,7 @@
 // A HostContext for plan tests, from a small inventory parsed by the real inventory loader.
 import type { HostContext } from '../../../../src/orchestrator/engine/types.js';
 import type { Vars } from '../../../../src/orchestrator/inventory/model.js';
-import { parseInventory } from '../../../../src/orchestrator/inventory/load-inventory.js';
+import { parseInventory } from '../../../../src/kubernetes/inventory/load-inventory.js';
 
 const INVENTORY = `cluster:
   name: lab

@@ -1,6 +1,7 @@
 // The inventory document as written, once it passed the JSON Schema (shapes mirror
 // inventory.schema.json; every field optional unless the schema requires it).
-import type { HostRole, PodSecurityLevel, Vars } from './model.js';
+import type { HostRole, Vars } from '../../orchestrator/inventory/model.js';
+import type { PodSecurityLevel } from './cluster-settings.js';
 
 export interface RawSshSettings {
   readonly user?: string;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { SCHEMA_PATH } from './schema-diagnostics.js';
 import { writePrecompiled } from './precompiled-validator.js';
 

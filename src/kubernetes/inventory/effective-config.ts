@@ -1,7 +1,7 @@
 // `kcluster config`: the complete effective configuration, every default filled in.
 // It holds only the NAMES of environment variables that carry secrets, never a secret.
 import { stringify } from 'yaml';
-import type { Inventory } from './model.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 
 export function effectiveConfig(inventory: Inventory): Record<string, unknown> {
   return {

@@ -2,7 +2,7 @@
 // ("must match pattern ^[A-Za-z_]..."). The schema's own `allowed` keyword says what a field
 // accepts in words; the fallbacks below cover the fields that need no more than their type.
 import type { ErrorObject } from 'ajv';
-import { closest } from './suggest.js';
+import { closest } from '../../orchestrator/inventory/suggest.js';
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'a text value',

@@ -1,7 +1,7 @@
 // `npm run docs:inventory`: writes the inventory reference page from the JSON Schema.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { SCHEMA_PATH } from './schema-diagnostics.js';
 import { REFERENCE_PAGE, schemaReference } from './schema-reference.js';
 import type { SchemaNode } from './schema-entries.js';

@@ -5,14 +5,15 @@
 //   < cluster `vars` < group vars (`all`, then the built-in role groups control-plane, etcd,
 //   worker, then custom groups in file order) < host `vars`. Plain objects merge deeply;
 //   arrays and scalars are replaced. See README.md beside this file.
-import { durationMs } from '../util/duration.js';
+import { durationMs } from '../../orchestrator/util/duration.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { CLUSTER_DEFAULTS, DEFAULT_KUBERNETES_VERSION, SSH_DEFAULTS, STATE_STORE_DEFAULTS } from './defaults.js';
-import { CONTROL_PLANE_COMPONENT_KEYS, type ClusterSettings, type HostRole, type HostSettings, type Inventory, type SshEndpoint, type Vars } from './model.js';
+import { type HostRole, type HostSettings, type Inventory, type SshEndpoint, type Vars } from '../../orchestrator/inventory/model.js';
+import { CONTROL_PLANE_COMPONENT_KEYS, type ClusterSettings } from './cluster-settings.js';
 import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-inventory.js';
-import { deepMerge } from './deep-merge.js';
+import { deepMerge } from '../../orchestrator/inventory/deep-merge.js';
 
 export const BUILTIN_GROUPS = ['all', 'control-plane', 'etcd', 'worker'] as const;
 

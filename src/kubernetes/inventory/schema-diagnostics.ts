@@ -4,15 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { formatPath, type Diagnostic } from './diagnostics.js';
 import { compileAtRunTime, loadPrecompiled } from './precompiled-validator.js';
 import { allowedText, messageFor, shown } from './schema-messages.js';
 import type { SourceMap } from './source-map.js';
-import { closest } from './suggest.js';
+import { closest } from '../../orchestrator/inventory/suggest.js';
 
 /** Where the schema lives inside the package (editors read it through `$schema=`). */
-export const SCHEMA_PATH = join('src', 'orchestrator', 'inventory', 'inventory.schema.json');
+export const SCHEMA_PATH = join('src', 'kubernetes', 'inventory', 'inventory.schema.json');
 
 let validator: ValidateFunction | undefined;
 

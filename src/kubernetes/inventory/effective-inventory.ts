@@ -17,10 +17,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import type { Inventory } from './model.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { schemaEntries, type SchemaEntry, type SchemaNode } from './schema-entries.js';
 import { SCHEMA_PATH } from './schema-diagnostics.js';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 
 /** Maps not created only to hold defaults: their presence means something, or they need keys the user chooses. */
 const NOT_CREATED: ReadonlySet<string> = new Set(['cluster.proxy', 'cluster.apiServer.oidc', 'ssh.become', 'cluster.state']);

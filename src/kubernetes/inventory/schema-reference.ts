@@ -113,7 +113,7 @@ export function schemaReference(schema: SchemaNode): string {
   const head = [
     '# Inventory reference',
     '',
-    `<!-- Generated from src/orchestrator/inventory/inventory.schema.json by \`${REFERENCE_COMMAND}\`: edit the schema, not this page. -->`,
+    `<!-- Generated from src/kubernetes/inventory/inventory.schema.json by \`${REFERENCE_COMMAND}\`: edit the schema, not this page. -->`,
     '',
     'Every key of the inventory file, generated from the JSON Schema `kcluster validate` checks it',
     'against. Paths are dotted; `[]` stands for each item of a list and `<name>` for any key of a',

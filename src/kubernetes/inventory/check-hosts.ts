@@ -4,7 +4,7 @@ import type { RawInventory } from './raw-inventory.js';
 import { BUILTIN_GROUPS } from './resolve-inventory.js';
 import type { Report } from './semantic-checks.js';
 import { isRecord, listAt, recordAt, stringAt } from './shape.js';
-import { closest } from './suggest.js';
+import { closest } from '../../orchestrator/inventory/suggest.js';
 
 const ROLES: readonly string[] = ['control-plane', 'worker', 'etcd'];
 const isBuiltinGroup = (name: string): boolean => (BUILTIN_GROUPS as readonly string[]).includes(name);

@@ -4,12 +4,12 @@
 // an error. The shipped names are the schema's (definitions.vars, one entry per var a role reads).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../util/package-root.js';
+import { packageRoot } from '../../orchestrator/util/package-root.js';
 import type { RawInventory } from './raw-inventory.js';
 import { SCHEMA_PATH } from './schema-diagnostics.js';
 import type { Report } from './semantic-checks.js';
 import { isRecord, listAt, recordAt } from './shape.js';
-import { closest } from './suggest.js';
+import { closest } from '../../orchestrator/inventory/suggest.js';
 
 /** How far a name may be from a shipped var to be taken for a misspelling of it. */
 export const VAR_NAME_DISTANCE = 2;

@@ -6,11 +6,11 @@ import { checkCluster } from './check-cluster.js';
 import { checkGroups, checkHosts } from './check-hosts.js';
 import { checkVarNames } from './check-var-names.js';
 import { formatPath, someOf, type Diagnostic } from './diagnostics.js';
-import type { Inventory } from './model.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { RawInventory } from './raw-inventory.js';
 import type { SourceMap } from './source-map.js';
 import { parseDuration } from './resolve-inventory.js';
-import { fileProblem, MAX_KEY_FILE_BYTES, MAX_KNOWN_HOSTS_BYTES } from '../util/bounded-file.js';
+import { fileProblem, MAX_KEY_FILE_BYTES, MAX_KNOWN_HOSTS_BYTES } from '../../orchestrator/util/bounded-file.js';
 
 const MAX_AUDIT_POLICY_BYTES = 1024 * 1024;
 import { recordAt } from './shape.js';

@@ -1,10 +1,10 @@
 // Read an inventory file: parse YAML keeping positions, validate against the shipped schema,
 // run the semantic checks, and resolve defaults. Every problem is reported, all at once.
-import { readBoundedFileSync } from '../util/bounded-file.js';
+import { readBoundedFileSync } from '../../orchestrator/util/bounded-file.js';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { depthDiagnostic, documentDiagnostics, MAX_ALIASES, MAX_INVENTORY_BYTES, sizeDiagnostic } from './document-guards.js';
 import { formatDiagnostic, type Diagnostic } from './diagnostics.js';
-import type { Inventory } from './model.js';
+import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { RawInventory } from './raw-inventory.js';
 import { defaultHomeDir, resolveInventory } from './resolve-inventory.js';
 import { compileInventorySchema, schemaDiagnostics, schemaErrors } from './schema-diagnostics.js';
