@@ -88,7 +88,7 @@ echo "== kube-bench: test/cis/build-kube-bench.sh"
 nice -n 10 bash test/cis/build-kube-bench.sh || status=1
 stage_done "kube-bench build"
 echo "== offline bundle: kcluster bundle build"
-if BUNDLE=$(nice -n 10 node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
+if BUNDLE=$(nice -n 10 node bin/kcluster.js bundle build --upgrade-pair --every-component --test-tools | tail -n 1) && node bin/kcluster.js artifacts verify --bundle "$BUNDLE"; then
   stage_done "offline bundle build and verify"
 else
   echo "npm test: the offline bundle could not be built or verified; end-to-end tests not run" >&2

@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "npm run test:extended: lab hosts need root; run it with sudo" >&2; exit 2; }
 [ -d node_modules ] || npm ci || exit 1
 npm run --silent build || exit 1
-BUNDLE=$(node bin/kcluster.js bundle build --upgrade-pair --test-tools | tail -n 1) || exit 1
+BUNDLE=$(node bin/kcluster.js bundle build --upgrade-pair --every-component --test-tools | tail -n 1) || exit 1
 KCLUSTER_E2E_EXTENDED=1 KCLUSTER_TEST_BUNDLE="$BUNDLE" npx vitest run --project e2e test/e2e/quick-start.test.ts test/e2e/ca-rotation.test.ts

@@ -26,7 +26,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'artifacts list': ['kcluster artifacts list -i inventory.yaml', 'kcluster artifacts list -i inventory.yaml --fetch'],
   'artifacts verify': ['kcluster artifacts verify --bundle /srv/kcluster-bundle'],
   bundle: ['kcluster bundle build -i inventory.yaml'],
-  'bundle build': ['kcluster bundle build -i inventory.yaml', 'kcluster bundle build --upgrade-pair --test-tools'],
+  'bundle build': ['kcluster bundle build -i inventory.yaml', 'kcluster bundle build --upgrade-pair --every-component --test-tools'],
   apply: ['kcluster apply -i inventory.yaml --check --diff', 'kcluster apply -i inventory.yaml', 'kcluster apply -i inventory.yaml --limit w3 --tags kubelet'],
   kubeconfig: ['kcluster kubeconfig -i inventory.yaml --file admin.conf', 'kcluster kubeconfig -i inventory.yaml > admin.conf'],
   upgrade: ['kcluster upgrade -i inventory.yaml --check', 'kcluster upgrade -i inventory.yaml --to v1.37.2 --max-unavailable 2'],

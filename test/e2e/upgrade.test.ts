@@ -40,7 +40,7 @@ const kubeconfig = join(work, 'admin.conf');
 const OLD = (): string => {
   const versions = bundleKubernetesVersions();
   if (versions.length < 2)
-    throw new Error(`the bundle holds ${versions.join(', ')}: the upgrade test needs two releases (kcluster bundle build --upgrade-pair)`);
+    throw new Error(`the bundle holds ${versions.join(', ')}: the upgrade test needs two releases (kcluster bundle build --upgrade-pair --every-component)`);
   return versions.at(-2)!;
 };
 

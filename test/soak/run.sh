@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$SEED" ] || [ -z "$STEPS" ]; then usage; fi
 [ "$(id -u)" = 0 ] || { echo "npm run soak: lab hosts need root; run it with sudo" >&2; exit 2; }
-[ -n "${KCLUSTER_TEST_BUNDLE:-}" ] || { echo "npm run soak: set KCLUSTER_TEST_BUNDLE to the folder \`kcluster bundle build --upgrade-pair --test-tools\` prints" >&2; exit 2; }
+[ -n "${KCLUSTER_TEST_BUNDLE:-}" ] || { echo "npm run soak: set KCLUSTER_TEST_BUNDLE to the folder \`kcluster bundle build --upgrade-pair --every-component --test-tools\` prints" >&2; exit 2; }
 npm run --silent build
 KCLUSTER_SOAK_SEED=$SEED KCLUSTER_SOAK_STEPS=$STEPS KCLUSTER_SOAK_TOPOLOGY=$TOPOLOGY KCLUSTER_SOAK_FAULT_RATE=$FAULT_RATE KCLUSTER_SOAK_KEEP=$KEEP \
   exec npx vitest run --project soak

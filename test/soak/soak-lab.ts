@@ -67,7 +67,9 @@ export const etcdMemberList = (through: number): Promise<string> =>
 export function soakReleases(): SoakReleases {
   const versions = bundleKubernetesVersions();
   if (versions.length < 2)
-    throw new Error(`the bundle holds ${versions.join(', ')}: the soak needs two releases (kcluster bundle build --upgrade-pair --test-tools)`);
+    throw new Error(
+      `the bundle holds ${versions.join(', ')}: the soak needs two releases (kcluster bundle build --upgrade-pair --every-component --test-tools)`,
+    );
   return { previous: versions.at(-2)!, newest: versions.at(-1)! };
 }
 

@@ -1,12 +1,14 @@
-// `kcluster bundle build [-i INVENTORY | --kubernetes-version V ...] [--test-tools] [--from-releases]`:
-// builds the offline bundle from source, through the Go module proxy and Debian's packages, with
-// only what the inventory (or the given Kubernetes versions) needs; with --from-releases, what the
-// official releases publish with checksums is downloaded instead (through the inventory's
-// cluster.artifacts.mirrors, for a file server that mirrors them), the rest built as always. Prints the bundle's folder as the last
-// line on stdout; progress goes to stderr (a live tree on a terminal).
+// `kcluster bundle build [-i INVENTORY | --kubernetes-version V ... [--every-component]] [--test-tools]
+// [--from-releases]`: builds the offline bundle from source, through the Go module proxy and
+// Debian's packages, with only what the inventory needs (or, for the given Kubernetes versions,
+// what an inventory keeping every default needs, or every component); with --from-releases, what
+// the official releases publish with checksums is downloaded instead (through the inventory's
+// cluster.artifacts.mirrors, for a file server that mirrors them), the rest built as always.
+// Prints the bundle's folder as the last line on stdout; progress goes to stderr (a live tree on
+// a terminal).
 import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
-import { everyComponentFor, FROM_RELEASES, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
+import { defaultComponentsFor, everyComponentFor, FROM_RELEASES, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
 import { StageFailedError } from '../../kubernetes/artifacts/build/run-stage.js';
 import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../kubernetes/artifacts/component-versions.js';
 import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
@@ -30,6 +32,7 @@ interface BuildOptions {
   kubernetesVersion: string[];
   allReleases?: boolean;
   upgradePair?: boolean;
+  everyComponent?: boolean;
   testTools?: boolean;
   cacheDir?: string;
   fromReleases?: boolean;
@@ -50,6 +53,11 @@ async function wantedFrom(
     return undefined;
   }
   if (options.inventory !== undefined) {
+    if (options.everyComponent) {
+      cli.stderr.write('kcluster: bundle build -i builds what the inventory installs: --every-component goes with the version options instead\n');
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
     const inventory = await loadInventoryOrReport(cli, options.inventory);
     if (!inventory) return undefined;
     return { wanted: requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version })), mirrors: inventory.cluster.artifacts.mirrors };
@@ -73,7 +81,7 @@ async function wantedFrom(
       return undefined;
     }
   }
-  return { wanted: everyComponentFor(versions), mirrors: {} };
+  return { wanted: options.everyComponent ? everyComponentFor(versions) : defaultComponentsFor(versions), mirrors: {} };
 }
 
 export function registerBundleCommand(program: Command, cli: CliContext): void {
@@ -84,7 +92,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
     .option('-i, --inventory <file>', 'build what this inventory needs (its version, runtime, CNI, HA)')
     .option(
       '--kubernetes-version <version>',
-      `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}; every component for both runtimes)`,
+      `a Kubernetes release to include, repeatable (default ${KUBERNETES_RELEASES[0]}); what an inventory keeping every default needs, unless --every-component`,
       collect,
       [],
     )
@@ -92,6 +100,10 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
     .option(
       '--upgrade-pair',
       `the newest release and the one before it (${KUBERNETES_RELEASES.slice(0, 2).join(', ')}): what an upgrade to the newest minor needs`,
+    )
+    .option(
+      '--every-component',
+      'with the version options: every component kcluster can install (both container runtimes, Helm, local-path), not only what the defaults need',
     )
     .option('--test-tools', "add the busybox image kcluster's own end-to-end tests use")
     .option(

@@ -27,6 +27,9 @@ describe('kcluster CLI', () => {
     const both = await cli(['bundle', 'build', '-i', inventory, '--kubernetes-version', 'v1.35.8']);
     expect(both.code).toBe(2);
     expect(both.err).toContain('takes one of -i INVENTORY, --kubernetes-version, --all-releases or --upgrade-pair');
+    const every = await cli(['bundle', 'build', '-i', inventory, '--every-component']);
+    expect(every.code).toBe(2);
+    expect(every.err).toContain('--every-component goes with the version options');
     const unknown = await cli(['bundle', 'build', '--kubernetes-version', 'v1.29.3']);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(

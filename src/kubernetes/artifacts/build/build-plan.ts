@@ -1,6 +1,7 @@
 // What `kcluster bundle build` builds: from the components an inventory (or a list of Kubernetes
 // versions) needs, the stages in the order they run. Pure: versions in, stages out. A stage is
 // one recipe (bundle/recipes/NAME.sh) at one version; its output is cached on its own.
+import { CLUSTER_DEFAULTS } from '../../inventory/defaults.js';
 import { componentVersionsFor } from '../component-versions.js';
 import { COMPONENT_CONTENTS } from './bundle-contents.js';
 
@@ -30,6 +31,24 @@ export interface BuildStage {
   readonly origin: 'source' | 'release';
   /** Given to the recipe, and part of the key. */
   readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What an inventory that keeps every default needs, at these Kubernetes versions: the default
+ * runtime and pod network, the addons on by default, the local API proxy (several control
+ * planes and no load balancer) and the artifact relay. No cri-dockerd, Helm or local-path
+ * unless an inventory asks for them (`bundle build -i`) or `--every-component` does.
+ */
+export function defaultComponentsFor(kubernetesVersions: readonly string[]): WantedComponent[] {
+  const wanted = new Set(['kubernetes', 'etcd', 'crictl', 'cni-plugins', 'coredns', 'pause', 'kcluster-apiproxy']);
+  if (CLUSTER_DEFAULTS.containerRuntime === 'containerd') for (const c of ['containerd', 'runc']) wanted.add(c);
+  else wanted.add('cri-dockerd');
+  if (CLUSTER_DEFAULTS.cni === 'flannel') wanted.add('flannel');
+  if (CLUSTER_DEFAULTS.metricsServerEnabled) wanted.add('metrics-server');
+  if (CLUSTER_DEFAULTS.localPathStorageEnabled) wanted.add('local-path-provisioner');
+  if (CLUSTER_DEFAULTS.networkPolicyEnabled) wanted.add('kube-network-policies');
+  if (CLUSTER_DEFAULTS.artifactFanOut) wanted.add('kcluster-relay');
+  return everyComponentFor(kubernetesVersions).filter((w) => wanted.has(w.component));
 }
 
 /** Every component of a bundle for these Kubernetes versions, for both container runtimes. */

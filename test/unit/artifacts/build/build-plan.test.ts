@@ -1,7 +1,7 @@
 // What `kcluster bundle build` plans: only the components asked for, each stage once, the pause
 // image after the kubernetes stage it takes its source from, the tools only when images are made.
 import { describe, expect, it } from 'vitest';
-import { everyComponentFor, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
+import { defaultComponentsFor, everyComponentFor, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
 import { requiredArtifacts } from '../../../../src/kubernetes/artifacts/required-artifacts.js';
 import { parseInventory } from '../../../../src/kubernetes/inventory/load-inventory.js';
 
@@ -64,6 +64,26 @@ describe('bundle build plan', () => {
     expect(names).not.toContain('cri-dockerd');
     expect(names).not.toContain('kcluster-apiproxy');
     expect(names).not.toContain('test-tools');
+  });
+
+  it('no inventory: what one keeping every default installs, the same as requiredArtifacts of such an inventory with three control planes', () => {
+    const names = planBundleBuild(defaultComponentsFor(['v1.37.2'])).map((s) => s.name);
+    expect(names).not.toContain('cri-dockerd');
+    expect(names).not.toContain('helm');
+    expect(names).not.toContain('local-path-provisioner');
+    // Three control planes and no load balancer: the local API proxy too, so the default bundle serves HA.
+    // A bundle source: the relay, which passes a bundle's pieces between hosts, is in it too.
+    const ha = inventory(
+      'cluster:\n  artifacts: { source: bundle, bundle: /srv/bundle }\nhosts:\n' +
+        ['cp1', 'cp2', 'cp3'].map((h, i) => `  - { name: ${h}, address: 10.0.0.${i + 1}, roles: [control-plane] }\n`).join('') +
+        '  - { name: w1, address: 10.0.0.9 }\nssh:\n  user: root\n  agent: true\n',
+    );
+    const wanted = requiredArtifacts(ha).map((a) => ({ component: a.component, version: a.version }));
+    expect([...names].sort()).toEqual(
+      planBundleBuild(wanted)
+        .map((s) => s.name)
+        .sort(),
+    );
   });
 
   it('binaries only: no image tool and no Debian root file system', () => {
