@@ -1,6 +1,9 @@
 // Reads the events of a run from either of the two places kcluster writes them: the debug
 // log (`<ISO time> event {json}` lines among the command lines) or the NDJSON stream of
-// `-o json` (one event per line). Which one is decided by the first line.
+// `-o json` (one event per line). Which one is decided by the first line. A debug log may also
+// hold the events of a run nested in the logged one, labelled (`event (plan check) {json}`: the
+// check `apply --plan` makes before it changes anything): the timeline is the logged run's,
+// or the nested run's when it is the only one there (the plan was refused).
 import type { RunEvent } from '../../engine/events.js';
 import { InputError } from '../../engine/input-error.js';
 
@@ -19,6 +22,8 @@ export interface ParsedLog {
 }
 
 const STAMPED = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (.*)$/;
+/** `(plan check) `: the label of a nested run's events in a debug log (src/cli/plan/planned-run.ts). */
+const NESTED_LABEL = /^\([a-z -]+\) /;
 
 /** The fields each event type needs here, beyond type and time; other types are skipped. */
 const REQUIRED: Readonly<Record<string, readonly string[]>> = {
@@ -92,12 +97,14 @@ export function parseRunLog(text: string, source: string): ParsedLog {
     throw notALog(source, first + 1, `the line ${shorten(lines[first]!.trim())} is neither a debug log line ("<ISO time> event {...}") nor a JSON event`);
   }
   const events: LoggedEvent[] = [];
+  const nested: LoggedEvent[] = [];
   const warnings: string[] = [];
   const last = lines.reduce((at, l, i) => (l.trim() === '' ? at : i), -1);
   for (const [i, raw] of lines.entries()) {
     const line = raw.replace(/^\uFEFF/, '').replace(/\r$/, '');
     if (line.trim() === '') continue;
     let json: string;
+    let into = events;
     if (detected.format === 'ndjson') {
       // `-o json 2>&1` mixes in kcluster's own stderr lines: not events, not an error.
       if (line.startsWith('kcluster: ')) continue;
@@ -107,6 +114,11 @@ export function parseRunLog(text: string, source: string): ParsedLog {
       // Lines without a time continue a multi-line entry (a command's output); commands are not events.
       if (!stamped || !stamped[1]!.startsWith('event ')) continue;
       json = stamped[1]!.slice('event '.length);
+      const label = NESTED_LABEL.exec(json);
+      if (label) {
+        json = json.slice(label[0].length);
+        into = nested;
+      }
     }
     const event = eventFrom(json);
     if (event === undefined) continue;
@@ -118,7 +130,12 @@ export function parseRunLog(text: string, source: string): ParsedLog {
       }
       throw notALog(source, i + 1, `the line ${shorten(line)} is not a kcluster event: ${event}`);
     }
-    events.push({ event, line: i + 1 });
+    into.push({ event, line: i + 1 });
+  }
+  const hasRun = (list: readonly LoggedEvent[]): boolean => list.some((e) => e.event.type === 'run-start');
+  if (!hasRun(events) && hasRun(nested)) {
+    warnings.push(`${source}: only the events of the check before the run are here (the run itself did not start): the timeline is that check's`);
+    events.push(...nested);
   }
   if (!events.some((e) => e.event.type === 'run-start')) {
     const what = events.length === 0 ? 'it holds no kcluster events' : `it holds ${events.length} events but no run-start (is it the start of a log cut off?)`;

@@ -33,6 +33,19 @@ describe('reading a run log', () => {
     expect(parsed.events.map((e) => e.event)).toEqual(SAMPLE_EVENTS);
   });
 
+  it("reads an `apply --plan` log as its run, past the labelled events of the plan's check before it", () => {
+    const checked = SAMPLE_EVENTS.map((e) => `${new Date(e.time).toISOString()} event (plan check) ${JSON.stringify({ ...e, check: true })}\n`).join('');
+    const parsed = parseRunLog(checked + sampleDebugLog(), 'run.log');
+    expect(parsed.events.map((e) => e.event)).toEqual(SAMPLE_EVENTS);
+    expect(parsed.warnings).toEqual([]);
+    // A plan refused as stale: its check is all the log holds, and the timeline says so.
+    const refused = parseRunLog(checked, 'run.log');
+    expect(refused.events).toHaveLength(SAMPLE_EVENTS.length);
+    expect(refused.warnings).toEqual([
+      "run.log: only the events of the check before the run are here (the run itself did not start): the timeline is that check's",
+    ]);
+  });
+
   it('takes CRLF line ends and kcluster stderr lines mixed into -o json (2>&1)', () => {
     const text = `kcluster: loading inventory\r\n${sampleNdjson().replaceAll('\n', '\r\n')}kcluster: debug log: /x/y.log\r\n`;
     expect(parseRunLog(text, 'run.ndjson').events).toHaveLength(SAMPLE_EVENTS.length);
