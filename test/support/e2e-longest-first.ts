@@ -12,6 +12,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'ca-rotation.test.ts',
   'control-plane-lifecycle.test.ts',
   'ha.test.ts',
+  'help-examples.test.ts',
   'day2.test.ts',
   'upgrade.test.ts',
   'soak-slice.test.ts',
