@@ -9,7 +9,9 @@ import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.
 import { noChange } from '../../src/orchestrator/engine/change.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
+import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
+import { linkMtu, type LinkMtu } from '../../src/orchestrator/facts/link-mtu.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
@@ -20,8 +22,17 @@ const templateDir = join(packageRoot(), 'roles', 'pod-network', 'templates');
 const WAIT_MS = 180_000;
 /** One watch's length, in seconds (see waitForPodCidr). */
 const WATCH_S = 20;
-/** vxlan adds 50 bytes to each packet of a 1500-byte network. */
-const VXLAN_MTU = 1450;
+/** What vxlan adds to each packet (outer Ethernet, IP, UDP and vxlan headers): flanneld leaves the same room. */
+const VXLAN_OVERHEAD = 50;
+
+/** The pods' MTU: the node's own link's (the one holding its address, which flanneld tunnels over) less vxlan's headers. */
+export function podMtu(link: LinkMtu, host: string, address: string): number {
+  if (!link.found)
+    throw new Error(
+      `${host}: no interface holds ${address} (its address in the inventory), so the pods' MTU cannot follow its link: give the host an address it has (ip -o addr), which the kubelet and flannel use too`,
+    );
+  return link.mtu - VXLAN_OVERHEAD;
+}
 
 function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> {
   return {
@@ -75,10 +86,10 @@ export function podNetworkRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
       factDerivedFile({
         path: '/etc/cni/net.d/10-flannel.conflist',
         mode: 0o644,
-        facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
-        content: (facts) => {
+        facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
+        content: (facts, ctx) => {
           if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
-          return conflist({ podCidr: facts.cidr.cidr, mtu: VXLAN_MTU });
+          return conflist({ podCidr: facts.cidr.cidr, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
         },
       }),
       podsInPodCidr(inputs.inventory.cluster.podCIDR),
