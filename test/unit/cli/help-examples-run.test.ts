@@ -1,8 +1,8 @@
 // The help examples that need no host are run here as they are written, in a folder holding the
 // inventory.yaml they name (a bundle of stand-in pieces, fake-*: verified and read, never
-// installed); each must exit 0. The others need a lab (hosts, a cluster, root): they are listed
-// below, and every example of HELP_EXAMPLES is in one list or the other, so a new one is
-// classified when it is written. (issue 44: three examples failed as written.)
+// installed); each must exit 0. The others need a lab (hosts, a cluster, root): test/e2e/help-
+// examples.test.ts runs them on one, and every example of HELP_EXAMPLES is in one list or the
+// other, so a new one is classified when it is written. (issue 44: three examples failed as written.)
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
