@@ -1,8 +1,9 @@
-// `kcluster state show|history|rollback|unlock|push -i FILE`: the cluster's state store
+// `kcluster state show|history|rollback|unlock|push|pull -i FILE`: the cluster's state store
 // (cluster.state, issue 41) seen and handled from any controller: what it holds and who holds
 // its lease; every generation; a rollback as a new generation (asks first); the lease of a
 // controller that is gone broken (asks first); the state folder published over the store's
-// newest generation (moving a cluster from one machine's folder into the store; asks first).
+// newest generation (moving a cluster from one machine's folder into the store; asks first);
+// the folder brought in line with the store (a new controller, or before moving to another store).
 import { Option, type Command } from 'commander';
 import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -172,6 +173,26 @@ async function push(cli: CliContext, options: StateOptions): Promise<void> {
   });
 }
 
+async function pullState(cli: CliContext, options: StateOptions): Promise<void> {
+  const inventory = await loadInventoryOrReport(cli, options.inventory);
+  if (!inventory) return;
+  // Taking the hold is the pull: under the lease, the folder is brought in line with the newest
+  // generation (the store wins; a file only the folder has is moved aside, never uploaded).
+  await withStateLock(cli, inventory, async () => {
+    const store = await storeOf(inventory, cli.env);
+    const head = await store.generations.head();
+    cli.stderr.write(
+      head === undefined
+        ? `kcluster: ${store.where} holds no generation yet: nothing pulled; kcluster state push -i ${options.inventory} --yes publishes ${inventory.stateDir}\n`
+        : `kcluster: ${inventory.stateDir} holds generation ${head.generation} of ${store.where} (${Object.keys(head.files).length} file(s), written ${head.createdAt} by ${head.by.command} on ${head.by.machine})\n`,
+    );
+  }).catch((error: unknown) => {
+    if (!isRefusal(error)) throw error;
+    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  });
+}
+
 export function registerStateCommand(program: Command, cli: CliContext): void {
   const state = program.command('state').description('the state store of a team (cluster.state): what it holds, its history, its lease');
   const output = () => new Option('-o, --output <format>', 'text or json').choices(['text', 'json']);
@@ -206,4 +227,9 @@ export function registerStateCommand(program: Command, cli: CliContext): void {
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((o: StateOptions) => push(cli, o));
+  state
+    .command('pull')
+    .description("bring this controller's state folder in line with the store's newest generation (the store wins; what only the folder has is moved aside)")
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
+    .action((o: StateOptions) => pullState(cli, o));
 }

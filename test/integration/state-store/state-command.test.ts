@@ -1,6 +1,7 @@
 // `kcluster state` against a real S3 server (versitygw): every example of its help run as
 // written, in a folder whose inventory.yaml keeps the state in the server's bucket: push a
-// state folder, show, history, roll back to generation 41 of 42, break a gone controller's lease.
+// state folder, show, history, roll back to generation 41 of 42, break a gone controller's lease;
+// a new controller pulls, and a cluster moves to another store by a pull and a push.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,8 @@ afterAll(() => server?.stop());
 
 describe('kcluster state, its help examples run as written', () => {
   it('has examples for each of its commands', () => {
-    for (const path of ['state', 'state show', 'state history', 'state rollback', 'state unlock', 'state push']) expect(examples(path), path).not.toEqual([]);
+    for (const path of ['state', 'state show', 'state history', 'state rollback', 'state unlock', 'state push', 'state pull'])
+      expect(examples(path), path).not.toEqual([]);
   });
 
   it('push publishes the state folder as the first generation', async () => {
@@ -94,6 +96,32 @@ describe('kcluster state, its help examples run as written', () => {
     }
     const show = JSON.parse((await run('kcluster state show -i inventory.yaml -o json')).out) as { generation: number; written: { reason: string } };
     expect(show).toMatchObject({ generation: 43, written: { reason: 'rollback to 41' } });
+  });
+
+  it("pull brings a new controller's empty folder to the newest generation; pull then push moves the state to another store", async () => {
+    for (const example of examples('state pull')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toMatch(/state holds generation 43 of s3:\/\/team-state\/team\/ \(1 file\(s\), written /);
+    }
+    // A second controller: the same inventory but an empty state folder of its own.
+    const inventoryText = readFileSync(join(dir, 'inventory.yaml'), 'utf8');
+    writeFileSync(join(dir, 'second.yaml'), inventoryText.replace('stateDir: ./state', 'stateDir: ./second-state'));
+    const pulled = await runCli(['state', 'pull', '-i', join(dir, 'second.yaml')], env, dir);
+    expect(pulled.code, pulled.err).toBe(0);
+    expect(readFileSync(join(dir, 'second-state', 'pki', 'ca.key'), 'utf8')).toBe('version 41');
+    // Moving to another store (another prefix here): the pulled folder pushed there.
+    writeFileSync(join(dir, 'moved.yaml'), inventoryText.replace('stateDir: ./state', 'stateDir: ./second-state').replace('prefix: team/', 'prefix: moved/'));
+    const pushed = await runCli(['state', 'push', '-i', join(dir, 'moved.yaml'), '--yes'], env, dir);
+    expect(pushed.code, pushed.err).toBe(0);
+    const moved = new GenerationStore(s3(), 'moved/', stateKeyFromFile(join(dir, 'state.key')));
+    const files = await moved.files((await moved.head())!);
+    expect(files.map((f) => [f.path, f.content.toString()])).toEqual([['pki/ca.key', 'version 41']]);
+    // Without cluster.state there is nothing to pull from, said with the file.
+    writeFileSync(join(dir, 'local.yaml'), inventoryText.replace(/ {2}state:\n.*\n.*\n/, ''));
+    const local = await runCli(['state', 'pull', '-i', join(dir, 'local.yaml')], env, dir);
+    expect(local.code).toBe(2);
+    expect(local.err).toContain('local.yaml: no cluster.state');
   });
 
   it("unlock breaks a gone controller's lease, and says when there is none", async () => {
