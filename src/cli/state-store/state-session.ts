@@ -30,6 +30,7 @@ import {
   type StateKey,
 } from '../../orchestrator/state-store/state-key.js';
 import { JournalMirror } from './journal-mirror.js';
+import { pruneStoredSnapshots, type SnapshotRetention } from './snapshot-retention.js';
 import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 
 export interface StateSession {
@@ -200,6 +201,7 @@ async function pull(
 
 export async function openStateSession(inventory: Inventory, options: SessionOptions): Promise<StateSession | undefined> {
   if (inventory.cluster.state === undefined) return undefined;
+  const retention = inventory.cluster.state.snapshots;
   const unpublished = readUnpublished(inventory.stateDir);
   if (unpublished !== undefined)
     throw new InputError(
@@ -270,7 +272,7 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     },
   };
   open.set(inventory.stateDir, entry);
-  setOffBoxCopy(inventory.stateDir, (file) => copySnapshotToStore(s3, prefix, key, where, file));
+  setOffBoxCopy(inventory.stateDir, (file) => copySnapshotToStore(s3, prefix, key, where, file, retention));
   return entry.session;
 }
 
@@ -278,13 +280,15 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
 export const SNAPSHOTS = 'snapshots/';
 
 /** An etcd snapshot saved on the controller, sealed (streamed) and copied into the store. */
-async function copySnapshotToStore(s3: S3Client, prefix: string, key: StateKey, where: string, file: string): Promise<string> {
+async function copySnapshotToStore(s3: S3Client, prefix: string, key: StateKey, where: string, file: string, retention: SnapshotRetention): Promise<string> {
   const name = basename(file);
   const sealed = join(dirname(file), `.${name}.kce.tmp`);
   try {
     const { sha256, bytes } = await sealFile(key, `${SNAPSHOTS}${name}`, file, sealed);
-    await s3.putFile(`${prefix}${SNAPSHOTS}${name}.kce`, sealed, sha256, bytes);
-    return `sealed copy in ${where}${SNAPSHOTS}${name}.kce`;
+    const stored = `${prefix}${SNAPSHOTS}${name}.kce`;
+    await s3.putFile(stored, sealed, sha256, bytes);
+    const pruned = await pruneStoredSnapshots(s3, `${prefix}${SNAPSHOTS}`, retention, stored);
+    return `sealed copy in ${where}${SNAPSHOTS}${name}.kce${pruned !== undefined ? `; ${pruned}` : ''}`;
   } finally {
     await rm(sealed, { force: true });
   }

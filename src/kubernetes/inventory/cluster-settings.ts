@@ -95,6 +95,8 @@ export interface StateStoreSettings {
   /** An absolute key file on the controller, the environment variable that holds the key, or one that holds a passphrase. */
   readonly key: { readonly file: string } | { readonly env: string } | { readonly passphraseEnv: string };
   readonly leaseSeconds: number;
+  /** How many of the etcd snapshots copied into the store it keeps. */
+  readonly snapshots: { readonly keep: number; readonly maxAgeDays?: number };
 }
 
 /** One chart of cluster.charts: where it is on the controller, its release and its values. */

@@ -60,4 +60,6 @@ export const STATE_STORE_DEFAULTS = {
   secretAccessKeyEnv: 'AWS_SECRET_ACCESS_KEY',
   sessionTokenEnv: 'AWS_SESSION_TOKEN',
   leaseSeconds: 60,
+  /** etcd snapshots kept in the store: a few weeks of daily saves, or a day of hourly ones. */
+  snapshotsKeep: 20,
 } as const;

@@ -116,6 +116,7 @@ export interface RawInventory {
       };
       readonly key: { readonly file?: string; readonly env?: string; readonly passphraseEnv?: string };
       readonly leaseSeconds?: number;
+      readonly snapshots?: { readonly keep?: number; readonly maxAgeDays?: number };
     };
   };
   readonly ssh?: RawSshDefaults;

@@ -213,6 +213,10 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
                     ? { env: cluster.state.key.env }
                     : { passphraseEnv: cluster.state.key.passphraseEnv! },
               leaseSeconds: cluster.state.leaseSeconds ?? STATE_STORE_DEFAULTS.leaseSeconds,
+              snapshots: {
+                keep: cluster.state.snapshots?.keep ?? STATE_STORE_DEFAULTS.snapshotsKeep,
+                ...(cluster.state.snapshots?.maxAgeDays !== undefined ? { maxAgeDays: cluster.state.snapshots.maxAgeDays } : {}),
+              },
             },
           }
         : {}),

@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kc-state-session-'));
 const keyFile = join(dir, 'state.key');
 const said: string[] = [];
 
-function inventoryFor(name: string, options: { cluster?: string; prefix?: string; keyFile?: string; key?: string } = {}): Inventory {
+function inventoryFor(name: string, options: { cluster?: string; prefix?: string; keyFile?: string; key?: string; snapshotsKeep?: number } = {}): Inventory {
   const stateDir = join(dir, name);
   mkdirSync(stateDir, { recursive: true });
   const file = join(dir, `${name}.yaml`);
@@ -36,6 +36,7 @@ function inventoryFor(name: string, options: { cluster?: string; prefix?: string
       `    s3: { endpoint: "${server.endpoint}", bucket: state, prefix: "${options.prefix ?? 'prod/'}" }`,
       `    key: ${options.key ?? `{ file: ${options.keyFile ?? keyFile} }`}`,
       '    leaseSeconds: 15',
+      ...(options.snapshotsKeep !== undefined ? [`    snapshots: { keep: ${options.snapshotsKeep} }`] : []),
       `stateDir: ${stateDir}`,
       'ssh: { agent: true }',
       'hosts:',
@@ -138,6 +139,30 @@ describe('the state session', () => {
     expect(fetched.file).toBe(join(b.stateDir, 'backups', 'etcd-2026-11-28T10-00-00-000Z.db'));
     expect(readFileSync(fetched.file).equals(content)).toBe(true);
     expect(await fetchStoredSnapshot(b, env, 'etcd-none.db')).toBeUndefined();
+  });
+
+  it('keeps the newest cluster.state.snapshots.keep snapshots in the store, deleting older ones after each copy and saying so', async () => {
+    const c = inventoryFor('controller-c', { prefix: 'kept/', snapshotsKeep: 2 });
+    const session = (await openStateSession(c, options('kcluster etcd snapshot save -i c.yaml')))!;
+    const copy = offBoxCopyFor(c.stateDir)!;
+    mkdirSync(join(c.stateDir, 'backups'), { recursive: true });
+    const messages: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const file = join(c.stateDir, 'backups', `etcd-2026-11-28T10-00-0${n}-000Z.db`);
+      writeFileSync(file, randomBytes(1024), { mode: 0o600 });
+      messages.push(await copy(file));
+      // The store stamps each object to the second: a second apart, their order is theirs.
+      await new Promise((r) => setTimeout(r, 1100));
+    }
+    await session.close('etcd snapshot save: completed');
+    expect(messages[1]).toBe('sealed copy in s3://state/kept/snapshots/etcd-2026-11-28T10-00-02-000Z.db.kce');
+    expect(messages[2]).toBe(
+      'sealed copy in s3://state/kept/snapshots/etcd-2026-11-28T10-00-03-000Z.db.kce; 1 older snapshot(s) removed from the store (the newest 2 kept: cluster.state.snapshots)',
+    );
+    expect((await listStoredSnapshots(c, options('x').env)).map((s) => s.name)).toEqual([
+      'etcd-2026-11-28T10-00-02-000Z.db',
+      'etcd-2026-11-28T10-00-03-000Z.db',
+    ]);
   });
 
   it('a passphrase: the salt is recorded in a new store, a second controller derives the same key from it; another passphrase, or a passphrase for a store made with a key, is refused', async () => {

@@ -74,6 +74,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.state.s3.secretAccessKeyEnv': withStore.s3.secretAccessKeyEnv,
     'cluster.state.s3.sessionTokenEnv': withStore.s3.sessionTokenEnv,
     'cluster.state.leaseSeconds': withStore.leaseSeconds,
+    'cluster.state.snapshots.keep': withStore.snapshots.keep,
     'cluster.name': cluster.name,
     'cluster.kubernetesVersion': cluster.kubernetesVersion,
     'cluster.podCIDR': cluster.podCIDR,
