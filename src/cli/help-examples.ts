@@ -67,6 +67,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'state unlock': ['kcluster state unlock -i inventory.yaml --yes'],
   'state push': ['kcluster state push -i inventory.yaml --yes'],
   'state pull': ['kcluster state pull -i inventory.yaml'],
+  'state migrate': ['kcluster state migrate -i inventory.yaml --to new-store.yaml --yes'],
   status: ['kcluster status -i inventory.yaml', 'kcluster status -i inventory.yaml --run 2026-11-26T22-55-06', 'kcluster status -i inventory.yaml -o json'],
   plan: ['kcluster plan show plan.json'],
   'plan show': [

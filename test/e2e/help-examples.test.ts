@@ -152,6 +152,7 @@ const ELSEWHERE: Readonly<Record<string, string>> = {
   'kcluster state unlock -i inventory.yaml --yes': 'a state store (see above)',
   'kcluster state push -i inventory.yaml --yes': 'a state store (see above)',
   'kcluster state pull -i inventory.yaml': 'a state store (see above)',
+  'kcluster state migrate -i inventory.yaml --to new-store.yaml --yes': 'two state stores (see above)',
 };
 
 /** A scheduled snapshot on cp1, made by its own timer's service (started once), by name. */

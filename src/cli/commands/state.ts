@@ -1,9 +1,10 @@
-// `kcluster state show|history|rollback|unlock|push|pull -i FILE`: the cluster's state store
+// `kcluster state show|history|rollback|unlock|push|pull|migrate -i FILE`: the cluster's state store
 // (cluster.state, issue 41) seen and handled from any controller: what it holds and who holds
 // its lease; every generation; a rollback as a new generation (asks first); the lease of a
 // controller that is gone broken (asks first); the state folder published over the store's
 // newest generation (moving a cluster from one machine's folder into the store; asks first);
-// the folder brought in line with the store (a new controller, or before moving to another store).
+// the folder brought in line with the store (a new controller); the state moved to another store,
+// the old one marked so that no controller uses it again (asks first).
 import { Option, type Command } from 'commander';
 import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -12,7 +13,7 @@ import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { commandLine, withStateLock } from '../lock-or-report.js';
-import { sessionFor, storeOf, unpublishedPath, type StoreAccess } from '../state-store/state-session.js';
+import { claimStore, markMoved, sessionFor, storeOf, unpublishedPath, type StoreAccess } from '../state-store/state-session.js';
 import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
@@ -22,6 +23,8 @@ import { textTable } from '../../orchestrator/util/text-table.js';
 
 interface StateOptions {
   readonly inventory: string;
+  /** state migrate: the inventory naming the store the state moves to. */
+  readonly toInventory?: string;
   readonly output?: 'text' | 'json';
   readonly yes?: boolean;
   readonly to?: string;
@@ -154,6 +157,8 @@ async function push(cli: CliContext, options: StateOptions): Promise<void> {
   await withStore(cli, options, async (inventory, store) => {
     const files = readTracked(inventory.stateDir);
     if (files.length === 0) throw new InputError(`${inventory.stateDir} holds no state (no pki/, encryption/ or known_hosts): nothing to publish`);
+    // Another cluster's store, another key, or a store whose cluster moved: refused before anything is written.
+    await claimStore(inventory, store);
     const head = await store.generations.head();
     const refusal = await refusalUnlessConfirmed(
       cli,
@@ -185,6 +190,57 @@ async function pullState(cli: CliContext, options: StateOptions): Promise<void> 
       head === undefined
         ? `kcluster: ${store.where} holds no generation yet: nothing pulled; kcluster state push -i ${options.inventory} --yes publishes ${inventory.stateDir}\n`
         : `kcluster: ${inventory.stateDir} holds generation ${head.generation} of ${store.where} (${Object.keys(head.files).length} file(s), written ${head.createdAt} by ${head.by.command} on ${head.by.machine})\n`,
+    );
+  }).catch((error: unknown) => {
+    if (!isRefusal(error)) throw error;
+    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  });
+}
+
+async function migrate(cli: CliContext, options: StateOptions): Promise<void> {
+  const from = await loadInventoryOrReport(cli, options.inventory);
+  if (!from) return;
+  const to = await loadInventoryOrReport(cli, options.toInventory!);
+  if (!to) return;
+  const refuse = (why: string): void => {
+    cli.stderr.write(`kcluster: state migrate: ${why}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  };
+  if (from.cluster.state === undefined)
+    return refuse(`${from.file} has no cluster.state: to move a state folder into a store, kcluster state push -i ${to.file} --yes`);
+  if (to.cluster.state === undefined)
+    return refuse(`${to.file} has no cluster.state: to leave the store, kcluster state pull -i ${from.file}, then remove cluster.state from it`);
+  const { leaseSeconds } = to.cluster.state;
+  if (from.cluster.name !== to.cluster.name)
+    return refuse(`${from.file} is cluster ${from.cluster.name}, ${to.file} is cluster ${to.cluster.name}: both must name the same cluster`);
+  // Under the old store's lease, its newest generation in the state folder: copied to the new store, then the old one marked as moved.
+  await withStateLock(cli, from, async () => {
+    const source = await storeOf(from, cli.env);
+    const target = await storeOf(to, cli.env);
+    if (target.where === source.where) throw new InputError(`${to.file} names the same store as ${from.file} (${source.where}): nothing to move`);
+    const head = await source.generations.head();
+    if (head === undefined) throw new InputError(`${source.where} holds no generation yet: nothing to move (kcluster state push publishes a state folder)`);
+    await claimStore(to, target);
+    const already = await target.generations.head();
+    if (already !== undefined)
+      throw new InputError(
+        `${target.where} already holds generation ${already.generation} of ${to.cluster.name}: move into an empty store (another bucket or prefix)`,
+      );
+    const refusal = await refusalUnlessConfirmed(
+      cli,
+      `state migrate copies generation ${head.generation} of ${source.where} to ${target.where} and marks ${source.where} as moved: every controller must then use ${to.file}'s cluster.state (the old one is refused)`,
+      options.yes,
+    );
+    if (refusal) throw new InputError(refusal);
+    const files = await source.generations.files(head);
+    const lease = await acquireLease(target.s3, target.prefix, { command: commandLine(), ttlSeconds: leaseSeconds });
+    const made = await target.generations
+      .commit(undefined, files, by(), `migrated from ${source.where} generation ${head.generation}`)
+      .finally(() => lease.release());
+    await markMoved(source, { to: target.where, at: new Date().toISOString(), generation: head.generation, by: by() });
+    cli.stderr.write(
+      `kcluster: generation ${head.generation} of ${source.where} is generation ${made.generation} of ${target.where} (${files.length} file(s)); ${source.where} is marked as moved, its etcd snapshots and run journal stay there. Use ${to.file} from now on\n`,
     );
   }).catch((error: unknown) => {
     if (!isRefusal(error)) throw error;
@@ -232,4 +288,13 @@ export function registerStateCommand(program: Command, cli: CliContext): void {
     .description("bring this controller's state folder in line with the store's newest generation (the store wins; what only the folder has is moved aside)")
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .action((o: StateOptions) => pullState(cli, o));
+  state
+    .command('migrate')
+    .description(
+      'move the state to the store another inventory names (an empty bucket or prefix), and mark the old store as moved so no controller uses it again (asks first)',
+    )
+    .requiredOption('-i, --inventory <file>', 'inventory file (YAML) naming the store the state is in')
+    .requiredOption('--to <file>', 'inventory file naming the store to move it to (the same cluster)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((o: Omit<StateOptions, 'toInventory'> & { to: string }) => migrate(cli, { ...o, toInventory: o.to }));
 }

@@ -147,9 +147,38 @@ export async function storeOf(inventory: Inventory, env: SessionOptions['env']):
   };
 }
 
-/** The store is this cluster's and sealed with this key (the header says so), or is made so when new. */
-async function claimStore(inventory: Inventory, store: StoreAccess): Promise<void> {
+/** Where a store's cluster went (`kcluster state migrate`): a store holding one is never used again. */
+const MOVED_KEY = 'kcluster-moved.json';
+
+export interface MovedRecord {
+  /** s3://bucket/prefix of the store the state moved to. */
+  readonly to: string;
+  readonly at: string;
+  /** The generation of this store that was copied there. */
+  readonly generation: number;
+  readonly by: { readonly machine: string; readonly pid: number; readonly command: string };
+}
+
+export async function readMoved(s3: S3Client, prefix: string): Promise<MovedRecord | undefined> {
+  const got = await s3.get(`${prefix}${MOVED_KEY}`);
+  return got === undefined ? undefined : (JSON.parse(got.body.toString('utf8')) as MovedRecord);
+}
+
+export async function markMoved(store: Pick<StoreAccess, 's3' | 'prefix'>, record: MovedRecord): Promise<void> {
+  await store.s3.put(`${store.prefix}${MOVED_KEY}`, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
+}
+
+/**
+ * The store is this cluster's and sealed with this key (the header says so), or is made so when
+ * new; a store whose cluster moved to another (`state migrate`) is refused with where it went.
+ */
+export async function claimStore(inventory: Inventory, store: StoreAccess): Promise<void> {
   const { s3, prefix, key } = store;
+  const moved = await readMoved(s3, prefix);
+  if (moved !== undefined)
+    throw new InputError(
+      `${s3.describe(prefix)} no longer holds the state of ${inventory.cluster.name}: it moved to ${moved.to} (generation ${moved.generation}, ${moved.at}, by ${moved.by.command} on ${moved.by.machine}): set cluster.state in ${inventory.file} to that store`,
+    );
   const header = await readHeader(s3, prefix);
   if (header === undefined) {
     const made: StoreHeader = {

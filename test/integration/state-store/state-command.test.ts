@@ -1,7 +1,8 @@
 // `kcluster state` against a real S3 server (versitygw): every example of its help run as
 // written, in a folder whose inventory.yaml keeps the state in the server's bucket: push a
 // state folder, show, history, roll back to generation 41 of 42, break a gone controller's lease;
-// a new controller pulls, and a cluster moves to another store by a pull and a push.
+// a new controller pulls, and a cluster moves to another store by a pull and a push, or by
+// `state migrate`, after which the old store is refused with where the state went.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,13 +22,13 @@ const stateDir = join(dir, 'state');
 let env: NodeJS.ProcessEnv;
 const s3 = (): S3Client => new S3Client({ endpoint: server.endpoint, bucket: 'team-state', region: 'us-east-1', pathStyle: true }, server);
 const examples = (path: string): string[] => [...(HELP_EXAMPLES[path] ?? [])];
-/** The example's words after `kcluster`, the inventory named by its path in this folder (as the example is typed there). */
+/** The example's words after `kcluster`, each inventory named by its path in this folder (as the example is typed there). */
 const run = (example: string) =>
   runCli(
     example
       .split(/\s+/)
       .slice(1)
-      .map((word) => (word === 'inventory.yaml' ? join(dir, word) : word)),
+      .map((word) => (word.endsWith('.yaml') ? join(dir, word) : word)),
     env,
     dir,
   );
@@ -48,7 +49,7 @@ afterAll(() => server?.stop());
 
 describe('kcluster state, its help examples run as written', () => {
   it('has examples for each of its commands', () => {
-    for (const path of ['state', 'state show', 'state history', 'state rollback', 'state unlock', 'state push', 'state pull'])
+    for (const path of ['state', 'state show', 'state history', 'state rollback', 'state unlock', 'state push', 'state pull', 'state migrate'])
       expect(examples(path), path).not.toEqual([]);
   });
 
@@ -135,5 +136,39 @@ describe('kcluster state, its help examples run as written', () => {
       const again = await run(example);
       expect(again.err).toContain('no controller holds the lease of s3://team-state/team/: nothing to unlock');
     }
+  });
+  it('migrate copies the newest generation to an empty store and marks the old one as moved: the old store is refused from then on, naming the new one', async () => {
+    const inventoryText = readFileSync(join(dir, 'inventory.yaml'), 'utf8');
+    writeFileSync(join(dir, 'new-store.yaml'), inventoryText.replace('prefix: team/', 'prefix: new/'));
+    writeFileSync(join(dir, 'other-cluster.yaml'), inventoryText.replace('prefix: team/', 'prefix: other/').replace('name: team', 'name: other'));
+    const mismatch = await run('kcluster state migrate -i inventory.yaml --to other-cluster.yaml --yes');
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.err).toContain('is cluster team, ' + join(dir, 'other-cluster.yaml') + ' is cluster other: both must name the same cluster');
+    // Without --yes and no terminal: asked, so refused, nothing moved.
+    const asked = await run('kcluster state migrate -i inventory.yaml --to new-store.yaml');
+    expect(asked.code).toBe(2);
+    for (const example of examples('state migrate')) {
+      const r = await run(example);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toMatch(
+        /generation 43 of s3:\/\/team-state\/team\/ is generation 1 of s3:\/\/team-state\/new\/ \(1 file\(s\)\); s3:\/\/team-state\/team\/ is marked as moved/,
+      );
+    }
+    const moved = new GenerationStore(s3(), 'new/', stateKeyFromFile(join(dir, 'state.key')));
+    expect((await moved.files((await moved.head())!)).map((f) => [f.path, f.content.toString()])).toEqual([['pki/ca.key', 'version 41']]);
+    // The old store: every command that would use it is refused with where the state went.
+    for (const command of ['kcluster state pull -i inventory.yaml', 'kcluster state push -i inventory.yaml --yes']) {
+      const old = await run(command);
+      expect(old.code, command).toBe(2);
+      expect(old.err).toMatch(
+        /s3:\/\/team-state\/team\/ no longer holds the state of team: it moved to s3:\/\/team-state\/new\/ \(generation 43, .*\): set cluster\.state in .*inventory\.yaml to that store/,
+      );
+    }
+    const again = await run('kcluster state pull -i new-store.yaml');
+    expect(again.code, again.err).toBe(0);
+    // Back into the old store, which is marked as moved: refused.
+    const full = await run('kcluster state migrate -i new-store.yaml --to second.yaml --yes');
+    expect(full.code).toBe(2);
+    expect(full.err).toContain('no longer holds the state');
   });
 });
