@@ -2,7 +2,7 @@
 // inventory from the hosts given on the command line, commented, that `validate` accepts.
 // Written to standard output, or to a new file (an existing one is never overwritten).
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -39,8 +39,14 @@ Examples:
     --worker w1=10.0.0.21 --api-endpoint 10.0.0.10 --bundle /srv/kcluster-bundle --file inventory.yaml
 `;
 
+/** `target` as a path from `folder`, starting with ./ or ../ as editors expect. */
+const relativeFrom = (folder: string, target: string): string => {
+  const path = relative(folder, target);
+  return path.startsWith('.') ? path : `./${path}`;
+};
+
 /** Every problem with the arguments, and the settings when there is none. */
-function settingsOf(options: InitOptions): { settings?: StarterSettings; problems: string[] } {
+function settingsOf(options: InitOptions, folder: string): { settings?: StarterSettings; problems: string[] } {
   const { hosts, problems } = initHosts(options.controlPlane ?? [], options.worker ?? []);
   if (!CLUSTER_NAME.test(options.name)) problems.push(`--name ${options.name}: a cluster name is lowercase letters, digits and '-' (at most 63), e.g. prod`);
   if (!LOGIN_NAME.test(options.user)) problems.push(`--user ${options.user}: not a login name (letters, digits, '_', '.', '-')`);
@@ -63,8 +69,10 @@ function settingsOf(options: InitOptions): { settings?: StarterSettings; problem
       bundle: options.bundle,
       apiEndpoint: options.apiEndpoint,
       containerRuntime: options.containerRuntime,
-      schemaPath: join(packageRoot(), SCHEMA_PATH),
-      referencePage: join(packageRoot(), REFERENCE_PAGE),
+      // Relative to the inventory's folder: the file stays valid when the folder (with its
+      // node_modules/kcluster, or beside this checkout) is copied or committed elsewhere.
+      schemaPath: relativeFrom(folder, join(packageRoot(), SCHEMA_PATH)),
+      referencePage: relativeFrom(folder, join(packageRoot(), REFERENCE_PAGE)),
     },
   };
 }
@@ -85,7 +93,7 @@ export function registerInitCommand(program: Command, cli: CliContext): void {
     .option('--file <path>', 'write a new file instead of standard output (an existing file is never overwritten)')
     .addHelpText('after', EXAMPLES)
     .action((options: InitOptions) => {
-      const { settings, problems } = settingsOf(options);
+      const { settings, problems } = settingsOf(options, options.file === undefined ? cli.cwd : dirname(resolve(cli.cwd, options.file)));
       if (settings === undefined) {
         cli.stderr.write(problems.map((p) => `kcluster: init: ${p}\n`).join(''));
         cli.stderr.write('kcluster: nothing was written (kcluster init --help has examples)\n');
