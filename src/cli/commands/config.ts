@@ -18,7 +18,12 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
     .description('print the effective inventory: as written, with every default filled in and marked (it validates when given back)')
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .addOption(new Option('--resolved', 'print the resolved model the roles read (merged vars per host, absolute paths) instead of an inventory'))
+    .addOption(
+      new Option(
+        '--resolved',
+        "print the resolved model the roles read (each host's vars as the inventory merges them, cluster < groups < host, without the roles' own defaults, which plain `config` lists; absolute paths) instead of an inventory",
+      ),
+    )
     .addOption(
       new Option(
         '--host <selector>',
