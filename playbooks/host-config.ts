@@ -176,10 +176,11 @@ function addonSummary(manifest: string): string[] {
 }
 
 /** A static pod as its image and command line, one flag a line; an addon as its configuration; other files as they are. */
-export function renderHostConfig(host: string, files: readonly HostFile[]): string {
+export function renderHostConfig(host: string, files: readonly HostFile[], access: readonly string[] = []): string {
   const out: string[] = [
     `# kcluster config --host ${host}: what apply writes for each component of ${host} (role in brackets),`,
     `# for a fresh host (${FRESH_HOST_FACTS}); apply --check --diff shows it against the real one.`,
+    ...(access.length > 0 ? ['', ...access] : []),
   ];
   for (const file of files) {
     const addon = file.path.startsWith('addon ') ? addonSummary(file.content) : undefined;

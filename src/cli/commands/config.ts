@@ -10,6 +10,7 @@ import { renderEffectiveConfig } from '../../kubernetes/inventory/effective-conf
 import { renderEffectiveInventory } from '../../kubernetes/inventory/effective-inventory.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import { ExitCode } from '../exit-codes.js';
+import { hostAccessLines } from '../../../playbooks/host-access.js';
 import { hostConfigFiles, renderHostConfig } from '../../../playbooks/host-config.js';
 
 export function registerConfigCommand(program: Command, cli: CliContext): void {
@@ -27,7 +28,7 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
     .addOption(
       new Option(
         '--host <selector>',
-        "print what apply writes for each component of these hosts (a name, a group, a glob or all): static pods' flags, the kubelet's, containerd's and the units' files",
+        "print how kcluster reaches these hosts (a name, a group, a glob or all), the vars their roles read, and what apply writes for each component: static pods' flags, the kubelet's, containerd's and the units' files",
       ).conflicts('resolved'),
     )
     .action(async (options: { inventory: string; output: 'yaml' | 'json'; resolved?: boolean; host?: string }) => {
@@ -40,7 +41,7 @@ export function registerConfigCommand(program: Command, cli: CliContext): void {
           const single = hosts.length === 1 && hosts[0]!.host === options.host;
           if (options.output === 'json')
             cli.stdout.write(`${JSON.stringify(single ? hosts[0]!.files : Object.fromEntries(hosts.map((h) => [h.host, h.files])), null, 2)}\n`);
-          else cli.stdout.write(hosts.map((h) => renderHostConfig(h.host, h.files)).join('\n'));
+          else cli.stdout.write(hosts.map((h) => renderHostConfig(h.host, h.files, hostAccessLines(inventory, h.host))).join('\n'));
         } catch (error) {
           // What apply refuses about the inputs: reported as apply reports it, exit 2.
           if (!(error instanceof InputError)) throw error;
