@@ -2,7 +2,7 @@
 # The README's first command: a real Kubernetes cluster on this machine, offline.
 #   1. the offline bundle for the default Kubernetes version, built from source through the Go
 #      module proxy and Debian's packages by `kcluster bundle build` (cached per component in
-#      /var/cache/kcluster/build: ~20 min the first time, seconds afterwards);
+#      /var/cache/kcluster/build: minutes the first time (bench/cold-start/run.sh measures it), seconds afterwards);
 #   2. a privileged 3-host lab (1 control plane, 2 workers) whose inventory installs from it;
 #   3. `kcluster apply`, then the admin kubeconfig and the nodes.
 # Run as root in the repository, after `npm ci`. LAB=name to use another lab name.
