@@ -23,8 +23,6 @@ import { textTable } from '../../orchestrator/util/text-table.js';
 
 interface StateOptions {
   readonly inventory: string;
-  /** state migrate: the inventory naming the store the state moves to. */
-  readonly toInventory?: string;
   readonly output?: 'text' | 'json';
   readonly yes?: boolean;
   readonly to?: string;
@@ -198,10 +196,10 @@ async function pullState(cli: CliContext, options: StateOptions): Promise<void> 
   });
 }
 
-async function migrate(cli: CliContext, options: StateOptions): Promise<void> {
+async function migrate(cli: CliContext, options: StateOptions & { readonly to: string }): Promise<void> {
   const from = await loadInventoryOrReport(cli, options.inventory);
   if (!from) return;
-  const to = await loadInventoryOrReport(cli, options.toInventory!);
+  const to = await loadInventoryOrReport(cli, options.to);
   if (!to) return;
   const refuse = (why: string): void => {
     cli.stderr.write(`kcluster: state migrate: ${why}\n`);
@@ -222,8 +220,11 @@ async function migrate(cli: CliContext, options: StateOptions): Promise<void> {
     const head = await source.generations.head();
     if (head === undefined) throw new InputError(`${source.where} holds no generation yet: nothing to move (kcluster state push publishes a state folder)`);
     await claimStore(to, target);
+    const reason = `migrated from ${source.where} generation ${head.generation}`;
     const already = await target.generations.head();
-    if (already !== undefined)
+    // A migration stopped after its copy and before the old store was marked: finished now.
+    const copied = already !== undefined && already.generation === 1 && already.reason === reason;
+    if (already !== undefined && !copied)
       throw new InputError(
         `${target.where} already holds generation ${already.generation} of ${to.cluster.name}: move into an empty store (another bucket or prefix)`,
       );
@@ -233,14 +234,14 @@ async function migrate(cli: CliContext, options: StateOptions): Promise<void> {
       options.yes,
     );
     if (refusal) throw new InputError(refusal);
-    const files = await source.generations.files(head);
-    const lease = await acquireLease(target.s3, target.prefix, { command: commandLine(), ttlSeconds: leaseSeconds });
-    const made = await target.generations
-      .commit(undefined, files, by(), `migrated from ${source.where} generation ${head.generation}`)
-      .finally(() => lease.release());
+    if (!copied) {
+      const files = await source.generations.files(head);
+      const lease = await acquireLease(target.s3, target.prefix, { command: commandLine(), ttlSeconds: leaseSeconds });
+      await target.generations.commit(undefined, files, by(), reason).finally(() => lease.release());
+    }
     await markMoved(source, { to: target.where, at: new Date().toISOString(), generation: head.generation, by: by() });
     cli.stderr.write(
-      `kcluster: generation ${head.generation} of ${source.where} is generation ${made.generation} of ${target.where} (${files.length} file(s)); ${source.where} is marked as moved, its etcd snapshots and run journal stay there. Use ${to.file} from now on\n`,
+      `kcluster: generation ${head.generation} of ${source.where} is generation 1 of ${target.where} (${Object.keys(head.files).length} file(s)${copied ? ', copied by an earlier migrate that stopped' : ''}); ${source.where} is marked as moved, its etcd snapshots and run journal stay there. Use ${to.file} from now on\n`,
     );
   }).catch((error: unknown) => {
     if (!isRefusal(error)) throw error;
@@ -296,5 +297,5 @@ export function registerStateCommand(program: Command, cli: CliContext): void {
     .requiredOption('-i, --inventory <file>', 'inventory file (YAML) naming the store the state is in')
     .requiredOption('--to <file>', 'inventory file naming the store to move it to (the same cluster)')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action((o: Omit<StateOptions, 'toInventory'> & { to: string }) => migrate(cli, { ...o, toInventory: o.to }));
+    .action((o: StateOptions & { to: string }) => migrate(cli, o));
 }

@@ -166,6 +166,21 @@ describe('kcluster state, its help examples run as written', () => {
     }
     const again = await run('kcluster state pull -i new-store.yaml');
     expect(again.code, again.err).toBe(0);
+    // A migrate stopped after its copy, before the old store was marked: run again, it finishes.
+    writeFileSync(join(dir, 'third.yaml'), inventoryText.replace('prefix: team/', 'prefix: third/'));
+    const third = new GenerationStore(s3(), 'third/', stateKeyFromFile(join(dir, 'state.key')));
+    await third.commit(
+      undefined,
+      await moved.files((await moved.head())!),
+      { machine: 'ci', pid: 1, command: 'kcluster state migrate (killed)' },
+      'migrated from s3://team-state/new/ generation 1',
+    );
+    const resumed = await run('kcluster state migrate -i new-store.yaml --to third.yaml --yes');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toContain(
+      'is generation 1 of s3://team-state/third/ (1 file(s), copied by an earlier migrate that stopped); s3://team-state/new/ is marked as moved',
+    );
+    expect((await third.numbers()).length).toBe(1);
     // Back into the old store, which is marked as moved: refused.
     const full = await run('kcluster state migrate -i new-store.yaml --to second.yaml --yes');
     expect(full.code).toBe(2);
