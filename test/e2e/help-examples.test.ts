@@ -26,7 +26,7 @@ const stateDir = join(folder, 'state');
 useE2eLab(NAME, ['--hosts', '3', '--subnet', '10.231.14.0/24']);
 
 /** `kcluster` on PATH is the built CLI, as an installed package would put it there. */
-function binFolder(): string {
+function writeBinFolder(): string {
   const bin = join(folder, '.bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(
@@ -37,13 +37,15 @@ function binFolder(): string {
   return bin;
 }
 
+const bin = writeBinFolder();
+
 /** The example as an operator types it, in the folder: a shell line (pipes and redirects kept). */
 function typed(line: string): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done) => {
     execFile(
       'bash',
       ['-o', 'pipefail', '-c', line],
-      { cwd: folder, env: { ...process.env, PATH: `${binFolder()}:${process.env['PATH'] ?? ''}`, CI: 'true', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: folder, env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, CI: 'true', NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
       (error, out, err) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out, err }),
     );
   });
