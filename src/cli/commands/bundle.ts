@@ -8,10 +8,15 @@
 // a terminal).
 import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
-import { defaultComponentsFor, everyComponentFor, FROM_RELEASES, type WantedComponent } from '../../kubernetes/artifacts/build/build-plan.js';
+import {
+  defaultComponentsFor,
+  everyComponentFor,
+  FROM_RELEASES,
+  inventoryComponents,
+  type WantedComponent,
+} from '../../kubernetes/artifacts/build/build-plan.js';
 import { StageFailedError } from '../../kubernetes/artifacts/build/run-stage.js';
 import { componentVersionsFor, KUBERNETES_RELEASES, UnknownReleaseError } from '../../kubernetes/artifacts/component-versions.js';
-import { requiredArtifacts } from '../../kubernetes/artifacts/required-artifacts.js';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
 import { plainBuildView, treeBuildView } from '../bundle-build-view.js';
 import type { CliContext } from '../context.js';
@@ -60,7 +65,7 @@ async function wantedFrom(
     }
     const inventory = await loadInventoryOrReport(cli, options.inventory);
     if (!inventory) return undefined;
-    return { wanted: requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version })), mirrors: inventory.cluster.artifacts.mirrors };
+    return { wanted: inventoryComponents(inventory), mirrors: inventory.cluster.artifacts.mirrors };
   }
   const versions = options.allReleases
     ? [...KUBERNETES_RELEASES]

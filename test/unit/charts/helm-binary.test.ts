@@ -55,7 +55,7 @@ describe('the helm cluster.charts runs (fake bundle)', () => {
     });
     const without = fakeBundle('without', false);
     expect(await helmBinaryFor(inventoryFor(`{ source: bundle, bundle: ${without}, cacheDir: ${cache} }`), linuxAmd64)).toEqual({
-      missing: `bundle ${without} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build)`,
+      missing: `bundle ${without} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build -i INVENTORY builds helm when cluster.charts lists a chart)`,
     });
     const corrupt = await helmBinaryFor(
       inventoryFor(`{ source: bundle, bundle: ${fakeBundle('corrupt', true, 'not really hel!')}, cacheDir: ${cache} }`),

@@ -2,7 +2,9 @@
 // versions) needs, the stages in the order they run. Pure: versions in, stages out. A stage is
 // one recipe (bundle/recipes/NAME.sh) at one version; its output is cached on its own.
 import { CLUSTER_DEFAULTS } from '../../inventory/defaults.js';
+import type { Inventory } from '../../../orchestrator/inventory/model.js';
 import { componentVersionsFor } from '../component-versions.js';
+import { requiredArtifacts } from '../required-artifacts.js';
 import { COMPONENT_CONTENTS } from './bundle-contents.js';
 
 /** A component of the bundle at one version: what the inventory needs. */
@@ -49,6 +51,13 @@ export function defaultComponentsFor(kubernetesVersions: readonly string[]): Wan
   if (CLUSTER_DEFAULTS.networkPolicyEnabled) wanted.add('kube-network-policies');
   if (CLUSTER_DEFAULTS.artifactFanOut) wanted.add('kcluster-relay');
   return everyComponentFor(kubernetesVersions).filter((w) => wanted.has(w.component));
+}
+
+/** What an inventory installs: every host's artifacts, and Helm (run on the controller) when cluster.charts lists a chart. */
+export function inventoryComponents(inventory: Inventory): WantedComponent[] {
+  const onHosts = requiredArtifacts(inventory).map((a) => ({ component: a.component, version: a.version }));
+  const helm = componentVersionsFor(inventory.cluster.kubernetesVersion).helm;
+  return uniqueComponents([...onHosts, ...(inventory.cluster.charts.length > 0 ? [{ component: 'helm', version: helm }] : [])]);
 }
 
 /** Every component of a bundle for these Kubernetes versions, for both container runtimes. */

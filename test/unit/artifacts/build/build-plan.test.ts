@@ -1,7 +1,7 @@
 // What `kcluster bundle build` plans: only the components asked for, each stage once, the pause
 // image after the kubernetes stage it takes its source from, the tools only when images are made.
 import { describe, expect, it } from 'vitest';
-import { defaultComponentsFor, everyComponentFor, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
+import { defaultComponentsFor, everyComponentFor, inventoryComponents, planBundleBuild } from '../../../../src/kubernetes/artifacts/build/build-plan.js';
 import { requiredArtifacts } from '../../../../src/kubernetes/artifacts/required-artifacts.js';
 import { parseInventory } from '../../../../src/kubernetes/inventory/load-inventory.js';
 
@@ -84,6 +84,16 @@ describe('bundle build plan', () => {
         .map((s) => s.name)
         .sort(),
     );
+  });
+
+  it('an inventory with charts gets Helm, which runs on the controller and no host receives', () => {
+    const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\nssh:\n  user: root\n  agent: true\n';
+    const without = inventory(`cluster:\n  artifacts: { source: bundle, bundle: /srv/bundle }\n${hosts}`);
+    expect(inventoryComponents(without).map((w) => w.component)).not.toContain('helm');
+    const withCharts = inventory(
+      `cluster:\n  artifacts: { source: bundle, bundle: /srv/bundle }\n  charts:\n    - { release: demo, namespace: apps, chart: /srv/demo, version: 1.2.3 }\n${hosts}`,
+    );
+    expect(inventoryComponents(withCharts).filter((w) => w.component === 'helm')).toEqual([{ component: 'helm', version: 'v4.3.1' }]);
   });
 
   it('binaries only: no image tool and no Debian root file system', () => {
