@@ -25,13 +25,17 @@ export async function helmBinaryFor(inventory: Inventory, controller: Controller
   const { artifacts, kubernetesVersion } = inventory.cluster;
   if (artifacts.kind !== 'bundle' || artifacts.bundle === undefined)
     return {
-      missing: 'kcluster runs the helm of its bundle, and cluster.artifacts.source is release: set source: bundle (kcluster bundle build builds helm into it)',
+      missing:
+        'kcluster runs the helm of its bundle, and cluster.artifacts.source is release: set source: bundle (kcluster bundle build -i INVENTORY builds helm into it)',
     };
   const version = componentVersionsFor(kubernetesVersion).helm;
   const bundle = await openBundle(artifacts.bundle, artifacts.cacheDir);
   const goArch = GO_ARCH[controller.arch] ?? controller.arch;
   const entry = findEntry(bundle.lock, { component: 'helm', name: 'helm', version, arch: bundle.lock.arch, type: 'binary' });
-  if (entry === undefined) return { missing: `bundle ${artifacts.bundle} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build -i INVENTORY builds helm when cluster.charts lists a chart)` };
+  if (entry === undefined)
+    return {
+      missing: `bundle ${artifacts.bundle} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build -i INVENTORY builds helm when cluster.charts lists a chart)`,
+    };
   if (controller.platform !== 'linux' || goArch !== bundle.lock.arch)
     return {
       missing: `the bundle's helm is built for linux/${bundle.lock.arch} (the machine that built the bundle) and this controller is ${controller.platform}/${goArch}: run kcluster on a linux/${bundle.lock.arch} controller, or build the bundle on this one`,

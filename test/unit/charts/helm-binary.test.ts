@@ -65,7 +65,8 @@ describe('the helm cluster.charts runs (fake bundle)', () => {
       /helm\/v[0-9.]+\/helm has sha256 [0-9a-f]{64}, expected [0-9a-f]{64}: the file is corrupt or was replaced/,
     );
     expect(await helmBinaryFor(inventoryFor('{ source: release }'), linuxAmd64)).toEqual({
-      missing: 'kcluster runs the helm of its bundle, and cluster.artifacts.source is release: set source: bundle (kcluster bundle build builds helm into it)',
+      missing:
+        'kcluster runs the helm of its bundle, and cluster.artifacts.source is release: set source: bundle (kcluster bundle build -i INVENTORY builds helm into it)',
     });
   });
 });
