@@ -1,7 +1,7 @@
 // The inventory document as written, once it passed the JSON Schema (shapes mirror
 // inventory.schema.json; every field optional unless the schema requires it).
 import type { HostRole, Vars } from '../../orchestrator/inventory/model.js';
-import type { PodSecurityLevel } from './cluster-settings.js';
+import type { OidcSettings, PodSecurityLevel } from './cluster-settings.js';
 
 export interface RawSshSettings {
   readonly user?: string;
@@ -63,15 +63,8 @@ export interface RawInventory {
     readonly featureGates?: Readonly<Record<string, boolean>>;
     readonly apiServer?: RawComponentSettings & {
       readonly certSANs?: readonly string[];
-      readonly oidc?: {
-        readonly issuerUrl: string;
-        readonly clientId: string;
-        readonly usernameClaim?: string;
-        readonly usernamePrefix?: string;
-        readonly groupsClaim?: string;
-        readonly groupsPrefix?: string;
-        readonly caFile?: string;
-      };
+      /** As resolved, but caFile as written (relative to the inventory's folder). */
+      readonly oidc?: OidcSettings;
     };
     readonly controllerManager?: RawComponentSettings;
     readonly scheduler?: RawComponentSettings;
