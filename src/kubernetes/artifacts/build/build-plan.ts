@@ -1,7 +1,7 @@
 // What `kcluster bundle build` builds: from the components an inventory (or a list of Kubernetes
 // versions) needs, the stages in the order they run. Pure: versions in, stages out. A stage is
 // one recipe (bundle/recipes/NAME.sh) at one version; its output is cached on its own.
-import { CLUSTER_DEFAULTS } from '../../inventory/defaults.js';
+import { formatDiagnostic, parseInventory } from '../../inventory/load-inventory.js';
 import type { Inventory } from '../../../orchestrator/inventory/model.js';
 import { componentVersionsFor } from '../component-versions.js';
 import { requiredArtifacts } from '../required-artifacts.js';
@@ -35,22 +35,36 @@ export interface BuildStage {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** An inventory keeping every default and installing from a bundle: three control planes without a load balancer, and a worker. */
+const defaultInventoryText = (kubernetesVersion: string): string =>
+  [
+    'cluster:',
+    `  kubernetesVersion: ${kubernetesVersion}`,
+    '  artifacts: { source: bundle, bundle: /bundle }',
+    'ssh: { agent: true }',
+    'hosts:',
+    '  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }',
+    '  - { name: cp2, address: 10.0.0.2, roles: [control-plane] }',
+    '  - { name: cp3, address: 10.0.0.3, roles: [control-plane] }',
+    '  - { name: w1, address: 10.0.0.4 }',
+    '',
+  ].join('\n');
+
 /**
- * What an inventory that keeps every default needs, at these Kubernetes versions: the default
- * runtime and pod network, the addons on by default, the local API proxy (several control
- * planes and no load balancer) and the artifact relay. No cri-dockerd, Helm or local-path
- * unless an inventory asks for them (`bundle build -i`) or `--every-component` does.
+ * What an inventory that keeps every default needs, at these Kubernetes versions: what
+ * inventoryComponents gives for such an inventory (the defaults and requiredArtifacts decide, as
+ * for any inventory), in everyComponentFor's order. No cri-dockerd, Helm or local-path unless an
+ * inventory asks for them (`bundle build -i`) or `--every-component` does.
  */
 export function defaultComponentsFor(kubernetesVersions: readonly string[]): WantedComponent[] {
-  const wanted = new Set(['kubernetes', 'etcd', 'crictl', 'cni-plugins', 'coredns', 'pause', 'kcluster-apiproxy']);
-  if (CLUSTER_DEFAULTS.containerRuntime === 'containerd') for (const c of ['containerd', 'runc']) wanted.add(c);
-  else wanted.add('cri-dockerd');
-  if (CLUSTER_DEFAULTS.cni === 'flannel') wanted.add('flannel');
-  if (CLUSTER_DEFAULTS.metricsServerEnabled) wanted.add('metrics-server');
-  if (CLUSTER_DEFAULTS.localPathStorageEnabled) wanted.add('local-path-provisioner');
-  if (CLUSTER_DEFAULTS.networkPolicyEnabled) wanted.add('kube-network-policies');
-  if (CLUSTER_DEFAULTS.artifactFanOut) wanted.add('kcluster-relay');
-  return everyComponentFor(kubernetesVersions).filter((w) => wanted.has(w.component));
+  const wanted = new Set(
+    kubernetesVersions.flatMap((version) => {
+      const parsed = parseInventory(defaultInventoryText(version), '/default-inventory.yaml', { env: {}, homeDir: '/' });
+      if (!parsed.ok) throw new Error(`the default inventory for ${version} does not load: ${parsed.errors.map(formatDiagnostic).join('; ')}`);
+      return inventoryComponents(parsed.inventory).map((w) => `${w.component}@${w.version}`);
+    }),
+  );
+  return everyComponentFor(kubernetesVersions).filter((w) => wanted.has(`${w.component}@${w.version}`));
 }
 
 /** What an inventory installs: every host's artifacts, and Helm (run on the controller) when cluster.charts lists a chart. */
