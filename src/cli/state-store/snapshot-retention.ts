@@ -20,11 +20,16 @@ export function snapshotsToPrune(stored: readonly ListedObject[], policy: Snapsh
   return newestFirst.filter((o, i): o is ListedObject => o !== undefined && (i >= policy.keep || tooOld(o))).reverse();
 }
 
-/** Deletes what the policy no longer keeps under `folder` (snapshots/ of the store); says what went. */
-export async function pruneStoredSnapshots(s3: S3Client, folder: string, policy: SnapshotRetention, justWritten: string): Promise<string | undefined> {
+/** The sealed etcd snapshots (NAME.db.kce) under `folder`, snapshots/ of a store, in key order. */
+export async function sealedSnapshotObjects(s3: S3Client, folder: string): Promise<ListedObject[]> {
   const stored: ListedObject[] = [];
   for await (const o of s3.list(folder)) if (o.key.endsWith('.db.kce')) stored.push(o);
-  const prune = snapshotsToPrune(stored, policy, Date.now(), justWritten);
+  return stored;
+}
+
+/** Deletes what the policy no longer keeps under `folder` (snapshots/ of the store); says what went. */
+export async function pruneStoredSnapshots(s3: S3Client, folder: string, policy: SnapshotRetention, justWritten: string): Promise<string | undefined> {
+  const prune = snapshotsToPrune(await sealedSnapshotObjects(s3, folder), policy, Date.now(), justWritten);
   for (const o of prune) await s3.delete(o.key);
   if (prune.length === 0) return undefined;
   const rule = `the newest ${policy.keep} kept${policy.maxAgeDays !== undefined ? `, none older than ${policy.maxAgeDays} days` : ''}`;

@@ -9,18 +9,22 @@ import type { FetchedSnapshot, HostSnapshot } from '../../kubernetes/etcd/etcd-s
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { openFile } from '../../orchestrator/state-store/sealed-file.js';
 import { sha256File } from '../../orchestrator/util/sha256-file.js';
+import { sealedSnapshotObjects } from './snapshot-retention.js';
 import { SNAPSHOTS, storeOf } from './state-session.js';
 
 /** The snapshots in the inventory's store, oldest first. */
 export async function listStoredSnapshots(inventory: Inventory, env: Readonly<Record<string, string | undefined>>): Promise<HostSnapshot[]> {
   const store = await storeOf(inventory, env);
-  const out: HostSnapshot[] = [];
-  for await (const o of store.s3.list(`${store.prefix}${SNAPSHOTS}`)) {
-    const name = o.key.slice(`${store.prefix}${SNAPSHOTS}`.length).replace(/\.kce$/, '');
-    if (!name.endsWith('.db')) continue;
-    out.push({ name, path: store.s3.describe(o.key), kind: 'stored', bytes: o.size, modifiedMs: o.lastModified.getTime() });
-  }
-  return out.sort((a, b) => a.modifiedMs - b.modifiedMs);
+  const folder = `${store.prefix}${SNAPSHOTS}`;
+  return (await sealedSnapshotObjects(store.s3, folder))
+    .map((o): HostSnapshot => ({
+      name: o.key.slice(folder.length, -'.kce'.length),
+      path: store.s3.describe(o.key),
+      kind: 'stored',
+      bytes: o.size,
+      modifiedMs: o.lastModified.getTime(),
+    }))
+    .sort((a, b) => a.modifiedMs - b.modifiedMs);
 }
 
 /** Snapshot `name` from the store, opened into `file` (default <stateDir>/backups/NAME); undefined when the store has none. */
