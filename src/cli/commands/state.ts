@@ -33,6 +33,15 @@ const by = () => ({ machine: hostname(), pid: process.pid, command: commandLine(
 /** Bad input and the store's own refusals: reported, exit 2. */
 const isRefusal = (error: unknown): error is Error => error instanceof InputError || isStoreRefusal(error);
 
+/** A refusal reported (exit 2); anything else thrown on. */
+const reportRefusal =
+  (cli: CliContext) =>
+  (error: unknown): void => {
+    if (!isRefusal(error)) throw error;
+    cli.stderr.write(`kcluster: ${error.message}\n`);
+    cli.setExitCode(ExitCode.InvalidInput);
+  };
+
 /** Loads the inventory and runs `body` with its store; an input problem is reported (exit 2). */
 async function withStore(cli: CliContext, options: StateOptions, body: (inventory: Inventory, store: StoreAccess) => Promise<void>): Promise<void> {
   const inventory = await loadInventoryOrReport(cli, options.inventory);
@@ -40,9 +49,7 @@ async function withStore(cli: CliContext, options: StateOptions, body: (inventor
   try {
     await body(inventory, await storeOf(inventory, cli.env));
   } catch (error) {
-    if (!isRefusal(error)) throw error;
-    cli.stderr.write(`kcluster: ${error.message}\n`);
-    cli.setExitCode(ExitCode.InvalidInput);
+    reportRefusal(cli)(error);
   }
 }
 
@@ -128,11 +135,7 @@ async function rollback(cli: CliContext, options: StateOptions): Promise<void> {
     cli.stderr.write(
       `kcluster: the store's newest generation holds what generation ${to} held, and so does ${inventory.stateDir}. Run kcluster apply --check to see what the hosts would get\n`,
     );
-  }).catch((error: unknown) => {
-    if (!isRefusal(error)) throw error;
-    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
-    cli.setExitCode(ExitCode.InvalidInput);
-  });
+  }).catch(reportRefusal(cli));
 }
 
 async function unlock(cli: CliContext, options: StateOptions): Promise<void> {
@@ -189,11 +192,7 @@ async function pullState(cli: CliContext, options: StateOptions): Promise<void> 
         ? `kcluster: ${store.where} holds no generation yet: nothing pulled; kcluster state push -i ${options.inventory} --yes publishes ${inventory.stateDir}\n`
         : `kcluster: ${inventory.stateDir} holds generation ${head.generation} of ${store.where} (${Object.keys(head.files).length} file(s), written ${head.createdAt} by ${head.by.command} on ${head.by.machine})\n`,
     );
-  }).catch((error: unknown) => {
-    if (!isRefusal(error)) throw error;
-    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
-    cli.setExitCode(ExitCode.InvalidInput);
-  });
+  }).catch(reportRefusal(cli));
 }
 
 async function migrate(cli: CliContext, options: StateOptions & { readonly to: string }): Promise<void> {
@@ -243,11 +242,7 @@ async function migrate(cli: CliContext, options: StateOptions & { readonly to: s
     cli.stderr.write(
       `kcluster: generation ${head.generation} of ${source.where} is generation 1 of ${target.where} (${Object.keys(head.files).length} file(s)${copied ? ', copied by an earlier migrate that stopped' : ''}); ${source.where} is marked as moved, its etcd snapshots and run journal stay there. Use ${to.file} from now on\n`,
     );
-  }).catch((error: unknown) => {
-    if (!isRefusal(error)) throw error;
-    cli.stderr.write(`kcluster: ${(error as Error).message}\n`);
-    cli.setExitCode(ExitCode.InvalidInput);
-  });
+  }).catch(reportRefusal(cli));
 }
 
 export function registerStateCommand(program: Command, cli: CliContext): void {
