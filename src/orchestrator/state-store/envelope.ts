@@ -130,8 +130,16 @@ export function open(key: StateKey, path: string, sealed: Buffer, what: string):
 }
 
 /** Opens the chunks of one object in order; a chunk that fails is refused as damaged, naming it. */
-export function chunkOpener(key: StateKey, aad: Buffer, prefix: Buffer, what: string): { open(index: number, last: boolean, chunk: Buffer): Buffer } {
-  const k = dataKey(key, prefix);
+export function chunkOpener(key: StateKey, aad: Buffer, prefix: Buffer, what: string): ChunkOpener {
+  return chunkOpenerWithKey(dataKey(key, prefix), aad, prefix, what);
+}
+
+export interface ChunkOpener {
+  open(index: number, last: boolean, chunk: Buffer): Buffer;
+}
+
+/** The chunk opener for an object whose data key is known (an object sealed to a recipient: recipient-envelope.ts). */
+export function chunkOpenerWithKey(k: Buffer, aad: Buffer, prefix: Buffer, what: string): ChunkOpener {
   return {
     open: (index, last, chunk) => {
       if (chunk.length < TAG_BYTES) throw new EnvelopeError('damaged', `${what}: chunk ${index + 1} is cut short: restore it from the store's history`);

@@ -4,7 +4,19 @@
 // leaves a partial file where a good one is expected.
 import { createHash } from 'node:crypto';
 import { open as openHandle, rename, rm } from 'node:fs/promises';
-import { checkedHeader, chunkOpener, chunkSealer, DEFAULT_CHUNK_BYTES, EnvelopeError, headerBytes, PREFIX_BYTES, TAG_BYTES } from './envelope.js';
+import {
+  checkedHeader,
+  chunkOpener,
+  chunkOpenerWithKey,
+  chunkSealer,
+  DEFAULT_CHUNK_BYTES,
+  EnvelopeError,
+  headerBytes,
+  PREFIX_BYTES,
+  TAG_BYTES,
+  type ChunkOpener,
+} from './envelope.js';
+import { checkedRecipientHeader } from './recipient-envelope.js';
 import type { StateKey } from './state-key.js';
 
 /** Seals the file `from` into `to` as the state's `path`; the sealed file's sha256 and size. */
@@ -43,8 +55,26 @@ export async function sealFile(
   return { sha256: hash.digest('hex'), bytes };
 }
 
+/** How an object's header is read: its authenticated bytes, chunk size, where chunks start, and the opener for its nonce prefix. */
+type HeaderReader = (head: Buffer) => { aad: Buffer; chunk: number; bodyStart: number; openerFor(prefix: Buffer): ChunkOpener };
+
 /** Opens the sealed file `from` (the state's `path`) into `to`, through `to`.tmp; `what` names it in messages. */
-export async function openFile(key: StateKey, path: string, from: string, to: string, what: string): Promise<{ bytes: number }> {
+export function openFile(key: StateKey, path: string, from: string, to: string, what: string): Promise<{ bytes: number }> {
+  return openStream(from, to, what, (head) => {
+    const checked = checkedHeader(key, path, head, what);
+    return { ...checked, openerFor: (prefix) => chunkOpener(key, checked.aad, prefix, what) };
+  });
+}
+
+/** Opens `from`, an object a host sealed to `key` (recipient-envelope.ts) as the state's `path`, into `to` like openFile. */
+export function openRecipientFile(key: StateKey, path: string, from: string, to: string, what: string): Promise<{ bytes: number }> {
+  return openStream(from, to, what, (head) => {
+    const checked = checkedRecipientHeader(key, path, head, what);
+    return { ...checked, openerFor: (prefix) => chunkOpenerWithKey(checked.dataKeyFor(prefix), checked.aad, prefix, what) };
+  });
+}
+
+async function openStream(from: string, to: string, what: string, readHeader: HeaderReader): Promise<{ bytes: number }> {
   const input = await openHandle(from, 'r');
   const partial = `${to}.tmp`;
   const output = await openHandle(partial, 'w', 0o600);
@@ -53,11 +83,11 @@ export async function openFile(key: StateKey, path: string, from: string, to: st
     const size = (await input.stat()).size;
     const head = Buffer.alloc(Math.min(size, 4096));
     await input.read(head, 0, head.length, 0);
-    const { aad, chunk, bodyStart } = checkedHeader(key, path, head, what);
+    const { aad, chunk, bodyStart, openerFor } = readHeader(head);
     if (size < bodyStart + TAG_BYTES) throw new EnvelopeError('damaged', `${what} is cut short (${size} bytes): restore it from the store's history`);
     const prefix = Buffer.alloc(PREFIX_BYTES);
     await input.read(prefix, 0, PREFIX_BYTES, aad.length);
-    const opener = chunkOpener(key, aad, prefix, what);
+    const opener = openerFor(prefix);
     const sealedChunk = chunk + TAG_BYTES;
     const count = Math.max(1, Math.ceil((size - bodyStart) / sealedChunk));
     const buffer = Buffer.alloc(sealedChunk);

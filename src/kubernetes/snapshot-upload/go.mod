@@ -1,0 +1,3 @@
+module kcluster.local/snapshot-upload
+
+go 1.24
