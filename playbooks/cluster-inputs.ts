@@ -33,6 +33,8 @@ import { kubeProxyConfigProblems } from '../src/kubernetes/cluster/kube-proxy-co
 import { configFieldRefusals } from '../src/kubernetes/cluster/config-field-refusals.js';
 import { kclusterKubeProxyFields } from '../roles/addons/kube-proxy-fields.js';
 import type { Inventory } from '../src/orchestrator/inventory/model.js';
+import { heldRecipientFor } from '../src/orchestrator/state-store/held-recipients.js';
+import { snapshotUploadCredential, type SnapshotUploadCredential, type SnapshotUploadInputs } from '../src/kubernetes/etcd/scheduled-snapshot-upload.js';
 import { nodeAddress, type Topology } from '../src/kubernetes/cluster/topology.js';
 import { RENEW_BEFORE_DAYS } from '../src/kubernetes/pki/certificate-request.js';
 import { ensureClusterPki, leafRequests, type ClusterPki, type PkiSpec } from '../src/kubernetes/pki/cluster-pki.js';
@@ -183,6 +185,7 @@ export interface CheckedClusterInputs {
   readonly operatorManifests: OperatorManifests;
   readonly componentFiles: ComponentFiles;
   readonly charts: PreparedCharts;
+  readonly snapshotUploadCredential?: SnapshotUploadCredential;
 }
 
 /**
@@ -220,9 +223,18 @@ export async function checkClusterInputs(
   const operatorManifests = await check(() => operatorManifestsOrInputError(inventory));
   const componentFiles = await check(() => componentFilesOrInputError(inventory));
   const charts = await check(() => chartsOrInputError(inventory));
+  const snapshotUpload = options.registryCredentials === false ? undefined : await check(() => snapshotUploadCredential(inventory, env));
   if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined || charts === undefined)
     throw new InputError(problems.join('\n'));
-  return { topology, auditPolicy, ...(registryAuth !== undefined ? { registryAuth } : {}), operatorManifests, componentFiles, charts };
+  return {
+    topology,
+    auditPolicy,
+    ...(registryAuth !== undefined ? { registryAuth } : {}),
+    operatorManifests,
+    componentFiles,
+    charts,
+    ...(snapshotUpload !== undefined ? { snapshotUploadCredential: snapshotUpload } : {}),
+  };
 }
 
 export async function clusterInputsFor(
@@ -231,7 +243,12 @@ export async function clusterInputsFor(
   ignorePreflight: ReadonlySet<string>,
   options: ClusterInputsOptions = {},
 ): Promise<ClusterInputs> {
-  const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles, charts } = await checkClusterInputs(inventory, process.env, options);
+  const { topology, auditPolicy, registryAuth, operatorManifests, componentFiles, charts, snapshotUploadCredential } = await checkClusterInputs(
+    inventory,
+    process.env,
+    options,
+  );
+  const snapshotUpload = snapshotUploadInputs(inventory, snapshotUploadCredential, options.readOnly === true);
   const { log } = io;
   const started = Date.now();
   let artifacts;
@@ -269,7 +286,23 @@ export async function clusterInputsFor(
     componentFiles,
     charts,
     ...(fanOut !== undefined ? { fanOut } : {}),
+    ...(snapshotUpload !== undefined ? { snapshotUpload } : {}),
   };
+}
+
+/**
+ * The credential and the key the control planes seal scheduled snapshots for, which the store's
+ * session holds (a command that runs the cluster playbook holds it). A read-only look at the
+ * plan (no session) gets a recipient that says so: it never reaches a host.
+ */
+function snapshotUploadInputs(inventory: Inventory, credential: SnapshotUploadCredential | undefined, readOnly: boolean): SnapshotUploadInputs | undefined {
+  if (credential === undefined) return undefined;
+  const recipient = heldRecipientFor(inventory.stateDir);
+  if (recipient !== undefined) return { credential, recipient };
+  if (readOnly) return { credential, recipient: { publicKey: '', kid: 'not read (no state store session)' } };
+  throw new Error(
+    `cluster.state.scheduledSnapshots in ${inventory.file}: the command runs without the state store's session, so the key the control planes seal for is unknown`,
+  );
 }
 
 /** An artifact problem as an inventory error: at its key's file:line:col when it is about one. */

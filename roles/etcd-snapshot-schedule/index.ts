@@ -14,6 +14,13 @@ import { systemdUnit } from '../../src/orchestrator/facts/systemd-unit.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { quoteWord, sh } from '../../src/orchestrator/ssh/quote.js';
 import { fileAbsent } from '../../src/orchestrator/tasks/file-absent.js';
+import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
+import {
+  SNAPSHOT_UPLOAD_CONFIG,
+  SNAPSHOT_UPLOADER,
+  snapshotUploadConfig,
+  uploadsScheduledSnapshots,
+} from '../../src/kubernetes/etcd/scheduled-snapshot-upload.js';
 import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
@@ -30,8 +37,11 @@ const TAGS = ['etcd', 'snapshot'];
 
 const templateDir = join(packageRoot(), 'roles', 'etcd-snapshot-schedule', 'templates');
 
-export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
+export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory' | 'snapshotUpload'>): Role {
   const settings = inputs.inventory.cluster.etcdSnapshots;
+  const upload = uploadsScheduledSnapshots(inputs.inventory) ? inputs.snapshotUpload : undefined;
+  if (uploadsScheduledSnapshots(inputs.inventory) && upload === undefined)
+    throw new Error('cluster.state.scheduledSnapshots is set but the cluster inputs carry no upload credential and key');
   const handlers: Handler[] = [
     { name: DAEMON_RELOAD, run: async (ctx) => void (await execChecked(ctx.connection, sh`systemctl daemon-reload`, { become: true, label: DAEMON_RELOAD })) },
   ];
@@ -41,7 +51,7 @@ export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory'
       tags: TAGS,
       tasks: [
         timerOff(),
-        ...[TIMER_FILE, SERVICE_FILE, SNAPSHOT_SCRIPT].map((path) =>
+        ...[TIMER_FILE, SERVICE_FILE, SNAPSHOT_SCRIPT, SNAPSHOT_UPLOAD_CONFIG].map((path) =>
           fileAbsent({
             path,
             why: 'cluster.etcd.snapshots.enabled is false; the snapshots taken stay',
@@ -74,8 +84,18 @@ export function etcdSnapshotScheduleRole(inputs: Pick<ClusterInputs, 'inventory'
           prefix: scheduledSnapshotPrefix(ctx.host.name),
           etcdctl: ETCDCTL.text,
           etcdutl: '/usr/local/bin/etcdutl',
+          ...(upload !== undefined ? { upload: sh`${SNAPSHOT_UPLOADER} -config ${SNAPSHOT_UPLOAD_CONFIG}`.text } : {}),
         }),
       }),
+      upload !== undefined
+        ? managedFile({
+            path: SNAPSHOT_UPLOAD_CONFIG,
+            mode: 0o600,
+            secret: true,
+            tags: TAGS,
+            content: (ctx) => snapshotUploadConfig(inputs.inventory, ctx.host.name, upload),
+          })
+        : fileAbsent({ path: SNAPSHOT_UPLOAD_CONFIG, why: 'no cluster.state.scheduledSnapshots: the control planes copy nothing into the store', tags: TAGS }),
       templateFile({
         path: SERVICE_FILE,
         template: join(templateDir, 'kcluster-etcd-snapshot.service.hbs'),

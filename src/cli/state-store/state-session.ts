@@ -17,8 +17,10 @@ import type { StateStoreSettings } from '../../kubernetes/inventory/cluster-sett
 import { inventoryKeyLocation } from '../../kubernetes/inventory/source-map.js';
 import { GenerationStore, holdsExactly, holdsFile, type Manifest, type StateFile } from '../../orchestrator/state-store/generations.js';
 import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
+import { setHeldRecipient } from '../../orchestrator/state-store/held-recipients.js';
 import { setOffBoxCopy } from '../../orchestrator/state-store/off-box-copies.js';
 import { PreconditionFailed, S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
+import { recipientOf, type Recipient } from '../../orchestrator/state-store/recipient-envelope.js';
 import { sealFile } from '../../orchestrator/state-store/sealed-file.js';
 import {
   DEFAULT_PASSPHRASE_COST,
@@ -36,6 +38,8 @@ import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 export interface StateSession {
   /** s3://bucket/prefix, for messages. */
   readonly where: string;
+  /** What hosts seal objects for the state key with (scheduled snapshots from the control planes). */
+  readonly recipient: Recipient;
   /** Publishes the state folder's tracked files as a new generation when they changed. */
   commit(reason: string): Promise<void>;
   /** Commits, then (the outermost hold) stops renewing and lets the lease go. */
@@ -280,12 +284,14 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     holds: 1,
     session: {
       where,
+      recipient: recipientOf(key),
       commit,
       close: async (reason) => {
         entry.holds -= 1;
         if (entry.holds > 0) return commit(reason);
         open.delete(inventory.stateDir);
         setOffBoxCopy(inventory.stateDir, undefined);
+        setHeldRecipient(inventory.stateDir, undefined);
         try {
           await commit(reason);
         } catch (error) {
@@ -302,6 +308,7 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
   };
   open.set(inventory.stateDir, entry);
   setOffBoxCopy(inventory.stateDir, (file) => copySnapshotToStore(s3, prefix, key, where, file, retention));
+  setHeldRecipient(inventory.stateDir, entry.session.recipient);
   return entry.session;
 }
 
@@ -327,6 +334,7 @@ function nestedHold(held: OpenSession): StateSession {
   let closed = false;
   return {
     where: held.session.where,
+    recipient: held.session.recipient,
     commit: (reason) => held.session.commit(reason),
     close: async (reason) => {
       if (closed) return;

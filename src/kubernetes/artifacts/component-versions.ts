@@ -44,6 +44,8 @@ export interface ComponentVersions {
   readonly apiproxy: string;
   /** kcluster's artifact relay between nodes (src/kubernetes/relay), for cluster.artifacts.fanOut. */
   readonly relay: string;
+  /** kcluster's uploader of scheduled etcd snapshots into the state store (src/kubernetes/snapshot-upload), for cluster.state.scheduledSnapshots. */
+  readonly snapshotUpload: string;
 }
 
 /** The runtime and node tools: one set for every minor (upstream's CI runs each of these minors
@@ -66,6 +68,7 @@ const RUNTIME = {
   helm: 'v4.3.1',
   apiproxy: '1',
   relay: '1',
+  snapshotUpload: '1',
 } as const;
 
 /**

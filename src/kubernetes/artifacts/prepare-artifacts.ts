@@ -73,6 +73,10 @@ async function fromBundle(
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path} (built before artifact fan-out): rebuild the bundle (kcluster bundle build), or set cluster.artifacts.fanOut: false to send every host its copy from the controller`,
       );
+    if (!entry && need.component === 'kcluster-snapshot-upload')
+      throw new ArtifactError(
+        `${artifactLabel(need)}: not in bundle ${path} (built before scheduled snapshots went into the store): rebuild the bundle (kcluster bundle build -i INVENTORY), or remove cluster.state.scheduledSnapshots`,
+      );
     if (!entry)
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`,

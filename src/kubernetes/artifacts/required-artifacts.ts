@@ -52,6 +52,9 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   // etcd runs as a static pod; etcdctl and etcdutl on its hosts are for backups and repairs.
   binary('etcd', 'etcdctl', v.etcd, etcdHosts, INSTALL_DIRS.bin);
   binary('etcd', 'etcdutl', v.etcd, etcdHosts, INSTALL_DIRS.bin);
+  // The control planes copy their scheduled snapshots into the state store themselves.
+  if (cluster.state?.scheduledSnapshots !== undefined && cluster.etcdSnapshots.enabled)
+    binary('kcluster-snapshot-upload', 'kcluster-snapshot-upload', v.snapshotUpload, etcdHosts, INSTALL_DIRS.bin);
 
   image('pause', 'pause', v.pause, all);
   for (const name of CONTROL_PLANE_IMAGES) image('kubernetes', name, k8s, controlPlanes);

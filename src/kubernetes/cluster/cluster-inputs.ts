@@ -12,6 +12,7 @@ import type { OperatorManifests } from './operator-manifests.js';
 import type { ComponentFiles } from './component-files.js';
 import type { PreparedCharts } from '../charts/prepared-chart.js';
 import type { ArtifactFanOut } from '../artifacts/fan-out/artifact-fan-out.js';
+import type { SnapshotUploadInputs } from '../etcd/scheduled-snapshot-upload.js';
 
 export interface ClusterInputs {
   readonly inventory: Inventory;
@@ -36,6 +37,8 @@ export interface ClusterInputs {
   readonly charts?: PreparedCharts;
   /** The run's artifact distributor when hosts pass artifacts on (cluster.artifacts.fanOut and fanOutApplies); none otherwise. */
   readonly fanOut?: ArtifactFanOut;
+  /** With cluster.state.scheduledSnapshots: the control planes' credential and the key they seal for; none otherwise. */
+  readonly snapshotUpload?: SnapshotUploadInputs;
 }
 
 export function imageReference(inputs: ClusterInputs, name: string): string {

@@ -122,6 +122,21 @@ function checkProxy(cluster: Record<string, unknown>, report: Report): void {
     report(['cluster', 'proxy'], 'neither http nor https is set, so no proxy is used and noProxy is ignored: set one, or remove cluster.proxy', 'warning');
 }
 
+/** The control planes copy scheduled snapshots only when there are some, with the uploader from a bundle. */
+function checkScheduledSnapshotUpload(cluster: Record<string, unknown>, report: Report): void {
+  if (recordAt(recordAt(cluster, 'state') ?? {}, 'scheduledSnapshots') === undefined) return;
+  const at = ['cluster', 'state', 'scheduledSnapshots'];
+  const snapshots = recordAt(recordAt(cluster, 'etcd') ?? {}, 'snapshots') ?? {};
+  if ((snapshots['enabled'] ?? CLUSTER_DEFAULTS.etcdSnapshotsEnabled) === false)
+    report(at, 'cluster.etcd.snapshots.enabled is false, so there are no scheduled snapshots to copy: enable them, or remove scheduledSnapshots');
+  const source = recordAt(cluster, 'artifacts')?.['source'] ?? CLUSTER_DEFAULTS.artifactSource;
+  if (source !== 'bundle')
+    report(
+      at,
+      `needs cluster.artifacts.source: bundle (the control planes' uploader, kcluster-snapshot-upload, is built into bundles; no release publishes it), and source is ${String(source)}: use a bundle, or remove scheduledSnapshots and save snapshots into the store with kcluster etcd snapshot save`,
+    );
+}
+
 export function checkCluster(raw: RawInventory, report: Report): void {
   const cluster = recordAt(raw, 'cluster') ?? {};
   const pod = cidrOf(cluster, 'podCIDR', report);
@@ -152,4 +167,5 @@ export function checkCluster(raw: RawInventory, report: Report): void {
   checkRegistries(cluster, report);
   checkCharts(cluster, report);
   checkProxy(cluster, report);
+  checkScheduledSnapshotUpload(cluster, report);
 }

@@ -97,6 +97,18 @@ export interface StateStoreSettings {
   readonly leaseSeconds: number;
   /** How many of the etcd snapshots copied into the store it keeps. */
   readonly snapshots: { readonly keep: number; readonly maxAgeDays?: number };
+  /** The control planes copy their scheduled etcd snapshots into the store (roles/etcd-snapshot-schedule). */
+  readonly scheduledSnapshots?: ScheduledSnapshotUpload;
+}
+
+/** cluster.state.scheduledSnapshots: how the control planes reach the store, with which credential, and how many copies it keeps of each. */
+export interface ScheduledSnapshotUpload {
+  readonly endpoint: string;
+  readonly accessKeyIdEnv: string;
+  readonly secretAccessKeyEnv: string;
+  /** Per control plane. */
+  readonly keep: number;
+  readonly maxAgeDays?: number;
 }
 
 /** One chart of cluster.charts: where it is on the controller, its release and its values. */

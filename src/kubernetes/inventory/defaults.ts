@@ -62,4 +62,6 @@ export const STATE_STORE_DEFAULTS = {
   leaseSeconds: 60,
   /** etcd snapshots kept in the store: a few weeks of daily saves, or a day of hourly ones. */
   snapshotsKeep: 20,
+  /** Scheduled snapshots kept in the store per control plane: five days at the default schedule (every 12 hours). */
+  scheduledSnapshotsKeep: 10,
 } as const;

@@ -23,7 +23,13 @@ import { SCHEMA_PATH } from './schema-diagnostics.js';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
 
 /** Maps not created only to hold defaults: their presence means something, or they need keys the user chooses. */
-const NOT_CREATED: ReadonlySet<string> = new Set(['cluster.proxy', 'cluster.apiServer.oidc', 'ssh.become', 'cluster.state']);
+const NOT_CREATED: ReadonlySet<string> = new Set([
+  'cluster.proxy',
+  'cluster.apiServer.oidc',
+  'ssh.become',
+  'cluster.state',
+  'cluster.state.scheduledSnapshots',
+]);
 
 /** Defaults that do not apply in the inventory's mode, which the loader warns about when written. */
 const IRRELEVANT: Readonly<Record<string, (inventory: Inventory) => boolean>> = {

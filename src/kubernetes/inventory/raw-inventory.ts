@@ -110,6 +110,13 @@ export interface RawInventory {
       readonly key: { readonly file?: string; readonly env?: string; readonly passphraseEnv?: string };
       readonly leaseSeconds?: number;
       readonly snapshots?: { readonly keep?: number; readonly maxAgeDays?: number };
+      readonly scheduledSnapshots?: {
+        readonly endpoint?: string;
+        readonly accessKeyIdEnv: string;
+        readonly secretAccessKeyEnv: string;
+        readonly keep?: number;
+        readonly maxAgeDays?: number;
+      };
     };
   };
   readonly ssh?: RawSshDefaults;

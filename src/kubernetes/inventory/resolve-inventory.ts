@@ -217,6 +217,17 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
                 keep: cluster.state.snapshots?.keep ?? STATE_STORE_DEFAULTS.snapshotsKeep,
                 ...(cluster.state.snapshots?.maxAgeDays !== undefined ? { maxAgeDays: cluster.state.snapshots.maxAgeDays } : {}),
               },
+              ...(cluster.state.scheduledSnapshots !== undefined
+                ? {
+                    scheduledSnapshots: {
+                      endpoint: cluster.state.scheduledSnapshots.endpoint ?? cluster.state.s3.endpoint,
+                      accessKeyIdEnv: cluster.state.scheduledSnapshots.accessKeyIdEnv,
+                      secretAccessKeyEnv: cluster.state.scheduledSnapshots.secretAccessKeyEnv,
+                      keep: cluster.state.scheduledSnapshots.keep ?? STATE_STORE_DEFAULTS.scheduledSnapshotsKeep,
+                      ...(cluster.state.scheduledSnapshots.maxAgeDays !== undefined ? { maxAgeDays: cluster.state.scheduledSnapshots.maxAgeDays } : {}),
+                    },
+                  }
+                : {}),
             },
           }
         : {}),

@@ -50,7 +50,9 @@ async function answers(endpoint: string, limitMs: number): Promise<void> {
   }
 }
 
-export async function startS3Server(options: { versioned?: boolean } = {}): Promise<S3TestServer> {
+/** `host`: the address it listens on (default 127.0.0.1; a lab bridge's address for lab hosts to reach it). */
+export async function startS3Server(options: { versioned?: boolean; host?: string } = {}): Promise<S3TestServer> {
+  const host = options.host ?? '127.0.0.1';
   const root = mkdtempSync(join(tmpdir(), 'kc-s3-'));
   const dataDir = join(root, 'data');
   for (const d of ['data', 'meta', 'versions']) mkdirSync(join(root, d));
@@ -59,7 +61,7 @@ export async function startS3Server(options: { versioned?: boolean } = {}): Prom
   const secretAccessKey = randomBytes(18).toString('base64');
   const args = [
     '--port',
-    `127.0.0.1:${port}`,
+    `${host}:${port}`,
     'posix',
     '--sidecar',
     join(root, 'meta'),
@@ -73,7 +75,7 @@ export async function startS3Server(options: { versioned?: boolean } = {}): Prom
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${host}:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await Promise.race([answers(endpoint, 20_000), exited.then(() => Promise.reject(new Error(`versitygw exited: ${stderr}`)))]);

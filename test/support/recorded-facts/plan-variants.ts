@@ -9,6 +9,7 @@ import type { Playbook } from '../../../src/orchestrator/engine/types.js';
 import { upgradePlaybook } from '../../../playbooks/upgrade.js';
 import { snapshotRestorePlaybook } from '../../../playbooks/etcd-snapshot.js';
 import { certsRenewPlaybook } from '../../../playbooks/certs-renew.js';
+import { clusterPlaybook } from '../../../playbooks/cluster.js';
 
 export interface PlanVariant {
   readonly edit?: (doc: Record<string, unknown>) => void;
@@ -100,9 +101,35 @@ export function restoreVariant(): PlanVariant {
 
 export const certsRenewVariant: PlanVariant = { build: (inputs) => certsRenewPlaybook(inputs) };
 
+export const SNAPSHOT_UPLOAD_SECRET = 'plan-test-snapshot-secret';
+
+/** A state store whose control planes copy their scheduled snapshots into it (the credential and key as a store session gives them). */
+export const scheduledSnapshotUploadVariant: PlanVariant = {
+  edit(doc) {
+    cluster(doc, {
+      state: {
+        s3: { endpoint: 'http://10.231.7.1:7070', bucket: 'plan-state', prefix: 'plan/' },
+        key: { env: 'KC_PLAN_STATE_KEY' },
+        scheduledSnapshots: { accessKeyIdEnv: 'KC_PLAN_SNAP_ID', secretAccessKeyEnv: 'KC_PLAN_SNAP_SECRET', keep: 4 },
+      },
+    });
+  },
+  build: (inputs) =>
+    clusterPlaybook(
+      {
+        ...inputs,
+        snapshotUpload: {
+          credential: { accessKeyId: 'plan-test-snapshot-id', secretAccessKey: SNAPSHOT_UPLOAD_SECRET },
+          recipient: { publicKey: Buffer.alloc(32, 7).toString('base64'), kid: 'ks-0123456789abcdef' },
+        },
+      },
+      { running: false },
+    ),
+};
+
 /** Every variant the empty hosts' recording must answer. */
 export function emptyHostVariants(): PlanVariant[] {
-  return [{}, flagsVariant, settingsVariant(), haDockerVariant, upgradeVariant, restoreVariant(), certsRenewVariant];
+  return [{}, flagsVariant, settingsVariant(), haDockerVariant, upgradeVariant, restoreVariant(), certsRenewVariant, scheduledSnapshotUploadVariant];
 }
 
 /** Files an earlier inventory's extraFiles left on the first control plane (scenario old-extra-files). */

@@ -15,7 +15,14 @@ import type { Inventory } from '../../../src/orchestrator/inventory/model.js';
 import { schemaEntries, type SchemaNode } from '../../../src/kubernetes/inventory/schema-entries.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kc-config-'));
-const env = { SSH_AUTH_SOCK: '/x', REGISTRY_USER: 'u', REGISTRY_PASSWORD: 'p' };
+// The credentials the examples name (a registry's, the control planes' store upload), set as for apply.
+const env = {
+  SSH_AUTH_SOCK: '/x',
+  REGISTRY_USER: 'u',
+  REGISTRY_PASSWORD: 'p',
+  KCLUSTER_SNAPSHOT_ACCESS_KEY_ID: 'id',
+  KCLUSTER_SNAPSHOT_SECRET_ACCESS_KEY: 'secret',
+};
 
 async function load(file: string): Promise<Inventory> {
   const result = await loadInventory(file, { env });

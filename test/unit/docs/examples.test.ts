@@ -42,8 +42,14 @@ async function validate(file: string): Promise<CliResult> {
   const bundle = writeFakeBundle(mkdtempSync(join(home, 'bundle-')), [loaded.inventory]);
   const copy = join(mkdtempSync(join(home, 'copy-')), basename(file));
   writeFileSync(copy, readFileSync(file, 'utf8').replace(/^(\s+bundle:\s*)\S+/m, `$1${bundle}`));
-  // The credentials a registry names must be set on the controller, as for apply.
-  const r = await runCli(['validate', '-i', copy], { SSH_AUTH_SOCK: '/x', REGISTRY_USER: 'u', REGISTRY_PASSWORD: 'p' });
+  // The credentials a registry or the control planes' store upload names must be set on the controller, as for apply.
+  const r = await runCli(['validate', '-i', copy], {
+    SSH_AUTH_SOCK: '/x',
+    REGISTRY_USER: 'u',
+    REGISTRY_PASSWORD: 'p',
+    KCLUSTER_SNAPSHOT_ACCESS_KEY_ID: 'id',
+    KCLUSTER_SNAPSHOT_SECRET_ACCESS_KEY: 'secret',
+  });
   return {
     ...r,
     err: r.err

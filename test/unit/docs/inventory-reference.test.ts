@@ -61,7 +61,13 @@ describe('the schema defaults are the code defaults', () => {
   // cluster.state is optional as a whole: its defaults are read from a store given only what is required.
   const withStore = resolveInventory(
     {
-      cluster: { state: { s3: { endpoint: 'http://10.0.0.9:7070', bucket: 'state' }, key: { env: 'KEY' } } },
+      cluster: {
+        state: {
+          s3: { endpoint: 'http://10.0.0.9:7070', bucket: 'state' },
+          key: { env: 'KEY' },
+          scheduledSnapshots: { accessKeyIdEnv: 'SNAP_ID', secretAccessKeyEnv: 'SNAP_SECRET' },
+        },
+      },
       hosts: [{ name: 'cp1', address: '10.0.0.1', roles: ['control-plane'] }],
     },
     { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
@@ -75,6 +81,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.state.s3.sessionTokenEnv': withStore.s3.sessionTokenEnv,
     'cluster.state.leaseSeconds': withStore.leaseSeconds,
     'cluster.state.snapshots.keep': withStore.snapshots.keep,
+    'cluster.state.scheduledSnapshots.keep': withStore.scheduledSnapshots!.keep,
     'cluster.name': cluster.name,
     'cluster.kubernetesVersion': cluster.kubernetesVersion,
     'cluster.podCIDR': cluster.podCIDR,

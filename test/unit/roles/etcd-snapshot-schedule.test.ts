@@ -4,13 +4,13 @@
 // unit's state; and the rendered script run in a local shell against stand-in etcdctl/etcdutl:
 // it keeps the newest `keep` scheduled snapshots, never a manual one, and no half-written file.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../support/plan-scenario.js';
 import { planOverRecording } from '../../support/recorded-facts/plan-over-recording.js';
-import { haDockerVariant } from '../../support/recorded-facts/plan-variants.js';
+import { haDockerVariant, scheduledSnapshotUploadVariant, SNAPSHOT_UPLOAD_SECRET } from '../../support/recorded-facts/plan-variants.js';
 import { etcdSnapshotScheduleRole, SNAPSHOT_TIMER } from '../../../roles/etcd-snapshot-schedule/index.js';
 import { createTemplateRenderer } from '../../../src/orchestrator/templates/render.js';
 import { packageRoot } from '../../../src/orchestrator/util/package-root.js';
@@ -20,6 +20,7 @@ import type { UnitState } from '../../../src/orchestrator/facts/systemd-unit.js'
 const ROLE = 'etcd-snapshot-schedule';
 const SCRIPT = 'file /usr/local/sbin/kcluster-etcd-snapshot';
 const TIMER = 'file /etc/systemd/system/kcluster-etcd-snapshot.timer';
+const UPLOAD_CONFIG = 'file /etc/kcluster/snapshot-upload.json';
 const snapshots = (value: Record<string, unknown>) => ({
   edit(doc: Record<string, unknown>) {
     doc['cluster'] = { ...(doc['cluster'] as object), etcd: { snapshots: value } };
@@ -68,6 +69,26 @@ describe('scheduled etcd snapshots planned on fresh hosts (recorded facts, fake 
     expect(other.diff('kcrec1', TIMER)).toContain('(*-*-* 00/6:00:00, 2 kept)');
     expect(other.diff('kcrec1', SCRIPT)).toContain('+keep=2\n');
   }, 60_000);
+
+  it('with cluster.state.scheduledSnapshots: the uploader on the control plane, its settings 0600 and never shown, run by the script after each snapshot', async () => {
+    const store = await planOverRecording('empty-debian', scheduledSnapshotUploadVariant);
+    expect(store.failures).toEqual([]);
+    expect(store.tasks('kcrec1', ROLE)).toEqual([
+      SCRIPT,
+      UPLOAD_CONFIG,
+      'file /etc/systemd/system/kcluster-etcd-snapshot.service',
+      TIMER,
+      `service ${SNAPSHOT_TIMER} enabled, started`,
+    ]);
+    expect(store.diff('kcrec1', SCRIPT)).toContain('+/usr/local/bin/kcluster-snapshot-upload -config /etc/kcluster/snapshot-upload.json\n');
+    const settings = store.planned.find((p) => p.host === 'kcrec1' && p.task === UPLOAD_CONFIG)!;
+    expect(settings.summary).toBe('create /etc/kcluster/snapshot-upload.json (mode 0600, root:root; 479 bytes, secret: content not shown)');
+    expect(settings.diff).toBeUndefined();
+    expect(JSON.stringify(store.planned)).not.toContain(SNAPSHOT_UPLOAD_SECRET);
+    expect(store.log.join('\n')).not.toContain(SNAPSHOT_UPLOAD_SECRET);
+    expect(store.tasks('kcrec1', 'artifacts').filter((t) => t.includes('kcluster-snapshot-upload'))).toHaveLength(1);
+    expect(store.tasks('kcrec2', 'artifacts').filter((t) => t.includes('kcluster-snapshot-upload'))).toEqual([]);
+  }, 60_000);
 });
 
 describe('the timer turned off', () => {
@@ -97,6 +118,7 @@ describe('the timer turned off', () => {
       'no file /etc/systemd/system/kcluster-etcd-snapshot.timer',
       'no file /etc/systemd/system/kcluster-etcd-snapshot.service',
       'no file /usr/local/sbin/kcluster-etcd-snapshot',
+      'no file /etc/kcluster/snapshot-upload.json',
     ]);
   });
 });
@@ -145,5 +167,39 @@ describe('the snapshot script, run in a local shell with stand-in etcdctl and et
     const before = readdirSync(dir).sort();
     expect(() => run({ KC_FAKE_SNAPSHOT: 'bad' })).toThrow(/invalid database/);
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+});
+
+describe('the snapshot script with the store copy, run in a local shell with a stand-in uploader', () => {
+  const root = mkdtempSync(join(tmpdir(), 'kc-snapshot-upload-script-'));
+  const dir = join(root, 'scheduled');
+  const bin = join(root, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'etcdctl'), '#!/bin/sh\nprintf snapshot > "$3.part" && mv "$3.part" "$3"\n');
+  writeFileSync(join(bin, 'etcdutl'), '#!/bin/sh\necho "{}"\n');
+  // The stand-in uploader records what the folder held when it ran, and fails when told to.
+  writeFileSync(join(bin, 'uploader'), `#!/bin/sh\nls "${dir}" > "${root}/seen"\nexit "\${KC_UPLOAD_EXIT:-0}"\n`);
+  for (const tool of ['etcdctl', 'etcdutl', 'uploader']) chmodSync(join(bin, tool), 0o755);
+  const script = join(root, 'kcluster-etcd-snapshot');
+  const render = createTemplateRenderer().compile(join(packageRoot(), 'roles', 'etcd-snapshot-schedule', 'templates', 'kcluster-etcd-snapshot.sh.hbs'));
+  writeFileSync(
+    script,
+    render({ dir, keep: 5, prefix: 'etcd-scheduled-cp1-', etcdctl: join(bin, 'etcdctl'), etcdutl: join(bin, 'etcdutl'), upload: join(bin, 'uploader') }),
+  );
+  chmodSync(script, 0o700);
+  const run = (env: Record<string, string> = {}) =>
+    execFileSync('sh', [script], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+  it('runs the uploader once the new snapshot is in place', () => {
+    run();
+    const seen = readFileSync(join(root, 'seen'), 'utf8').trim().split('\n');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/^etcd-scheduled-cp1-.*Z\.db$/);
+  });
+
+  it('a failed upload fails the run, and the snapshot it took stays', () => {
+    rmSync(dir, { recursive: true, force: true });
+    expect(() => run({ KC_UPLOAD_EXIT: '1' })).toThrow();
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^etcd-scheduled-cp1-.*Z\.db$/)]);
   });
 });

@@ -96,6 +96,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'pause', version: v.pause },
       { component: 'kcluster-apiproxy', version: v.apiproxy },
       { component: 'kcluster-relay', version: v.relay },
+      { component: 'kcluster-snapshot-upload', version: v.snapshotUpload },
     );
   }
   return out;
@@ -111,6 +112,7 @@ const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
 const SOURCES: Readonly<Record<string, readonly string[]>> = {
   'kcluster-apiproxy': ['src/kubernetes/apiproxy'],
   'kcluster-relay': ['src/kubernetes/relay'],
+  'kcluster-snapshot-upload': ['src/kubernetes/snapshot-upload'],
   'local-path-provisioner': ['src/kubernetes/local-path-helper'],
   mkimage: ['bundle/mkimage'],
 };

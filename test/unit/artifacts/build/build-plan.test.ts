@@ -34,6 +34,7 @@ describe('bundle build plan', () => {
       'pause@3.10.1',
       'kcluster-apiproxy@1',
       'kcluster-relay@1',
+      'kcluster-snapshot-upload@1',
       'netbase-rootfs@1',
     ]);
     expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
