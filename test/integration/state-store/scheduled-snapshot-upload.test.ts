@@ -1,10 +1,12 @@
 // kcluster-snapshot-upload, the Go program the control planes run after each scheduled etcd
 // snapshot (cluster.state.scheduledSnapshots), built from its source here and run against a real
-// S3 server (versitygw) with the settings file the role writes: the copies arrive sealed for the
-// state key, `kcluster etcd snapshot fetch --from-store` opens them byte for byte, retention
-// keeps the newest per host, a store that cannot be reached leaves the snapshots unmarked and
-// the next run catches up, and another key or a changed byte is refused by name. The snapshot
-// files are random bytes: the uploader copies files and never reads them as etcd data.
+// S3 server (versitygw) with the settings file the role writes, as a user of the server that the
+// bucket policy of examples/ limits to its folder: the copies arrive sealed for the state key,
+// `kcluster etcd snapshot fetch --from-store` opens them byte for byte, retention keeps the
+// newest per host, a store that cannot be reached leaves the snapshots unmarked and the next run
+// catches up, the upload credential reaches nothing else of the store, and another key or a
+// changed byte is refused by name. The snapshot files are random bytes: the uploader copies
+// files and never reads them as etcd data.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { stateKeyFromBytes, stateKeyFromFile } from '../../../src/orchestrator/s
 import { runCli } from '../../unit/cli/support/run-cli.js';
 import { repoRoot } from '../support/test-lab.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
+import { snapshotUploaderPolicy } from '../support/snapshot-uploader-policy.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'kc-snapshot-upload-'));
@@ -33,13 +36,14 @@ let inventory: Inventory;
 let env: NodeJS.ProcessEnv;
 const s3 = (): S3Client => new S3Client({ endpoint: server.endpoint, bucket: 'team-state', region: 'us-east-1', pathStyle: true }, server);
 const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+const UPLOADER = { accessKeyId: 'cp-uploader', secretAccessKey: randomBytes(18).toString('base64') };
 
 /** The settings file the role writes for cp1, pointed at this test's folder (and, to cut the store off, at a closed port). */
 function writeConfig(overrides: Record<string, unknown> = {}): string {
   const key = stateKeyFromFile(join(dir, 'state.key'));
   const written = JSON.parse(
     snapshotUploadConfig(inventory, 'cp1', {
-      credential: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+      credential: UPLOADER,
       recipient: recipientOf(key),
     }),
   ) as Record<string, unknown>;
@@ -77,8 +81,10 @@ beforeAll(async () => {
     cwd: join(repoRoot, 'src', 'kubernetes', 'snapshot-upload'),
     env: { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOPROXY: 'off', GOFLAGS: '-buildvcs=false' },
   });
-  server = await startS3Server();
+  server = await startS3Server({ users: true });
   await s3().createBucket();
+  await server.addUser(UPLOADER.accessKeyId, UPLOADER.secretAccessKey);
+  await server.putBucketPolicy('team-state', snapshotUploaderPolicy('team-state', 'team/', UPLOADER.accessKeyId));
   env = { AWS_ACCESS_KEY_ID: server.accessKeyId, AWS_SECRET_ACCESS_KEY: server.secretAccessKey, CI: 'true' };
   writeFileSync(join(dir, 'state.key'), randomBytes(32), { mode: 0o600 });
   mkdirSync(localDir, { recursive: true });
@@ -158,6 +164,23 @@ describe('scheduled snapshots copied into the store by a control plane (kcluster
     expect(back.out).toContain(`uploaded ${names[3]}`);
     expect(await storedKeys()).toEqual([names[2], names[3]].map((n) => `team/scheduled-snapshots/cp1/${n}.kcp`));
   }, 60_000);
+
+  it('the upload credential reaches nothing else of the store: no read, no write or delete outside its folder, no listing', async () => {
+    await s3().put('team/kcluster-state.json', Buffer.from('{"format":1}'));
+    const uploader = new S3Client({ endpoint: server.endpoint, bucket: 'team-state', region: 'us-east-1', pathStyle: true }, UPLOADER);
+    await expect(uploader.get('team/kcluster-state.json')).rejects.toThrow(/HTTP 403 AccessDenied/);
+    await expect(uploader.get(`team/scheduled-snapshots/cp1/${names[2]}.kcp`)).rejects.toThrow(/HTTP 403 AccessDenied/);
+    await expect(uploader.put('team/kcluster-state.json', Buffer.from('{}'))).rejects.toThrow(/HTTP 403 AccessDenied/);
+    await expect(uploader.delete('team/kcluster-state.json')).rejects.toThrow(/HTTP 403 AccessDenied/);
+    const listing = async (prefix: string): Promise<string[]> => {
+      const keys: string[] = [];
+      for await (const o of uploader.list(prefix)) keys.push(o.key);
+      return keys;
+    };
+    await expect(listing('team/')).rejects.toThrow(/HTTP 403 AccessDenied/);
+    expect(await listing('team/scheduled-snapshots/')).toHaveLength(2);
+    expect((await s3().get('team/kcluster-state.json'))!.body.toString()).toBe('{"format":1}');
+  });
 
   it('another state key, or one changed byte in the store, is refused by name', async () => {
     const key = `team/scheduled-snapshots/cp1/${names[3]}.kcp`;

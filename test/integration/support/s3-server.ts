@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sha256Hex, signRequest } from '../../../src/orchestrator/state-store/s3/sigv4.js';
 import { repoRoot } from './test-lab.js';
 
 export interface S3TestServer {
@@ -17,6 +18,10 @@ export interface S3TestServer {
   readonly dataDir: string;
   /** Stops the server (SIGKILL when `abruptly`, as a crash), and waits for it to exit. */
   stop(abruptly?: boolean): Promise<void>;
+  /** A user of the server (role user: what bucket policies grant it, nothing more); started with `users`. */
+  addUser(accessKeyId: string, secretAccessKey: string): Promise<void>;
+  /** Sets a bucket's policy (JSON), as its owner. */
+  putBucketPolicy(bucket: string, policy: string): Promise<void>;
 }
 
 let binary: string | undefined;
@@ -50,18 +55,22 @@ async function answers(endpoint: string, limitMs: number): Promise<void> {
   }
 }
 
-/** `host`: the address it listens on (default 127.0.0.1; a lab bridge's address for lab hosts to reach it). */
-export async function startS3Server(options: { versioned?: boolean; host?: string } = {}): Promise<S3TestServer> {
+/**
+ * `host`: the address it listens on (default 127.0.0.1; a lab bridge's address for lab hosts to
+ * reach it). `users`: with its internal IAM, so addUser can make users that bucket policies limit.
+ */
+export async function startS3Server(options: { versioned?: boolean; host?: string; users?: boolean } = {}): Promise<S3TestServer> {
   const host = options.host ?? '127.0.0.1';
   const root = mkdtempSync(join(tmpdir(), 'kc-s3-'));
   const dataDir = join(root, 'data');
-  for (const d of ['data', 'meta', 'versions']) mkdirSync(join(root, d));
+  for (const d of ['data', 'meta', 'versions', 'iam']) mkdirSync(join(root, d));
   const port = await freePort();
   const accessKeyId = `kctest${randomBytes(4).toString('hex')}`;
   const secretAccessKey = randomBytes(18).toString('base64');
   const args = [
     '--port',
     `${host}:${port}`,
+    ...(options.users ? ['--iam-dir', join(root, 'iam')] : []),
     'posix',
     '--sidecar',
     join(root, 'meta'),
@@ -88,6 +97,26 @@ export async function startS3Server(options: { versioned?: boolean; host?: strin
     accessKeyId,
     secretAccessKey,
     dataDir,
+    addUser: async (id, secret) => {
+      // The admin CLI takes the new user's secret only as a flag: a throwaway credential of a
+      // test server, on a test address. The admin's own comes through the environment.
+      execFileSync(versitygwBinary(), ['admin', '--er', endpoint, 'create-user', '-a', id, '-s', secret, '-r', 'user'], {
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ADMIN_ACCESS_KEY: accessKeyId, ADMIN_SECRET_KEY: secretAccessKey },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    },
+    putBucketPolicy: async (bucket, policy) => {
+      const url = new URL(`${endpoint}/${bucket}?policy=`);
+      const headers = signRequest(
+        { method: 'PUT', url, headers: { 'content-type': 'application/json' }, payloadSha256: sha256Hex(policy) },
+        { accessKeyId, secretAccessKey },
+        'us-east-1',
+        new Date(),
+      );
+      delete headers['host'];
+      const answer = await fetch(url, { method: 'PUT', headers, body: policy });
+      if (!answer.ok) throw new Error(`PUT ${bucket}?policy: HTTP ${answer.status}: ${await answer.text()}`);
+    },
     stop: async (abruptly = false) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(abruptly ? 'SIGKILL' : 'SIGTERM');
       await exited;
