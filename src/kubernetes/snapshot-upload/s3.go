@@ -172,15 +172,21 @@ func (s *store) putFile(key, file, sha256Hex string) error {
 	if err != nil {
 		return err
 	}
-	response, err := s.do(http.MethodPut, key, nil, f, info.Size(), sha256Hex)
-	if err != nil {
-		return err
+	return answered("put " + key)(s.do(http.MethodPut, key, nil, f, info.Size(), sha256Hex))
+}
+
+// answered turns a request's outcome into an error, S3's own when it answered with one.
+func answered(what string) func(*http.Response, error) error {
+	return func(response *http.Response, err error) error {
+		if err != nil {
+			return err
+		}
+		defer response.Body.Close()
+		if response.StatusCode/100 != 2 {
+			return failure(what, response)
+		}
+		return nil
 	}
-	defer response.Body.Close()
-	if response.StatusCode/100 != 2 {
-		return failure("put "+key, response)
-	}
-	return nil
 }
 
 type listedObject struct {
@@ -226,13 +232,5 @@ func (s *store) list(prefix string) ([]listedObject, error) {
 }
 
 func (s *store) delete(key string) error {
-	response, err := s.do(http.MethodDelete, key, nil, nil, 0, emptySHA256)
-	if err != nil {
-		return err
-	}
-	defer response.Body.Close()
-	if response.StatusCode/100 != 2 {
-		return failure("delete "+key, response)
-	}
-	return nil
+	return answered("delete " + key)(s.do(http.MethodDelete, key, nil, nil, 0, emptySHA256))
 }

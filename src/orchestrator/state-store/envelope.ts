@@ -80,20 +80,27 @@ export function seal(key: StateKey, path: string, plain: Buffer, chunkBytes = DE
   return Buffer.concat(parts);
 }
 
-function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad: Buffer } {
-  if (sealed.length < MAGIC.length + 2 || !sealed.subarray(0, MAGIC.length).equals(MAGIC))
-    throw new EnvelopeError(
-      'not-sealed',
-      `${what} is not an object kcluster sealed (no KCE1 header): it was written by something else, or is not state at all`,
-    );
-  const length = sealed.readUInt16BE(MAGIC.length);
-  const end = MAGIC.length + 2 + length;
-  let header: Partial<EnvelopeHeader>;
+/**
+ * The JSON header framed after `magic` (magic | u16 length | JSON), unchecked, and the bytes it
+ * spans (authenticated with every chunk); `notSealed` is the message when the magic is not there.
+ */
+export function framedHeader<T>(sealed: Buffer, magic: Buffer, notSealed: string, what: string): { header: Partial<T>; aad: Buffer } {
+  if (sealed.length < magic.length + 2 || !sealed.subarray(0, magic.length).equals(magic)) throw new EnvelopeError('not-sealed', notSealed);
+  const end = magic.length + 2 + sealed.readUInt16BE(magic.length);
   try {
-    header = JSON.parse(sealed.subarray(MAGIC.length + 2, end).toString('utf8')) as Partial<EnvelopeHeader>;
+    return { header: JSON.parse(sealed.subarray(magic.length + 2, end).toString('utf8')) as Partial<T>, aad: sealed.subarray(0, end) };
   } catch {
     throw new EnvelopeError('damaged', `${what}: its header is damaged`);
   }
+}
+
+function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad: Buffer } {
+  const { header, aad } = framedHeader<EnvelopeHeader>(
+    sealed,
+    MAGIC,
+    `${what} is not an object kcluster sealed (no KCE1 header): it was written by something else, or is not state at all`,
+    what,
+  );
   if (
     header.v !== 1 ||
     header.alg !== 'A256GCM-STREAM' ||
@@ -103,7 +110,7 @@ function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad
     header.chunk! < 1
   )
     throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
-  return { header: header as EnvelopeHeader, aad: sealed.subarray(0, end) };
+  return { header: header as EnvelopeHeader, aad };
 }
 
 /** The key fingerprint an object was sealed with, read from its header alone. */

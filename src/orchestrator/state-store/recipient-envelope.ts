@@ -7,7 +7,7 @@
 // cut off fails, and the header (key fingerprint, path) is authenticated with every chunk.
 //   "KCP1" | header length (u16) | header JSON | nonce prefix (7) | chunk ... (ciphertext + tag 16)
 import { createPrivateKey, createPublicKey, diffieHellman, hkdfSync, type KeyObject } from 'node:crypto';
-import { EnvelopeError, PREFIX_BYTES } from './envelope.js';
+import { EnvelopeError, framedHeader, PREFIX_BYTES } from './envelope.js';
 import type { StateKey } from './state-key.js';
 
 const MAGIC = Buffer.from('KCP1');
@@ -47,15 +47,12 @@ export function recipientOf(key: StateKey): Recipient {
 }
 
 function readHeader(head: Buffer, what: string): { header: RecipientHeader; aad: Buffer } {
-  if (head.length < MAGIC.length + 2 || !head.subarray(0, MAGIC.length).equals(MAGIC))
-    throw new EnvelopeError('not-sealed', `${what} is not an object a kcluster host sealed (no KCP1 header): it was written by something else`);
-  const end = MAGIC.length + 2 + head.readUInt16BE(MAGIC.length);
-  let header: Partial<RecipientHeader>;
-  try {
-    header = JSON.parse(head.subarray(MAGIC.length + 2, end).toString('utf8')) as Partial<RecipientHeader>;
-  } catch {
-    throw new EnvelopeError('damaged', `${what}: its header is damaged`);
-  }
+  const { header, aad } = framedHeader<RecipientHeader>(
+    head,
+    MAGIC,
+    `${what} is not an object a kcluster host sealed (no KCP1 header): it was written by something else`,
+    what,
+  );
   if (
     header.v !== 1 ||
     header.alg !== ALG ||
@@ -66,7 +63,7 @@ function readHeader(head: Buffer, what: string): { header: RecipientHeader; aad:
     header.chunk! < 1
   )
     throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
-  return { header: header as RecipientHeader, aad: head.subarray(0, end) };
+  return { header: header as RecipientHeader, aad };
 }
 
 /**
