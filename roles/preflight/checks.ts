@@ -1,7 +1,7 @@
 // The preflight checks, as pure functions of one host's facts: each returns what it found
 // ("ok: ...") or a failure that says how to fix it. Names are what --ignore-preflight takes.
 import type { HostFacts } from '../../src/orchestrator/facts/host-facts.js';
-import type { PreflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
+import { REQUIRED_COMMANDS, type PreflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
 import type { RouteState } from '../../src/orchestrator/facts/route-to.js';
 import type { HostSettings, Inventory } from '../../src/orchestrator/inventory/model.js';
 import { minorOf } from '../../src/kubernetes/artifacts/component-versions.js';
@@ -47,6 +47,14 @@ export function portsWanted(inventory: Inventory, host: HostSettings): number[] 
   ];
 }
 const MAX_CLOCK_SKEW_S = 60;
+
+/** "ip (Debian and Ubuntu package iproute2: apt-get install iproute2)": each missing command with the package that has it. */
+function missingWithPackages(missing: readonly string[]): string {
+  const packages: Readonly<Record<string, string>> = REQUIRED_COMMANDS;
+  const byPackage = new Map<string, string[]>();
+  for (const command of missing) byPackage.set(packages[command] ?? command, [...(byPackage.get(packages[command] ?? command) ?? []), command]);
+  return [...byPackage].map(([pkg, commands]) => `${commands.join(' and ')} (Debian and Ubuntu package ${pkg}: apt-get install ${pkg})`).join(', ');
+}
 
 export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   {
@@ -131,9 +139,11 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
       ];
       const missing = modules.filter((m) => !m.available && !m.loadable);
       if (missing.length > 0) {
-        const fix = preflight.loadableModules
-          ? "install the running kernel's modules (on Debian: its linux-image package) or use a kernel that has them"
-          : 'this host cannot load modules (a container?): load them on the machine that runs it, or build them into the kernel';
+        const fix = !preflight.loadableModules
+          ? 'this host cannot load modules (a container?): load them on the machine that runs it, or build them into the kernel'
+          : !preflight.modprobe
+            ? 'modprobe is missing: install it (Debian and Ubuntu package kmod: apt-get install kmod), and kcluster loads them'
+            : "install the running kernel's modules (on Debian: its linux-image package) or use a kernel that has them";
         return fail(
           `missing ${missing.map((m) => `${m.what}, module ${m.name}`).join(' and ')}, and modprobe cannot load ${missing.length > 1 ? 'them' : 'it'}: ${fix}`,
         );
@@ -160,7 +170,7 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     run: ({ preflight }) =>
       preflight.missingCommands.length === 0
         ? ok('required commands present')
-        : fail(`missing commands: ${preflight.missingCommands.join(', ')}: install them with the OS package manager`),
+        : fail(`missing commands: ${missingWithPackages(preflight.missingCommands)}: install them with the OS package manager`),
   },
   {
     name: 'foreign-install',

@@ -7,12 +7,29 @@ import { MANIFESTS_DIR } from './static-pods.js';
 
 export const CLUSTER_MARKER = '/var/lib/kcluster/cluster';
 
-export const REQUIRED_COMMANDS = ['mount', 'umount', 'stat', 'sha256sum', 'base64', 'systemctl', 'journalctl', 'mktemp', 'sync', 'ip'] as const;
+/**
+ * The commands every node needs that the bundle does not bring, with the Debian (and Ubuntu)
+ * package of each: a minimal Debian with systemd and an SSH server lacks only iproute2 of these.
+ */
+export const REQUIRED_COMMANDS = {
+  mount: 'mount',
+  umount: 'mount',
+  stat: 'coreutils',
+  sha256sum: 'coreutils',
+  base64: 'coreutils',
+  mktemp: 'coreutils',
+  sync: 'coreutils',
+  systemctl: 'systemd',
+  journalctl: 'systemd',
+  ip: 'iproute2',
+} as const;
 
 export interface PreflightFacts {
   readonly overlayfs: boolean;
   readonly bridgeNetfilter: boolean;
   readonly loadableModules: boolean;
+  /** modprobe is there (Debian's kmod): without it no module is loaded, present or not. */
+  readonly modprobe: boolean;
   /** `modprobe -n` finds the module for the running kernel (the runtime role loads it). */
   readonly overlayLoadable: boolean;
   readonly bridgeNetfilterLoadable: boolean;
@@ -31,6 +48,7 @@ const SCRIPT = `LC_ALL=C; export LC_ALL
 grep -qw overlay /proc/filesystems 2>/dev/null && echo "overlay yes" || echo "overlay no"
 [ -d /proc/sys/net/bridge ] && echo "bridge-nf yes" || echo "bridge-nf no"
 [ -e /proc/modules ] && echo "modules yes" || echo "modules no"
+command -v modprobe >/dev/null 2>&1 && echo "modprobe yes"
 for m in overlay br_netfilter; do [ -e /proc/modules ] && modprobe -n -q -- "$m" 2>/dev/null && echo "loadable $m"; done
 for c in ${'$'}{REQ}; do command -v "$c" >/dev/null 2>&1 || echo "missing $c"; done
 [ -f ${CLUSTER_MARKER} ] && echo "marker $(head -n 1 ${CLUSTER_MARKER})"
@@ -55,6 +73,7 @@ export function parsePreflightFacts(stdout: string): PreflightFacts {
     overlayfs: value('overlay') === 'yes',
     bridgeNetfilter: value('bridge-nf') === 'yes',
     loadableModules: value('modules') === 'yes',
+    modprobe: value('modprobe') === 'yes',
     overlayLoadable: all('loadable').includes('overlay'),
     bridgeNetfilterLoadable: all('loadable').includes('br_netfilter'),
     missingCommands: all('missing'),
@@ -69,7 +88,7 @@ export function parsePreflightFacts(stdout: string): PreflightFacts {
 export const preflightFacts: Fact<PreflightFacts> = {
   key: 'preflight',
   become: true,
-  script: shellRaw(`REQ="${REQUIRED_COMMANDS.join(' ')}"\n${SCRIPT}`),
+  script: shellRaw(`REQ="${Object.keys(REQUIRED_COMMANDS).join(' ')}"\n${SCRIPT}`),
   parse: parsePreflightFacts,
   // The host's clock moves by itself: a plan file must not call the host changed for it.
   volatile: ['epochSeconds'],

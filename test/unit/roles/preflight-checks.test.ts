@@ -31,7 +31,7 @@ const base: CheckInput = {
     runtimes: {},
     listeningTcpPorts: [22],
   },
-  preflight: parsePreflightFacts('overlay yes\nbridge-nf yes\nmodules yes\nepoch 1000\nmac eth0 52:54:00:00:00:01\nend\n'),
+  preflight: parsePreflightFacts('overlay yes\nbridge-nf yes\nmodules yes\nmodprobe yes\nepoch 1000\nmac eth0 52:54:00:00:00:01\nend\n'),
   serviceRoute: { reachable: true, dev: 'eth0' },
   serviceIp: '10.96.0.1',
   controllerEpochSeconds: 1010,
@@ -86,6 +86,25 @@ describe('preflight checks', () => {
       ok: false,
       problem: expect.stringContaining('module overlay and bridge netfilter'),
     });
+    // A minimal Debian has no kmod: then modprobe loads nothing, and the way out is kmod, not a kernel.
+    expect(run('kernel', { ...base, preflight: { ...missingBoth, modprobe: false } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('modprobe is missing: install it (Debian and Ubuntu package kmod: apt-get install kmod), and kcluster loads them'),
+    });
+  });
+
+  it('commands: each missing command is named with the package that has it', () => {
+    expect(run('commands', base)).toEqual({ ok: true, note: 'required commands present' });
+    expect(run('commands', { ...base, preflight: { ...base.preflight, missingCommands: ['ip', 'mount', 'umount'] } })).toEqual({
+      ok: false,
+      problem:
+        'missing commands: ip (Debian and Ubuntu package iproute2: apt-get install iproute2), mount and umount (Debian and Ubuntu package mount: apt-get install mount): install them with the OS package manager',
+    });
+  });
+
+  it('reads whether modprobe is there', () => {
+    expect(parsePreflightFacts('modules yes\nepoch 1\nend\n').modprobe).toBe(false);
+    expect(parsePreflightFacts('modules yes\nmodprobe yes\nepoch 1\nend\n').modprobe).toBe(true);
   });
 
   it('service-route: no route to the first Service IP fails with how to add one', () => {
