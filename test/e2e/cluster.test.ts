@@ -1,4 +1,6 @@
-// End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts,
+// End to end: a real Kubernetes cluster (1 control plane + 2 workers) on privileged lab hosts
+// whose package manager is disabled (apt-get, apt and dpkg moved away: the containerd path needs
+// no OS package beyond what the preflight checks for),
 // installed by `kcluster apply` from the bundle built from source (`kcluster bundle build`), then
 // checked from the controller with the bundle's own kubectl: nodes Ready, DNS through CoreDNS,
 // pod-to-pod traffic across workers, a ClusterIP Service; NetworkPolicy enforced (deny, then
@@ -79,6 +81,10 @@ beforeAll(async () => {
   await kcluster(['lab', 'down', '--name', NAME]);
   const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '3', '--privileged', '--subnet', SUBNET, '--bundle', bundleDir()]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+  // Nothing may come from the hosts' package manager: an install that asked for it fails.
+  const ssh = sshTo(labDir);
+  for (let i = 1; i <= 3; i++)
+    await ssh(`${NAME}${i}`, 'for c in apt-get apt dpkg; do p=$(command -v "$c") && mv "$p" "$p.disabled-by-e2e"; done; ! command -v apt-get');
 });
 
 afterAll(async () => {
