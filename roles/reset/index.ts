@@ -29,6 +29,8 @@ export const RESET_PATHS = [
   '/etc/systemd/system/kcluster-etcd-snapshot.service',
   '/etc/systemd/system/kcluster-etcd-snapshot.timer',
   '/usr/local/sbin/kcluster-etcd-snapshot',
+  // Holds the control planes' store upload credential (cluster.state.scheduledSnapshots).
+  '/etc/kcluster/snapshot-upload.json',
   '/etc/systemd/system/cri-docker.service',
   '/var/lib/cri-dockerd',
   '/etc/docker/daemon.json',
