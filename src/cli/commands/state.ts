@@ -8,12 +8,14 @@
 import { Option, type Command } from 'commander';
 import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { CliContext } from '../context.js';
 import { refusalUnlessConfirmed } from '../confirm.js';
 import { ExitCode } from '../exit-codes.js';
 import { loadInventoryOrReport } from '../load-inventory-or-report.js';
 import { commandLine, withStateLock } from '../lock-or-report.js';
 import { claimStore, markMoved, sessionFor, storeOf, unpublishedPath, type StoreAccess } from '../state-store/state-session.js';
+import { LogMirror } from '../state-store/log-mirror.js';
 import { moveAside, readTracked, trackedPaths, writeTracked } from '../state-store/tracked-files.js';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
@@ -192,6 +194,10 @@ async function pullState(cli: CliContext, options: StateOptions): Promise<void> 
         ? `kcluster: ${store.where} holds no generation yet: nothing pulled; kcluster state push -i ${options.inventory} --yes publishes ${inventory.stateDir}\n`
         : `kcluster: ${inventory.stateDir} holds generation ${head.generation} of ${store.where} (${Object.keys(head.files).length} file(s), written ${head.createdAt} by ${head.by.command} on ${head.by.machine})\n`,
     );
+    // The runs' logs too, which a session never brings by itself (they can be large).
+    const logs = await new LogMirror(store.s3, store.prefix, store.key, inventory.stateDir, Date.now()).pull();
+    if (logs > 0)
+      cli.stderr.write(`kcluster: ${logs} run log(s) brought from ${store.where} into ${join(inventory.stateDir, 'logs')} (kcluster report reads them)\n`);
   }).catch(reportRefusal(cli));
 }
 

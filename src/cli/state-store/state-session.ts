@@ -32,6 +32,7 @@ import {
   type StateKey,
 } from '../../orchestrator/state-store/state-key.js';
 import { JournalMirror } from './journal-mirror.js';
+import { LogMirror } from './log-mirror.js';
 import { pruneStoredSnapshots, type SnapshotRetention } from './snapshot-retention.js';
 import { moveAside, readTracked, writeTracked } from './tracked-files.js';
 
@@ -256,6 +257,7 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     );
   const stopRenewing = keepRenewed(lease, (inventory.cluster.state.leaseSeconds * 1000) / 3, options.onLost);
   const journal = new JournalMirror(s3, prefix, key, inventory.stateDir);
+  const logs = new LogMirror(s3, prefix, key, inventory.stateDir, Date.now());
   let head: Manifest | undefined;
   try {
     const runs = await journal.pull();
@@ -276,9 +278,12 @@ export async function openStateSession(inventory: Inventory, options: SessionOpt
     // The journal first: what this run has done so far is in the store whatever follows.
     await journal.push();
     const files = readTracked(inventory.stateDir);
-    if (holdsExactly(key, head, files)) return;
-    head = await generations.commit(head, files, by, reason);
-    options.say(`state published to ${where} as generation ${head.generation} (${reason})`);
+    if (!holdsExactly(key, head, files)) {
+      head = await generations.commit(head, files, by, reason);
+      options.say(`state published to ${where} as generation ${head.generation} (${reason})`);
+    }
+    // A log is for reading later: one the store did not take is said, and the run goes on.
+    await logs.push().catch((error: Error) => options.say(`the run's log was not copied to ${where}: ${error.message}`));
   };
   const entry: OpenSession = {
     holds: 1,
