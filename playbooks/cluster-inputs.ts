@@ -55,6 +55,12 @@ export interface ClusterInputsOptions {
    */
   readonly registryCredentials?: boolean;
   /**
+   * Read the control planes' store upload credential from the environment (default true, with
+   * cluster.state.scheduledSnapshots). What never writes their settings (certs renew, secrets
+   * rotate-key, config --host) does not ask for it.
+   */
+  readonly snapshotUploadCredential?: boolean;
+  /**
    * A --check or --list-tags run: the PKI and the Secrets encryption key a first run would make
    * are made in memory; the state folder is left byte-identical (issue 40's invariant).
    */
@@ -201,7 +207,7 @@ export interface CheckedClusterInputs {
 export async function checkClusterInputs(
   inventory: Inventory,
   env: Readonly<Record<string, string | undefined>>,
-  options: Pick<ClusterInputsOptions, 'registryCredentials'> = {},
+  options: Pick<ClusterInputsOptions, 'registryCredentials' | 'snapshotUploadCredential'> = {},
 ): Promise<CheckedClusterInputs> {
   // Without a topology the other checks have nothing to stand on.
   const topology = topologyOrInputError(inventory);
@@ -223,7 +229,10 @@ export async function checkClusterInputs(
   const operatorManifests = await check(() => operatorManifestsOrInputError(inventory));
   const componentFiles = await check(() => componentFilesOrInputError(inventory));
   const charts = await check(() => chartsOrInputError(inventory));
-  const snapshotUpload = options.registryCredentials === false ? undefined : await check(() => snapshotUploadCredential(inventory, env));
+  const snapshotUpload =
+    options.registryCredentials === false || options.snapshotUploadCredential === false
+      ? undefined
+      : await check(() => snapshotUploadCredential(inventory, env));
   if (problems.length > 0 || auditPolicy === undefined || operatorManifests === undefined || componentFiles === undefined || charts === undefined)
     throw new InputError(problems.join('\n'));
   return {
@@ -249,6 +258,7 @@ export async function clusterInputsFor(
     options,
   );
   const snapshotUpload = snapshotUploadInputs(inventory, snapshotUploadCredential, options.readOnly === true);
+
   const { log } = io;
   const started = Date.now();
   let artifacts;
@@ -290,6 +300,12 @@ export async function clusterInputsFor(
   };
 }
 
+/** Stands for the control planes' upload settings in a playbook built only to be read: it never reaches a host. */
+export const UNREAD_SNAPSHOT_UPLOAD: SnapshotUploadInputs = {
+  credential: { accessKeyId: '', secretAccessKey: '' },
+  recipient: { publicKey: '', kid: 'not read (no state store session)' },
+};
+
 /**
  * The credential and the key the control planes seal scheduled snapshots for, which the store's
  * session holds (a command that runs the cluster playbook holds it). A read-only look at the
@@ -299,7 +315,7 @@ function snapshotUploadInputs(inventory: Inventory, credential: SnapshotUploadCr
   if (credential === undefined) return undefined;
   const recipient = heldRecipientFor(inventory.stateDir);
   if (recipient !== undefined) return { credential, recipient };
-  if (readOnly) return { credential, recipient: { publicKey: '', kid: 'not read (no state store session)' } };
+  if (readOnly) return { ...UNREAD_SNAPSHOT_UPLOAD, credential };
   throw new Error(
     `cluster.state.scheduledSnapshots in ${inventory.file}: the command runs without the state store's session, so the key the control planes seal for is unknown`,
   );

@@ -33,7 +33,8 @@ import { looksSecret, type ManagedFilePayload } from '../src/orchestrator/tasks/
 import { clusterPlaybook } from './cluster.js';
 import { addonRecord } from '../src/kubernetes/facts/addon-record.js';
 import type { AddonPayload } from '../roles/addons/addon-plan.js';
-import { checkClusterInputs } from './cluster-inputs.js';
+import { checkClusterInputs, UNREAD_SNAPSHOT_UPLOAD } from './cluster-inputs.js';
+import { uploadsScheduledSnapshots } from '../src/kubernetes/etcd/scheduled-snapshot-upload.js';
 
 /** The files shown, by path: the components' configuration (not certificates, kubeconfigs or keys). */
 const SHOWN: readonly RegExp[] = [
@@ -104,7 +105,8 @@ export async function hostConfigFiles(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ host: string; files: HostFile[] }[]> {
   const names = selectedHosts(inventory, selector);
-  const checked = await checkClusterInputs(inventory, env);
+  // The upload settings are not among the files shown: no credential is asked for them.
+  const checked = await checkClusterInputs(inventory, env, { snapshotUploadCredential: false });
   // Resolved, not fetched: the tasks that upload them are built, never planned here.
   const artifacts = await unfetchedArtifacts(inventory);
   const pki = await ensureClusterPki(inventory.stateDir, pkiSpecOf(inventory, checked.topology), { inMemory: true });
@@ -117,6 +119,7 @@ export async function hostConfigFiles(
     encryption,
     ignorePreflight: new Set<string>(),
     controllerEpochSeconds: Math.floor(Date.now() / 1000),
+    ...(uploadsScheduledSnapshots(inventory) ? { snapshotUpload: UNREAD_SNAPSHOT_UPLOAD } : {}),
   };
   const playbook = clusterPlaybook(inputs, { running: false });
   return names.map((hostName) => ({ host: hostName, files: filesOf(inventory, playbook, hostName) }));

@@ -196,8 +196,11 @@ async function pullState(cli: CliContext, options: StateOptions): Promise<void> 
     );
     // The runs' logs too, which a session never brings by itself (they can be large).
     const logs = await new LogMirror(store.s3, store.prefix, store.key, inventory.stateDir, Date.now()).pull();
-    if (logs > 0)
-      cli.stderr.write(`kcluster: ${logs} run log(s) brought from ${store.where} into ${join(inventory.stateDir, 'logs')} (kcluster report reads them)\n`);
+    if (logs.brought > 0)
+      cli.stderr.write(
+        `kcluster: ${logs.brought} run log(s) brought from ${store.where} into ${join(inventory.stateDir, 'logs')} (kcluster report reads them)\n`,
+      );
+    for (const why of logs.refused) cli.stderr.write(`kcluster: a run log was not brought: ${why}\n`);
   }).catch(reportRefusal(cli));
 }
 

@@ -76,7 +76,12 @@ export function registerUpgradeCommand(program: Command, cli: CliContext): void 
         const drainSeconds = Number(options.drainTimeout);
         if (!Number.isInteger(drainSeconds) || drainSeconds < 10)
           throw new InputError(`--drain-timeout must be a number of seconds, at least 10 (got "${options.drainTimeout}")`);
-        const inputs = await clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, { planOnly: mode.planOnly, readOnly: mode.probe });
+        // The upgrade writes no control plane's store upload settings (apply does): it does not ask for their credential.
+        const inputs = await clusterInputsFor(inventory, preparationIo(cli, mode.probe), ignore, {
+          planOnly: mode.planOnly,
+          readOnly: mode.probe,
+          snapshotUploadCredential: false,
+        });
         const drainTimeoutMs = drainSeconds * 1000;
         if (mode.probe) return { playbook: upgradePlaybook(inputs, { maxUnavailable, drainTimeoutMs, operator: inputs.topology.firstControlPlane.name }) };
         api = adminApi(inputs);

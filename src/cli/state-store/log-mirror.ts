@@ -9,6 +9,7 @@ import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
+import { EnvelopeError } from '../../orchestrator/state-store/envelope.js';
 import { openFile, sealFile } from '../../orchestrator/state-store/sealed-file.js';
 import type { StateKey } from '../../orchestrator/state-store/state-key.js';
 
@@ -78,10 +79,11 @@ export class LogMirror {
     for (const key of stored.sort().slice(0, Math.max(0, stored.length - LOGS_KEPT))) await this.s3.delete(key);
   }
 
-  /** Brings the store's logs this folder lacks, dated as the store's copies; the count brought. */
-  async pull(): Promise<number> {
+  /** Brings the store's logs this folder lacks, dated as the store's copies: the count brought, and why any was not (a damaged one is skipped). */
+  async pull(): Promise<{ brought: number; refused: string[] }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     let brought = 0;
+    const refused: string[] = [];
     for await (const o of this.s3.list(this.folder)) {
       const name = o.key.slice(this.folder.length).replace(/\.kce$/, '');
       const local = join(this.dir, name);
@@ -90,12 +92,16 @@ export class LogMirror {
       try {
         if (!(await this.s3.getFile(o.key, sealed))) continue;
         await openFile(this.key, `${STORE_FOLDER}${name}`, sealed, local, this.s3.describe(o.key));
+      } catch (error) {
+        if (!(error instanceof EnvelopeError)) throw error;
+        refused.push(error.message);
+        continue;
       } finally {
         await rm(sealed, { force: true });
       }
       utimesSync(local, o.lastModified, o.lastModified);
       brought += 1;
     }
-    return brought;
+    return { brought, refused };
   }
 }

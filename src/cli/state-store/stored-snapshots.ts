@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import type { FetchedSnapshot, HostSnapshot } from '../../kubernetes/etcd/etcd-snapshot-files.js';
+import { scheduledSnapshotPrefix, type FetchedSnapshot, type HostSnapshot } from '../../kubernetes/etcd/etcd-snapshot-files.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { RECIPIENT_SUFFIX } from '../../orchestrator/state-store/recipient-envelope.js';
 import type { ListedObject } from '../../orchestrator/state-store/s3/s3-xml.js';
@@ -60,8 +60,13 @@ export async function fetchStoredSnapshot(
       const { bytes } = await openFile(store.key, `${SNAPSHOTS}${name}`, sealed, file, store.s3.describe(key));
       return { remote: store.s3.describe(key), file, bytes, sha256: await sha256File(file) };
     }
-    // A control plane's copy: its host is in its folder, not to be parsed out of the name.
-    const copy = (await controlPlaneCopies(store)).find((o) => o.key.endsWith(`/${name}${RECIPIENT_SUFFIX}`));
+    // A control plane's copy, only from the folder of the host its name says took it: a copy
+    // that another control plane put in its own folder under that name is not this snapshot.
+    const folders = `${store.prefix}${SCHEDULED_SNAPSHOTS_FOLDER}`;
+    const copy = (await controlPlaneCopies(store)).find((o) => {
+      const [host, file, ...more] = o.key.slice(folders.length).split('/');
+      return more.length === 0 && file === `${name}${RECIPIENT_SUFFIX}` && host !== undefined && name.startsWith(scheduledSnapshotPrefix(host));
+    });
     if (copy === undefined || !(await store.s3.getFile(copy.key, sealed))) return undefined;
     const statePath = copy.key.slice(store.prefix.length, -RECIPIENT_SUFFIX.length);
     const { bytes } = await openRecipientFile(store.key, statePath, sealed, file, store.s3.describe(copy.key));

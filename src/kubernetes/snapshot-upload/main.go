@@ -2,7 +2,8 @@
 // cluster's state store (roles/etcd-snapshot-schedule), sealed for the state key it never holds
 // (seal.go), then applies the store's retention to this host's copies. It uploads every local
 // scheduled snapshot that has no ".uploaded" mark beside it, oldest first, so a run after an
-// outage catches up; the mark is written only after the store accepted the object. Go standard
+// outage catches up on what the host still keeps; the mark is written only after the store
+// accepted the object. Go standard
 // library only; built into the kcluster bundle.
 //
 //	kcluster-snapshot-upload -config /etc/kcluster/snapshot-upload.json
@@ -66,7 +67,7 @@ func readConfig(path string) (config, error) {
 const uploadedMark = ".uploaded"
 
 // pending lists the local snapshots without an upload mark, oldest first (names sort by time),
-// and removes marks whose snapshot the local pruning took.
+// and removes marks whose snapshot the local pruning took and the sealed copies a killed run left.
 func pending(c config) ([]string, error) {
 	entries, err := os.ReadDir(c.LocalDir)
 	if err != nil {
@@ -84,6 +85,9 @@ func pending(c config) ([]string, error) {
 			out = append(out, n)
 		}
 		if strings.HasSuffix(n, uploadedMark) && !present[strings.TrimSuffix(n, uploadedMark)] {
+			os.Remove(filepath.Join(c.LocalDir, n))
+		}
+		if strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".kcp.partial") {
 			os.Remove(filepath.Join(c.LocalDir, n))
 		}
 	}
@@ -177,7 +181,7 @@ func prune(c config, s *store) error {
 		}
 	}
 	for _, o := range toPrune(sealed, c.Keep, c.MaxAgeDays, time.Now()) {
-		if err := s.delete(o.Key); err != nil {
+		if err := withRetries(func() error { return s.delete(o.Key) }); err != nil {
 			return err
 		}
 		fmt.Printf("removed s3://%s/%s from the store (the newest %d kept)\n", c.Bucket, o.Key, c.Keep)

@@ -152,6 +152,7 @@ func TestPendingSkipsMarkedSnapshotsAndDropsOrphanMarks(t *testing.T) {
 		"etcd-scheduled-cp1-2026-11-28T10-00-00Z.db", "etcd-scheduled-cp1-2026-11-28T10-00-00Z.db.uploaded",
 		"etcd-scheduled-cp1-2026-11-28T22-00-00Z.db", "etcd-scheduled-cp1-2026-11-28T16-00-00Z.db",
 		"etcd-scheduled-cp1-2026-11-27T10-00-00Z.db.uploaded", ".etcd-scheduled-cp1-2026-11-29T10-00-00Z.db.partial", "by-hand.db",
+		".etcd-scheduled-cp1-2026-11-28T04-00-00Z.db.kcp.partial",
 	} {
 		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600)
 	}
@@ -164,5 +165,11 @@ func TestPendingSkipsMarkedSnapshotsAndDropsOrphanMarks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "etcd-scheduled-cp1-2026-11-27T10-00-00Z.db.uploaded")); !os.IsNotExist(err) {
 		t.Fatal("an orphan mark stayed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".etcd-scheduled-cp1-2026-11-28T04-00-00Z.db.kcp.partial")); !os.IsNotExist(err) {
+		t.Fatal("a killed run's sealed copy stayed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".etcd-scheduled-cp1-2026-11-29T10-00-00Z.db.partial")); err != nil {
+		t.Fatal("the snapshot script's own partial file was removed")
 	}
 }

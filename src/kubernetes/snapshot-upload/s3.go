@@ -224,8 +224,11 @@ func (s *store) list(prefix string) ([]listedObject, error) {
 			return nil, fmt.Errorf("list %s: %w", prefix, err)
 		}
 		out = append(out, page.Contents...)
-		if !page.IsTruncated || page.NextContinuationToken == "" {
+		if !page.IsTruncated {
 			return out, nil
+		}
+		if page.NextContinuationToken == "" {
+			return nil, fmt.Errorf("list %s: the answer is cut short and gives no continuation token", prefix)
 		}
 		token = page.NextContinuationToken
 	}

@@ -13,6 +13,8 @@ const MAGIC = Buffer.from('KCE1');
 const PREFIX_BYTES = 7;
 const TAG_BYTES = 16;
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+/** The largest chunk a header may declare: what an opener allocates, so a damaged header is refused, not obeyed. */
+export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
 
 interface EnvelopeHeader {
   readonly v: 1;
@@ -107,7 +109,8 @@ function readHeader(sealed: Buffer, what: string): { header: EnvelopeHeader; aad
     typeof header.kid !== 'string' ||
     typeof header.path !== 'string' ||
     !Number.isSafeInteger(header.chunk) ||
-    header.chunk! < 1
+    header.chunk! < 1 ||
+    header.chunk! > MAX_CHUNK_BYTES
   )
     throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
   return { header: header as EnvelopeHeader, aad };

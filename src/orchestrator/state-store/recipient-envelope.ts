@@ -7,7 +7,7 @@
 // cut off fails, and the header (key fingerprint, path) is authenticated with every chunk.
 //   "KCP1" | header length (u16) | header JSON | nonce prefix (7) | chunk ... (ciphertext + tag 16)
 import { createPrivateKey, createPublicKey, diffieHellman, hkdfSync, type KeyObject } from 'node:crypto';
-import { EnvelopeError, framedHeader, PREFIX_BYTES } from './envelope.js';
+import { EnvelopeError, framedHeader, MAX_CHUNK_BYTES, PREFIX_BYTES } from './envelope.js';
 import type { StateKey } from './state-key.js';
 
 const MAGIC = Buffer.from('KCP1');
@@ -60,7 +60,8 @@ function readHeader(head: Buffer, what: string): { header: RecipientHeader; aad:
     typeof header.epk !== 'string' ||
     typeof header.path !== 'string' ||
     !Number.isSafeInteger(header.chunk) ||
-    header.chunk! < 1
+    header.chunk! < 1 ||
+    header.chunk! > MAX_CHUNK_BYTES
   )
     throw new EnvelopeError('damaged', `${what}: its header is not one this kcluster reads (v ${String(header.v)}, ${String(header.alg)})`);
   return { header: header as RecipientHeader, aad };

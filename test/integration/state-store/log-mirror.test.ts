@@ -67,11 +67,17 @@ describe('the runs` logs in the store', () => {
     expect((await s3().get(`prod/logs/${RUN_LOG}.kce`))!.body.length).toBeGreaterThan(sealed.length);
   });
 
-  it('kcluster state pull on another controller brings them back byte for byte', async () => {
+  it('kcluster state pull on another controller brings them back byte for byte, and skips a damaged one, naming it', async () => {
     const b = inventoryFor('b');
+    // A damaged log is said and skipped; the others come.
+    await s3().put('prod/logs/2026-11-28T11-00-00-000Z-cluster.log.kce', Buffer.from('not sealed'));
     const r = await runCli(['state', 'pull', '-i', b.file], env, dir);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain(`1 run log(s) brought from s3://state/prod/ into ${join(b.stateDir, 'logs')}`);
+    expect(r.err).toContain(
+      'kcluster: a run log was not brought: s3://state/prod/logs/2026-11-28T11-00-00-000Z-cluster.log.kce is not an object kcluster sealed',
+    );
+    await s3().delete('prod/logs/2026-11-28T11-00-00-000Z-cluster.log.kce');
     expect(readFileSync(join(b.stateDir, 'logs', RUN_LOG), 'utf8')).toBe(readFileSync(join(dir, 'a', 'logs', RUN_LOG), 'utf8'));
     const again = await runCli(['state', 'pull', '-i', b.file], env, dir);
     expect(again.err).not.toContain('run log(s) brought');

@@ -116,7 +116,8 @@ describe('scheduled snapshots copied into the store by a control plane (kcluster
   const names: string[] = [];
 
   it('copies every unmarked snapshot, oldest first, sealed, marks each, and keeps the newest 2 in the store', async () => {
-    names.push(snapshot('00-00-00', 2_500_000), snapshot('12-00-00', 10), snapshot('18-00-00', 1_048_576));
+    // One chunk and a bit, exactly one chunk (1 MiB: the last-chunk flag on a full chunk), three chunks and a bit.
+    names.push(snapshot('00-00-00', 10), snapshot('12-00-00', 1_048_576), snapshot('18-00-00', 2_500_017));
     const r = await upload(writeConfig());
     expect(r.code, r.err).toBe(0);
     expect(r.out.match(/^uploaded /gm)).toHaveLength(3);
@@ -135,15 +136,34 @@ describe('scheduled snapshots copied into the store by a control plane (kcluster
     expect(got!.body.toString('latin1')).toContain(stateKeyFromFile(join(dir, 'state.key')).fingerprint);
   });
 
-  it('kcluster etcd snapshot fetch --from-store opens a control plane copy byte for byte', async () => {
-    const r = await runCli(
-      ['etcd', 'snapshot', 'fetch', '-i', join(dir, 'inventory.yaml'), '--from-store', names[2]!, '--file', join(dir, 'fetched.db')],
+  it('kcluster etcd snapshot fetch --from-store opens a control plane copy byte for byte, of several chunks or exactly one', async () => {
+    for (const name of [names[2]!, names[1]!]) {
+      const r = await runCli(
+        ['etcd', 'snapshot', 'fetch', '-i', join(dir, 'inventory.yaml'), '--from-store', name, '--file', join(dir, 'fetched.db')],
+        env,
+        dir,
+      );
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(`fetched s3://team-state/team/scheduled-snapshots/cp1/${name}.kcp`);
+      expect(sha256(join(dir, 'fetched.db'))).toBe(sha256(join(localDir, name)));
+    }
+  });
+
+  it("a copy in another host's folder under a name that says cp1 took it is not cp1's snapshot", async () => {
+    const elsewhere = join(dir, 'cp2-scheduled');
+    mkdirSync(elsewhere);
+    const forged = 'etcd-scheduled-cp1-2026-11-27T00-00-00Z.db';
+    writeFileSync(join(elsewhere, forged), randomBytes(100));
+    const r = await upload(writeConfig({ localDir: elsewhere, folder: 'scheduled-snapshots/cp2/', namePrefix: 'etcd-scheduled-cp1-' }));
+    expect(r.code, r.err).toBe(0);
+    const fetch = await runCli(
+      ['etcd', 'snapshot', 'fetch', '-i', join(dir, 'inventory.yaml'), '--from-store', forged, '--file', join(dir, 'forged.db')],
       env,
       dir,
     );
-    expect(r.code, r.err).toBe(0);
-    expect(r.err).toContain(`fetched s3://team-state/team/scheduled-snapshots/cp1/${names[2]}.kcp`);
-    expect(sha256(join(dir, 'fetched.db'))).toBe(sha256(join(localDir, names[2]!)));
+    expect(fetch.code).toBe(2);
+    expect(fetch.err).toContain(`the state store has no snapshot ${forged}`);
+    await s3().delete(`team/scheduled-snapshots/cp2/${forged}.kcp`);
   });
 
   it('a second run has nothing to copy', async () => {

@@ -95,3 +95,21 @@ describe('kcluster config --host', () => {
     expect(r.out).toContain('sandbox = "registry.k8s.io/pause:3.10.2"');
   });
 });
+
+describe('kcluster config --host with the control planes copying snapshots into a state store', () => {
+  it('shows the control plane without asking for the upload credential, and never the settings that would hold it', async () => {
+    const withStore = (bundlePath: string): string =>
+      CLUSTER(bundlePath).replace(
+        '  featureGates:',
+        '  state:\n    s3: { endpoint: "http://192.0.2.9:7070", bucket: state }\n    key: { env: KC_KEY }\n    scheduledSnapshots: { accessKeyIdEnv: KC_SNAP_ID, secretAccessKeyEnv: KC_SNAP_SECRET }\n  featureGates:',
+      );
+    const storeBundle = writeFakeBundle(join(root, 'bundle-store'), [loadInventoryText(root, withStore('/x'))]);
+    const stored = join(root, 'store.yaml');
+    writeFileSync(stored, withStore(storeBundle));
+    const r = await runCli(['config', '-i', stored, '--host', 'cp1']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('## /etc/kubernetes/manifests/kube-apiserver.yaml [control-plane]');
+    expect(r.out).not.toContain('snapshot-upload.json');
+  });
+});

@@ -75,6 +75,15 @@ describe('seal and open', () => {
     for (const [name, bad] of cases) expect(refusal(() => open(key, 'pki/ca.key', bad, 'object D')).problem, name).toBe('damaged');
   });
 
+  it('refuses a header that declares a chunk larger than any opener allocates, before allocating it', () => {
+    const json = Buffer.from(JSON.stringify({ v: 1, alg: 'A256GCM-STREAM', kid: key.fingerprint, path: 'pki/ca.key', chunk: 2 ** 40 }));
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(json.length);
+    const e = refusal(() => open(key, 'pki/ca.key', Buffer.concat([Buffer.from('KCE1'), length, json, randomBytes(40)]), 'object F'));
+    expect(e.problem).toBe('damaged');
+    expect(e.message).toContain('object F: its header is not one this kcluster reads');
+  });
+
   it('refuses what kcluster did not seal', () => {
     expect(refusal(() => open(key, 'pki/ca.key', Buffer.from('-----BEGIN PRIVATE KEY-----'), 'object E')).problem).toBe('not-sealed');
   });
