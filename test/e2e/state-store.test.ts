@@ -1,12 +1,17 @@
 // End to end, a cluster managed by a team through a state store (issue 41): 1 control plane +
 // 1 worker from the bundle, the state in a real S3 server (versitygw, built from source) on the
-// controller's loopback. Controller A installs; the store holds the state from before the
-// first change on a host. Controller B, with nothing but the inventory, the store's credentials
-// and the key, converges the same cluster with 0 changed and reaches its API. While A holds the
-// lease, B is refused with A named; with the store down, B is refused before anything. A
-// snapshot A saves is in the store, sealed, and B fetches it back.
+// controller's side of the lab bridge, where the control plane reaches it too. Controller A
+// installs; the store holds the state from before the first change on a host. Controller B,
+// with nothing but the inventory, the store's credentials and the key, converges the same
+// cluster with 0 changed and reaches its API. A snapshot A saves is in the store, sealed, and B
+// fetches it back; a scheduled snapshot the control plane takes is copied into the store by the
+// control plane itself (cluster.state.scheduledSnapshots), and B fetches that back too. While A
+// holds the lease, B is refused with A named; with the store down, B is refused before anything.
+// The control plane's upload credential is a user of the server limited by the bucket policy of
+// examples/scheduled-snapshots-bucket-policy.json.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,10 +20,12 @@ import { acquireLease } from '../../src/orchestrator/state-store/lease.js';
 import { S3Client } from '../../src/orchestrator/state-store/s3/s3-client.js';
 import { kcluster } from '../integration/support/test-lab.js';
 import { startS3Server, type S3TestServer } from '../integration/support/s3-server.js';
-import { bundleDir, kubectlBinary, recapOf, until } from './support/e2e-support.js';
+import { snapshotUploaderPolicy } from '../integration/support/snapshot-uploader-policy.js';
+import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const NAME = 'kcestate';
+const BRIDGE_ADDRESS = '10.231.24.1';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
 const work = mkdtempSync(join(tmpdir(), 'kc-state-store-'));
 let server: S3TestServer;
@@ -34,7 +41,7 @@ function inventoryFor(controller: string): string {
       .replace(/^stateDir: .*$/m, `stateDir: ${join(work, `state-${controller}`)}`)
       .replace(
         /^cluster:\n/m,
-        `cluster:\n  state:\n    s3: { endpoint: "${server.endpoint}", bucket: kcluster, prefix: ${NAME}/ }\n    key: { file: ${join(work, 'state.key')} }\n`,
+        `cluster:\n  state:\n    s3: { endpoint: "${server.endpoint}", bucket: kcluster, prefix: ${NAME}/ }\n    key: { file: ${join(work, 'state.key')} }\n    scheduledSnapshots: { accessKeyIdEnv: SNAPSHOT_ID, secretAccessKeyEnv: SNAPSHOT_SECRET, keep: 2 }\n`,
       ),
   );
   return file;
@@ -42,14 +49,23 @@ function inventoryFor(controller: string): string {
 
 beforeAll(async () => {
   bundleDir();
-  server = await startS3Server({ versioned: true });
-  await new S3Client({ endpoint: server.endpoint, bucket: 'kcluster', region: 'us-east-1', pathStyle: true }, server).createBucket();
-  env = { AWS_ACCESS_KEY_ID: server.accessKeyId, AWS_SECRET_ACCESS_KEY: server.secretAccessKey };
   // The key made as docs/users/state-store.md says.
   await run('sh', ['-c', 'umask 077; head -c 32 /dev/urandom | base64 > state.key'], { cwd: work });
   await kcluster(['lab', 'down', '--name', NAME]);
   const up = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '2', '--privileged', '--subnet', '10.231.24.0/24', '--bundle', bundleDir()]);
   if (up.code !== 0) throw new Error(`lab up failed: ${up.stderr}`);
+  // On the bridge's own address: the controller and the control plane both reach it there.
+  server = await startS3Server({ versioned: true, host: BRIDGE_ADDRESS, users: true });
+  await new S3Client({ endpoint: server.endpoint, bucket: 'kcluster', region: 'us-east-1', pathStyle: true }, server).createBucket();
+  const uploader = { id: 'control-planes', secret: randomBytes(18).toString('base64') };
+  await server.addUser(uploader.id, uploader.secret);
+  await server.putBucketPolicy('kcluster', snapshotUploaderPolicy('kcluster', `${NAME}/`, uploader.id));
+  env = {
+    AWS_ACCESS_KEY_ID: server.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: server.secretAccessKey,
+    SNAPSHOT_ID: uploader.id,
+    SNAPSHOT_SECRET: uploader.secret,
+  };
 }, 900_000);
 afterAll(async () => {
   if (!process.env['KCLUSTER_KEEP_E2E_LAB']) await kcluster(['lab', 'down', '--name', NAME]);
@@ -75,6 +91,11 @@ describe('a cluster whose state is in a store', () => {
     expect(apply.code, apply.stderr + apply.stdout.slice(-3000)).toBe(0);
     expect(recapOf(apply.stdout).map((h) => h.changed)).toEqual([0, 0]);
     expect(apply.stderr).toMatch(/state from s3:\/\/kcluster\/kcestate\/ generation \d+: \d+ file\(s\) brought into /);
+    // Both runs' logs are in the store, A's install and B's converge.
+    const logs: string[] = [];
+    for await (const o of new S3Client({ endpoint: server.endpoint, bucket: 'kcluster', region: 'us-east-1', pathStyle: true }, server).list(`${NAME}/logs/`))
+      logs.push(o.key);
+    expect(logs.filter((k) => k.endsWith('-cluster.log.kce'))).toHaveLength(2);
     const kubeconfig = join(work, 'b.conf');
     expect((await kcluster(['kubeconfig', '-i', b, '--file', kubeconfig], env)).code).toBe(0);
     const nodes = await until('both Nodes listed through B`s kubeconfig', 60_000, async () => {
@@ -104,6 +125,123 @@ describe('a cluster whose state is in a store', () => {
     expect(readFileSync(fetch.stdout.trim()).equals(readFileSync(local))).toBe(true);
   });
 
+  it('a scheduled snapshot is copied into the store by the control plane itself, sealed; B fetches it back byte for byte', async () => {
+    const ssh = sshTo(labDir);
+    const cp = `${NAME}1`;
+    // What the timer runs, run now.
+    await ssh(cp, 'systemctl start kcluster-etcd-snapshot.service');
+    const journal = await ssh(cp, 'journalctl -u kcluster-etcd-snapshot.service -o cat --no-pager -n 20');
+    const name = [...journal.matchAll(/uploaded (etcd-scheduled-\S+\.db) to s3:\/\/kcluster\/kcestate\/scheduled-snapshots\/kcestate1\//g)].at(-1)?.[1];
+    expect(name, journal).toBeDefined();
+    expect(await ssh(cp, `ls /var/lib/kcluster/backups/scheduled/`)).toContain(`${name}.uploaded`);
+    // The control plane holds no state key: its settings name the public key and the key's fingerprint only.
+    const settings = JSON.parse(await ssh(cp, 'cat /etc/kcluster/snapshot-upload.json')) as Record<string, unknown>;
+    expect(Object.keys(settings).sort()).toEqual(
+      [
+        'accessKeyId',
+        'bucket',
+        'endpoint',
+        'folder',
+        'keep',
+        'kid',
+        'localDir',
+        'namePrefix',
+        'pathStyle',
+        'recipient',
+        'region',
+        'secretAccessKey',
+        'storePrefix',
+      ].sort(),
+    );
+    expect((await ssh(cp, 'stat -c %a /etc/kcluster/snapshot-upload.json')).trim()).toBe('600');
+    const b = inventoryFor('b');
+    const list = JSON.parse((await kcluster(['etcd', 'snapshot', 'list', '-i', b, '-o', 'json'], env)).stdout) as {
+      hosts: { host: string; snapshots: { name: string; path: string }[] }[];
+    };
+    expect(list.hosts.find((h) => h.host === 'store')?.snapshots).toContainEqual(
+      expect.objectContaining({ name, path: `s3://kcluster/${NAME}/scheduled-snapshots/${cp}/${name}.kcp` }),
+    );
+    const fetch = await kcluster(['etcd', 'snapshot', 'fetch', '-i', b, '--from-store', name!], env);
+    expect(fetch.code, fetch.stderr).toBe(0);
+    const onHost = (await ssh(cp, `sha256sum /var/lib/kcluster/backups/scheduled/${name}`)).split(' ')[0];
+    expect((await run('sha256sum', [fetch.stdout.trim()])).stdout.split(' ')[0]).toBe(onHost);
+    // A second apply by B changes nothing, the control plane's settings included.
+    const again = await kcluster(['apply', '-i', b, '--output', 'json'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(recapOf(again.stdout).map((h) => h.changed)).toEqual([0, 0]);
+  });
+
+  it('disaster: every host and both state folders lost; controller C restores the cluster onto fresh hosts from the store alone', async () => {
+    const ssh = sshTo(labDir);
+    const kubectl = (kubeconfig: string, ...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, ...args]).then((r) => r.stdout);
+    // The operator's objects: a Secret (encrypted at rest) and a Deployment behind a NodePort on the worker.
+    const before = join(work, 'b.conf');
+    const busybox = bundleEntries().find((a) => a.name === 'busybox')!;
+    const image = readFileSync(join(bundleDir(), busybox.path));
+    await ssh(`${NAME}2`, 'ctr -n k8s.io images import -', image);
+    writeFileSync(join(work, 'web.yaml'), webDeploymentBehindNodePort(busybox.reference!));
+    await kubectl(before, 'apply', '-f', join(work, 'web.yaml'));
+    await kubectl(before, 'create', 'secret', 'generic', 'db-password', '--from-literal=password=before-the-disaster');
+    await kubectl(before, 'rollout', 'status', 'deployment/web', '--timeout=180s');
+    // The next scheduled snapshot, copied into the store by the control plane: all the store will have of etcd.
+    await ssh(`${NAME}1`, 'systemctl start kcluster-etcd-snapshot.service');
+    const journal = await ssh(`${NAME}1`, 'journalctl -u kcluster-etcd-snapshot.service -o cat --no-pager -n 20');
+    const name = [...journal.matchAll(/uploaded (etcd-scheduled-\S+\.db) to /g)].at(-1)?.[1];
+    expect(name, journal).toBeDefined();
+
+    // Every host gone (all its processes killed at once), then made again from the bare base
+    // image: same names and addresses, new SSH host keys, nothing of the cluster. Both
+    // controllers' state folders gone too.
+    for (const i of [1, 2]) await run('sh', ['-c', `echo 1 > /sys/fs/cgroup/unified/kcluster-lab/${NAME}${i}/cgroup.kill`]);
+    for (const i of [1, 2]) {
+      const host = join('/var/lib/kcluster/labs', NAME, 'hosts', `${NAME}${i}`);
+      await until(`${NAME}${i} gone`, 30_000, async () =>
+        existsSync(join(host, 'pid')) &&
+        (await run('sh', ['-c', `kill -0 $(cat ${host}/pid)`]).then(
+          () => true,
+          () => false,
+        ))
+          ? undefined
+          : true,
+      );
+      await run('sh', ['-c', `umount -R ${host}/root 2>/dev/null; rm -rf ${host}/upper ${host}/work ${host}/data ${host}/pid`]);
+    }
+    rmSync(join(work, 'state-a'), { recursive: true, force: true });
+    rmSync(join(work, 'state-b'), { recursive: true, force: true });
+    const again = await kcluster(['lab', 'up', '--name', NAME, '--hosts', '2', '--privileged', '--subnet', '10.231.24.0/24', '--bundle', bundleDir()]);
+    expect(again.code, again.stderr).toBe(0);
+
+    // Controller C: the inventory, the store's credentials and the key, nothing else.
+    const c = inventoryFor('c');
+    // The new hosts' keys are in the lab's known_hosts (ssh.knownHostsFile), as an operator's
+    // known_hosts would be once they re-keyed the replaced machines.
+    const install = await kcluster(['apply', '-i', c], env);
+    expect(install.code, install.stderr + install.stdout.slice(-3000)).toBe(0);
+    await ssh(`${NAME}2`, 'ctr -n k8s.io images import -', image);
+    const restore = await kcluster(['etcd', 'snapshot', 'restore', '-i', c, '--from-store', name!, '--yes'], env);
+    expect(restore.code, restore.stderr + restore.stdout.slice(-3000)).toBe(0);
+
+    // The objects are back, the Secret decrypted with the keys from the store, the Deployment's pods running again.
+    const after = join(work, 'c.conf');
+    expect((await kcluster(['kubeconfig', '-i', c, '--file', after], env)).code).toBe(0);
+    const password = await until('the Secret readable', 120_000, async () =>
+      kubectl(after, 'get', 'secret', 'db-password', '-o', 'jsonpath={.data.password}').then(
+        (out) => Buffer.from(out, 'base64').toString(),
+        () => undefined,
+      ),
+    );
+    expect(password).toBe('before-the-disaster');
+    await until('the web Service answers on the new worker', 300_000, async () =>
+      fetch(`http://10.231.24.12:30080/`, { signal: AbortSignal.timeout(2_000) }).then(
+        async (r) => ((await r.text()).includes('hello') ? true : undefined),
+        () => undefined,
+      ),
+    );
+    const converged = await kcluster(['apply', '-i', c, '--output', 'json'], env);
+    expect(converged.code, converged.stderr).toBe(0);
+    expect(recapOf(converged.stdout).map((h) => h.changed)).toEqual([0, 0]);
+  });
+
   it('refuses B while A holds the lease, naming A; and refuses it before anything while the store is down', async () => {
     const b = inventoryFor('b');
     const s3 = new S3Client({ endpoint: server.endpoint, bucket: 'kcluster', region: 'us-east-1', pathStyle: true }, server);
@@ -115,6 +253,6 @@ describe('a cluster whose state is in a store', () => {
     await server.stop();
     const down = await kcluster(['apply', '-i', b], env);
     expect(down.code).toBe(2);
-    expect(down.stderr).toMatch(/no answer after 4 tries .*check that the store at http:\/\/127\.0\.0\.1:\d+ is reachable/);
+    expect(down.stderr).toMatch(/no answer after 4 tries .*check that the store at http:\/\/10\.231\.24\.1:\d+ is reachable/);
   });
 });
