@@ -231,12 +231,16 @@ describe('a cluster whose state is in a store', () => {
       ),
     );
     expect(password).toBe('before-the-disaster');
+    // On a miss, what the cluster shows of the web pods and their endpoints, for the log.
     await until('the web Service answers on the new worker', 300_000, async () =>
       fetch(`http://10.231.24.12:30080/`, { signal: AbortSignal.timeout(2_000) }).then(
         async (r) => ((await r.text()).includes('hello') ? true : undefined),
         () => undefined,
       ),
-    );
+    ).catch(async (error: Error) => {
+      console.log(await kubectl(after, 'get', 'pods,endpointslices,nodes', '-A', '-o', 'wide').catch((e: Error) => e.message));
+      throw error;
+    });
     const converged = await kcluster(['apply', '-i', c, '--output', 'json'], env);
     expect(converged.code, converged.stderr).toBe(0);
     expect(recapOf(converged.stdout).map((h) => h.changed)).toEqual([0, 0]);

@@ -41,13 +41,24 @@ export function restorePlan(members: readonly RestoreMember[], remoteSnapshot: s
   return { members, remoteSnapshot, clusterToken: `kcluster-restore-${stamp}`, keptDataDir: `/var/lib/etcd.before-restore-${stamp}` };
 }
 
+/**
+ * How far a restore moves etcd's revision past the snapshot's, with the revisions before marked
+ * compacted. Without it, the restored store's revisions may be lower than those the API servers'
+ * watch caches, the kubelets and the controllers already saw (the cluster the snapshot is
+ * restored onto lived on after it, or was installed anew): their watches then miss changes, and
+ * pods, endpoints and nodes stay as the clients last saw them. Compacted, every watch from before
+ * is refused and starts again from a fresh list. The size is the one etcd's and Kubernetes'
+ * restore guides use: more writes than any cluster makes between a snapshot and its restore.
+ */
+export const RESTORE_REVISION_BUMP = 1_000_000_000;
+
 export async function buildRestoredDataDir(connection: Connection, plan: RestorePlan, name: string): Promise<void> {
   const self = plan.members.find((m) => m.name === name);
   if (!self) throw new Error(`${name} is not among the control planes of the restore (${plan.members.map((m) => m.name).join(', ')})`);
   const initialCluster = plan.members.map((m) => `${m.name}=https://${m.address}:2380`).join(',');
   await execChecked(
     connection,
-    sh`rm -rf ${RESTORING} && /usr/local/bin/etcdutl snapshot restore ${plan.remoteSnapshot} --data-dir=${RESTORING} --name=${name} --initial-cluster=${initialCluster} --initial-cluster-token=${plan.clusterToken} --initial-advertise-peer-urls=${`https://${self.address}:2380`} >/dev/null && chmod 0700 ${RESTORING}`,
+    sh`rm -rf ${RESTORING} && /usr/local/bin/etcdutl snapshot restore ${plan.remoteSnapshot} --data-dir=${RESTORING} --name=${name} --initial-cluster=${initialCluster} --initial-cluster-token=${plan.clusterToken} --initial-advertise-peer-urls=${`https://${self.address}:2380`} --bump-revision=${String(RESTORE_REVISION_BUMP)} --mark-compacted >/dev/null && chmod 0700 ${RESTORING}`,
     { become: true, label: 'etcdutl snapshot restore', timeoutMs: 300_000 },
   );
 }
