@@ -6,11 +6,12 @@
 // since it was last copied; the store keeps the newest LOGS_KEPT. Logs are not brought at every
 // session's start: they can be large, and only the state decides what a run does.
 import { readdirSync, statSync, utimesSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
 import { EnvelopeError } from '../../orchestrator/state-store/envelope.js';
-import { openFile, sealFile } from '../../orchestrator/state-store/sealed-file.js';
+import { openFile } from '../../orchestrator/state-store/sealed-file.js';
+import { getSealedFile, putSealedFile } from '../../orchestrator/state-store/sealed-objects.js';
 import type { StateKey } from '../../orchestrator/state-store/state-key.js';
 
 const STORE_FOLDER = 'logs/';
@@ -58,13 +59,7 @@ export class LogMirror {
       const path = join(this.dir, name);
       const stat = statSync(path, { throwIfNoEntry: false });
       if (stat === undefined || stat.mtimeMs < this.since || this.copied.get(name) === stat.size) continue;
-      const sealed = join(this.dir, `.${name}.kce.tmp`);
-      try {
-        const { sha256, bytes } = await sealFile(this.key, `${STORE_FOLDER}${name}`, path, sealed);
-        await this.s3.putFile(`${this.folder}${name}.kce`, sealed, sha256, bytes);
-      } finally {
-        await rm(sealed, { force: true });
-      }
+      await putSealedFile(this.s3, this.key, `${STORE_FOLDER}${name}`, path, `${this.folder}${name}.kce`);
       this.copied.set(name, stat.size);
       pushed += 1;
     }
@@ -74,9 +69,8 @@ export class LogMirror {
 
   /** Deletes the oldest logs beyond LOGS_KEPT (names start with their run's time). */
   private async prune(): Promise<void> {
-    const stored: string[] = [];
-    for await (const o of this.s3.list(this.folder)) if (o.key.endsWith('.log.kce')) stored.push(o.key);
-    for (const key of stored.sort().slice(0, Math.max(0, stored.length - LOGS_KEPT))) await this.s3.delete(key);
+    const stored = (await this.s3.listEndingWith(this.folder, '.log.kce')).map((o) => o.key).sort();
+    for (const key of stored.slice(0, Math.max(0, stored.length - LOGS_KEPT))) await this.s3.delete(key);
   }
 
   /** Brings the store's logs this folder lacks, dated as the store's copies: the count brought, and why any was not (a damaged one is skipped). */
@@ -88,16 +82,15 @@ export class LogMirror {
       const name = o.key.slice(this.folder.length).replace(/\.kce$/, '');
       const local = join(this.dir, name);
       if (!isLog(name) || statSync(local, { throwIfNoEntry: false }) !== undefined) continue;
-      const sealed = join(this.dir, `.${name}.kce.download`);
       try {
-        if (!(await this.s3.getFile(o.key, sealed))) continue;
-        await openFile(this.key, `${STORE_FOLDER}${name}`, sealed, local, this.s3.describe(o.key));
+        const opened = await getSealedFile(this.s3, o.key, local, (sealed) =>
+          openFile(this.key, `${STORE_FOLDER}${name}`, sealed, local, this.s3.describe(o.key)),
+        );
+        if (opened === undefined) continue;
       } catch (error) {
         if (!(error instanceof EnvelopeError)) throw error;
         refused.push(error.message);
         continue;
-      } finally {
-        await rm(sealed, { force: true });
       }
       utimesSync(local, o.lastModified, o.lastModified);
       brought += 1;

@@ -21,11 +21,7 @@ export function snapshotsToPrune(stored: readonly ListedObject[], policy: Snapsh
 }
 
 /** The sealed etcd snapshots (NAME.db.kce) under `folder`, snapshots/ of a store, in key order. */
-export async function sealedSnapshotObjects(s3: S3Client, folder: string): Promise<ListedObject[]> {
-  const stored: ListedObject[] = [];
-  for await (const o of s3.list(folder)) if (o.key.endsWith('.db.kce')) stored.push(o);
-  return stored;
-}
+export const sealedSnapshotObjects = (s3: S3Client, folder: string): Promise<ListedObject[]> => s3.listEndingWith(folder, '.db.kce');
 
 /** Deletes what the policy no longer keeps under `folder` (snapshots/ of the store); says what went. */
 export async function pruneStoredSnapshots(s3: S3Client, folder: string, policy: SnapshotRetention, justWritten: string): Promise<string | undefined> {

@@ -8,12 +8,12 @@
 // session. Without cluster.state there is no session: the state folder is the only copy.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { StateStoreSettings } from '../../kubernetes/inventory/cluster-settings.js';
+import { envNamedAt } from '../../kubernetes/inventory/env-named-at.js';
 import { inventoryKeyLocation } from '../../kubernetes/inventory/source-map.js';
 import { GenerationStore, holdsExactly, holdsFile, type Manifest, type StateFile } from '../../orchestrator/state-store/generations.js';
 import { acquireLease, keepRenewed, type HeldLease } from '../../orchestrator/state-store/lease.js';
@@ -21,7 +21,7 @@ import { setHeldRecipient } from '../../orchestrator/state-store/held-recipients
 import { setOffBoxCopy } from '../../orchestrator/state-store/off-box-copies.js';
 import { PreconditionFailed, S3Client } from '../../orchestrator/state-store/s3/s3-client.js';
 import { recipientOf, type Recipient } from '../../orchestrator/state-store/recipient-envelope.js';
-import { sealFile } from '../../orchestrator/state-store/sealed-file.js';
+import { putSealedFile } from '../../orchestrator/state-store/sealed-objects.js';
 import {
   DEFAULT_PASSPHRASE_COST,
   StateKeyError,
@@ -77,14 +77,8 @@ interface StoreHeader {
 }
 
 function credentialsOf(inventory: Inventory, s3: StateStoreSettings['s3'], env: SessionOptions['env']) {
-  const need = (name: string, key: string): string => {
-    const value = env[name];
-    if (value === undefined || value === '')
-      throw new InputError(
-        `${inventoryKeyLocation(inventory.file, ['cluster', 'state', 's3', key], ['cluster', 'state', 's3'])}: the environment variable ${name} is not set: set it to the store's credentials`,
-      );
-    return value;
-  };
+  const need = (name: string, key: string): string =>
+    envNamedAt(inventory, env, name, ['cluster', 'state', 's3', key], "the store's credentials", ['cluster', 'state', 's3']);
   const token = env[s3.sessionTokenEnv];
   return {
     accessKeyId: need(s3.accessKeyIdEnv, 'accessKeyIdEnv'),
@@ -323,16 +317,10 @@ export const SNAPSHOTS = 'snapshots/';
 /** An etcd snapshot saved on the controller, sealed (streamed) and copied into the store. */
 async function copySnapshotToStore(s3: S3Client, prefix: string, key: StateKey, where: string, file: string, retention: SnapshotRetention): Promise<string> {
   const name = basename(file);
-  const sealed = join(dirname(file), `.${name}.kce.tmp`);
-  try {
-    const { sha256, bytes } = await sealFile(key, `${SNAPSHOTS}${name}`, file, sealed);
-    const stored = `${prefix}${SNAPSHOTS}${name}.kce`;
-    await s3.putFile(stored, sealed, sha256, bytes);
-    const pruned = await pruneStoredSnapshots(s3, `${prefix}${SNAPSHOTS}`, retention, stored);
-    return `sealed copy in ${where}${SNAPSHOTS}${name}.kce${pruned !== undefined ? `; ${pruned}` : ''}`;
-  } finally {
-    await rm(sealed, { force: true });
-  }
+  const stored = `${prefix}${SNAPSHOTS}${name}.kce`;
+  await putSealedFile(s3, key, `${SNAPSHOTS}${name}`, file, stored);
+  const pruned = await pruneStoredSnapshots(s3, `${prefix}${SNAPSHOTS}`, retention, stored);
+  return `sealed copy in ${where}${SNAPSHOTS}${name}.kce${pruned !== undefined ? `; ${pruned}` : ''}`;
 }
 
 function nestedHold(held: OpenSession): StateSession {

@@ -2,10 +2,9 @@
 // (cluster.state.scheduledSnapshots): the credential, read from the controller's environment at
 // apply time, and the uploader's settings file (/etc/kcluster/snapshot-upload.json, 0600), which
 // names the store, this host's folder in it, the public key it seals for and the retention.
-import { InputError } from '../../orchestrator/engine/input-error.js';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { Recipient } from '../../orchestrator/state-store/recipient-envelope.js';
-import { inventoryKeyLocation } from '../inventory/source-map.js';
+import { envNamedAt } from '../inventory/env-named-at.js';
 import { SCHEDULED_SNAPSHOT_DIR, scheduledSnapshotPrefix } from './etcd-snapshot-files.js';
 
 export const SNAPSHOT_UPLOAD_CONFIG = '/etc/kcluster/snapshot-upload.json';
@@ -32,14 +31,14 @@ export const uploadsScheduledSnapshots = (inventory: Inventory): boolean =>
 export function snapshotUploadCredential(inventory: Inventory, env: Readonly<Record<string, string | undefined>>): SnapshotUploadCredential | undefined {
   const settings = inventory.cluster.state?.scheduledSnapshots;
   if (settings === undefined || !uploadsScheduledSnapshots(inventory)) return undefined;
-  const need = (name: string, key: string): string => {
-    const value = env[name];
-    if (value === undefined || value === '')
-      throw new InputError(
-        `${inventoryKeyLocation(inventory.file, ['cluster', 'state', 'scheduledSnapshots', key])}: the environment variable ${name} is not set: set it to the credential the control planes copy their scheduled snapshots into the store with (it is written to each of them)`,
-      );
-    return value;
-  };
+  const need = (name: string, key: string): string =>
+    envNamedAt(
+      inventory,
+      env,
+      name,
+      ['cluster', 'state', 'scheduledSnapshots', key],
+      'the credential the control planes copy their scheduled snapshots into the store with (it is written to each of them)',
+    );
   return { accessKeyId: need(settings.accessKeyIdEnv, 'accessKeyIdEnv'), secretAccessKey: need(settings.secretAccessKeyEnv, 'secretAccessKeyEnv') };
 }
 

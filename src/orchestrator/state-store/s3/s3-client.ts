@@ -289,6 +289,13 @@ export class S3Client {
     } while (token !== undefined);
   }
 
+  /** The objects under `prefix` whose key ends with `suffix`, in key order. */
+  async listEndingWith(prefix: string, suffix: string): Promise<ListedObject[]> {
+    const found: ListedObject[] = [];
+    for await (const o of this.list(prefix)) if (o.key.endsWith(suffix)) found.push(o);
+    return found;
+  }
+
   /** Makes the bucket (an answer that it is already ours counts as done). */
   async createBucket(): Promise<void> {
     const answer = await this.send('PUT', this.url(''), this.describe(''));
