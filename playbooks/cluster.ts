@@ -15,6 +15,7 @@ import type { Play, Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { manifestsRole } from '../roles/manifests/index.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
+import { apiVipRole } from '../roles/api-vip/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
 import { chartsRole } from '../roles/charts/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
@@ -93,6 +94,11 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
         hosts: 'all',
         roles: [artifactsRole(inputs), apiProxyRole(inputs), runtimeRole(inputs), imagesRole(inputs), kubeletRole(inputs, { startLater })],
       },
+      // Every control plane's keepalived knows every other before a joining one can take the
+      // address; one at a time, so that a restart never leaves the address without a holder.
+      ...(inputs.inventory.cluster.apiEndpoint.virtualIp !== undefined
+        ? [{ name: 'api virtual IP', hosts: 'control-plane', serial: 1, roles: [apiVipRole(inputs)], anyErrorsFatal: true }]
+        : []),
       ...controlPlanePlays(inputs, options),
       ...(startLater.length > 0 ? [{ name: 'kubelets', hosts: startLater, roles: [kubeletStartedRole()] }] : []),
       { name: 'scheduled etcd snapshots', hosts: 'control-plane', roles: [etcdSnapshotScheduleRole(inputs)] },

@@ -12,6 +12,7 @@ import type { Playbook } from '../src/orchestrator/engine/types.js';
 import { addonsRole } from '../roles/addons/index.js';
 import { addonsRunningRole } from '../roles/addons/running.js';
 import { apiProxyRole } from '../roles/api-proxy/index.js';
+import { apiVipRole } from '../roles/api-vip/index.js';
 import { artifactsRole } from '../roles/artifacts/index.js';
 import { controlPlaneRole } from '../roles/control-plane/index.js';
 import { imagesRole } from '../roles/images/index.js';
@@ -48,7 +49,7 @@ export function upgradePlaybook(inputs: ClusterInputs, options: UpgradeOptions):
         name: 'control planes, one at a time',
         hosts: 'control-plane',
         serial: 1,
-        roles: [...nodeRoles, controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)],
+        roles: [...nodeRoles, apiVipRole(inputs), controlPlaneRole(inputs, { running: true }), nodeReadyRole(inputs)],
         anyErrorsFatal: true,
       },
       { name: 'addons', hosts: operator, roles: [addonsRole(inputs)], anyErrorsFatal: true },

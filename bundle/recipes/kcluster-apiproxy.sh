@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# kcluster's node-local API server load balancer (src/kubernetes/apiproxy), for HA without a load balancer.
+# kcluster's node-local API server load balancer (src/kubernetes/apiproxy), for HA without a load
+# balancer, and the health check of the API's virtual IP (-check).
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2
 use_go
-(cd "$RECIPES/../../src/kubernetes/apiproxy" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/kcluster-apiproxy" .)
+(cd "$RECIPES/../../src/kubernetes/apiproxy" && go test ./... && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/kcluster-apiproxy" .)
 "$out/kcluster-apiproxy" -version | grep -F "kcluster-apiproxy $v"

@@ -11,7 +11,8 @@ import { managedFile } from '../../src/orchestrator/tasks/managed-file.js';
 import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 
 /** Binaries installed by a service role (component names). */
-const OWNED_BY_SERVICE_ROLES = new Set(['containerd', 'runc', 'cri-dockerd']);
+// Installed by the role that runs them, so that a new binary restarts its service.
+const OWNED_BY_SERVICE_ROLES = new Set(['containerd', 'runc', 'cri-dockerd', 'kcluster-apiproxy', 'keepalived']);
 const OWNED_NAMES = new Set(['kubelet']);
 
 /** Install tasks for the binaries `pick` selects, each only on the hosts that need it. */

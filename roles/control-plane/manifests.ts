@@ -70,7 +70,9 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
       const base = {
         ...extra,
         // The operator's flags and the feature gates, each a YAML double-quoted scalar.
-        extraArgs: componentExtraArgs(inventory.cluster, component).map((arg) => JSON.stringify(arg)),
+        extraArgs: componentExtraArgs(inventory.cluster, component, { virtualIp: inventory.cluster.apiEndpoint.virtualIp !== undefined }).map((arg) =>
+          JSON.stringify(arg),
+        ),
         image: imageReference(inputs, component),
         inputsHash: '',
         nodeName: ctx.host.name,

@@ -13,6 +13,7 @@ import { preflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
 import { routeTo } from '../../src/orchestrator/facts/route-to.js';
 import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
 import { failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
+import { virtualIpCheckTask } from './virtual-ip.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
 
@@ -66,6 +67,8 @@ export function preflightRole(inputs: ClusterInputs): Role {
       ),
     ),
   );
+  const { host: vip, virtualIp } = inputs.inventory.cluster.apiEndpoint;
+  if (vip !== undefined && virtualIp !== undefined) tasks.push(virtualIpCheckTask(vip, virtualIp, inputs.ignorePreflight));
   // Gathered here, compared across hosts by identityRole in the next play (ctx.factOf).
   tasks.push(checkTask('preflight identity', factMap, (facts) => noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`)));
   return { name: 'preflight', tags: ['preflight'], tasks };

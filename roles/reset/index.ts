@@ -26,6 +26,9 @@ export const RESET_PATHS = [
   '/etc/systemd/system/containerd.service',
   '/etc/systemd/system/kubelet.service',
   '/etc/systemd/system/kcluster-apiproxy.service',
+  // The API's virtual IP (cluster.apiEndpoint.virtualIp): keepalived's unit and settings.
+  '/etc/systemd/system/kcluster-keepalived.service',
+  '/etc/kcluster/keepalived.conf',
   '/etc/systemd/system/kcluster-etcd-snapshot.service',
   '/etc/systemd/system/kcluster-etcd-snapshot.timer',
   '/usr/local/sbin/kcluster-etcd-snapshot',
@@ -42,7 +45,7 @@ export const RESET_PATHS = [
  * package, kept) when dockerd is installed (/usr/bin or /usr/sbin), and then left alone.
  */
 export const CONTAINERD_PATHS = ['/etc/containerd', '/var/lib/containerd', '/run/containerd'] as const;
-const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'cri-docker.service', 'kcluster-etcd-snapshot.timer'] as const;
+const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'kcluster-keepalived.service', 'cri-docker.service', 'kcluster-etcd-snapshot.timer'] as const;
 const ownContainerd = `kc_containerd=; [ -x /usr/bin/dockerd ] || [ -x /usr/sbin/dockerd ] || kc_containerd="containerd.service ${CONTAINERD_PATHS.join(' ')}"`;
 const k8sDockerContainers = `docker ps -aq --filter name=^k8s_ 2>/dev/null`;
 const LINKS = ['cni0', 'flannel.1'] as const;
@@ -91,7 +94,10 @@ fi
 systemctl stop cri-docker.service 2>/dev/null
 # Docker Engine stays (an OS package): only the Kubernetes containers go.
 if command -v docker >/dev/null 2>&1; then ${k8sDockerContainers} | xargs -r docker rm -f >/dev/null 2>&1; fi
-systemctl stop kcluster-apiproxy.service \${kc_containerd%% *} 2>/dev/null
+systemctl stop kcluster-apiproxy.service kcluster-keepalived.service \${kc_containerd%% *} 2>/dev/null
+# keepalived gives the API's virtual IP up when it stops; not when it was killed: then here.
+[ -f /etc/kcluster/keepalived.conf ] && awk '/virtual_ipaddress/ { v = 1; next } v && /}/ { v = 0 } v { print $1, $3 }' /etc/kcluster/keepalived.conf |
+  while read -r a d; do ip addr del "$a" dev "$d" 2>/dev/null; done
 for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in /usr/local/bin/containerd-shim*|/usr/local/bin/kcluster-relay) kill -9 "\${p#/proc/}" 2>/dev/null;; esac; done
 systemctl disable ${UNITS.join(' ')} \${kc_containerd%% *} >/dev/null 2>&1
 awk '{print $2}' /proc/mounts | grep -E '${MOUNT_PREFIXES}' | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done

@@ -15,6 +15,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'help-examples.test.ts',
   'day2.test.ts',
   'upgrade.test.ts',
+  'virtual-ip.test.ts',
   'soak-slice.test.ts',
   'docker.test.ts',
   'state-store.test.ts',

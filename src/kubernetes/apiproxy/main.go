@@ -2,9 +2,11 @@
 // clusters without an external load balancer. It listens on 127.0.0.1:<port> and passes each
 // TCP connection (TLS stays end to end: it never decrypts) to the first healthy API server,
 // starting from a rotating offset; a backend that refuses or times out is skipped and retried
-// after a pause. Go standard library only; built into the kcluster bundle.
+// after a pause. Go standard library only; built into the kcluster bundle. With -check it is
+// instead the health check of a control plane that holds the API's virtual IP (check.go).
 //
 //	kcluster-apiproxy -listen 127.0.0.1:6444 -backend 10.0.0.11:6443 -backend 10.0.0.12:6443
+//	kcluster-apiproxy -check https://127.0.0.1:6443/readyz
 package main
 
 import (
@@ -96,9 +98,17 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:6444", "address to listen on")
 	flag.Var(&addrs, "backend", "API server host:port (repeat for each control plane)")
 	version := flag.Bool("version", false, "print the version")
+	check := flag.String("check", "", "instead of proxying: exit 0 when this loopback https URL answers 200 (keepalived's health check)")
 	flag.Parse()
 	if *version {
-		fmt.Println("kcluster-apiproxy 1")
+		fmt.Println("kcluster-apiproxy 2")
+		return
+	}
+	if *check != "" {
+		if err := checkReady(*check); err != nil {
+			fmt.Fprintf(os.Stderr, "kcluster-apiproxy: %v\n", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if len(addrs) == 0 {

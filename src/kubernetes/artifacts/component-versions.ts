@@ -46,6 +46,8 @@ export interface ComponentVersions {
   readonly relay: string;
   /** kcluster's uploader of scheduled etcd snapshots into the state store (src/kubernetes/snapshot-upload), for cluster.state.scheduledSnapshots. */
   readonly snapshotUpload: string;
+  /** keepalived, built from Debian's source package (bundle/recipes/keepalived.sh), for cluster.apiEndpoint.virtualIp. */
+  readonly keepalived: string;
 }
 
 /** The runtime and node tools: one set for every minor (upstream's CI runs each of these minors
@@ -66,9 +68,11 @@ const RUNTIME = {
   // Helm 4 (Helm 3's security fixes end in November 2026); the newest the module proxy serves.
   // It talks to the API server through client-go, so one version serves every minor.
   helm: 'v4.3.1',
-  apiproxy: '1',
+  apiproxy: '2',
   relay: '1',
   snapshotUpload: '1',
+  // Debian 12's own (its source package 2.2.7-1): VRRP is all kcluster uses of it.
+  keepalived: '2.2.7',
 } as const;
 
 /**

@@ -77,6 +77,10 @@ async function fromBundle(
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path} (built before scheduled snapshots went into the store): rebuild the bundle (kcluster bundle build -i INVENTORY), or remove cluster.state.scheduledSnapshots`,
       );
+    if (!entry && need.component === 'keepalived')
+      throw new ArtifactError(
+        `${artifactLabel(need)}: not in bundle ${path} (built before cluster.apiEndpoint.virtualIp): rebuild the bundle (kcluster bundle build -i INVENTORY), or use a load balancer and remove virtualIp`,
+      );
     if (!entry)
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`,

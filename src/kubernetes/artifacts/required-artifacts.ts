@@ -46,6 +46,11 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   binary('crictl', 'crictl', v.crictl, all, INSTALL_DIRS.bin);
   // Several control planes and no load balancer: every node balances across them itself.
   if (controlPlanes.length > 1 && cluster.apiEndpoint.host === undefined) binary('kcluster-apiproxy', 'kcluster-apiproxy', v.apiproxy, all, INSTALL_DIRS.bin);
+  // The API's virtual IP: keepalived on every control plane, with kcluster-apiproxy -check as its health check.
+  if (cluster.apiEndpoint.virtualIp !== undefined) {
+    binary('keepalived', 'keepalived', v.keepalived, controlPlanes, INSTALL_DIRS.sbin);
+    binary('kcluster-apiproxy', 'kcluster-apiproxy', v.apiproxy, controlPlanes, INSTALL_DIRS.bin);
+  }
   // Hosts pass artifacts on to each other (cluster.artifacts.fanOut): the relay goes first, from the controller.
   if (fanOutApplies(inventory)) binary('kcluster-relay', 'kcluster-relay', v.relay, all, INSTALL_DIRS.bin);
   for (const name of CNI_PLUGINS) binary('cni-plugins', name, v.cniPlugins, all, INSTALL_DIRS.cni);

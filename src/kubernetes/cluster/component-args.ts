@@ -34,9 +34,25 @@ export function featureGateList(gates: Readonly<Record<string, boolean>>): { nam
 }
 
 /** The flags kcluster adds to the component's own: the operator's, sorted, then the feature gates. */
-export function componentExtraArgs(cluster: Pick<ClusterSettings, 'extraArgs' | 'featureGates' | 'apiServerOidc'>, component: ControlPlaneComponent): string[] {
+/**
+ * With the API at a virtual IP, an API server that stops fails /readyz at once but serves
+ * requests for 5 s more: long enough for keepalived's check (2 failures, 1 s apart) to move the
+ * address to another control plane before it stops listening. The operator's own value wins.
+ */
+export const VIRTUAL_IP_SHUTDOWN_DELAY = '5s';
+
+export function componentExtraArgs(
+  cluster: Pick<ClusterSettings, 'extraArgs' | 'featureGates' | 'apiServerOidc'>,
+  component: ControlPlaneComponent,
+  options: { readonly virtualIp?: boolean } = {},
+): string[] {
   const own = cluster.extraArgs[COMPONENT_KEY[component]];
+  const delay =
+    component === 'kube-apiserver' && options.virtualIp === true && own['shutdown-delay-duration'] === undefined
+      ? [`--shutdown-delay-duration=${VIRTUAL_IP_SHUTDOWN_DELAY}`]
+      : [];
   const flags = [
+    ...delay,
     ...Object.keys(own)
       .sort()
       .map((flag) => `--${flag}=${own[flag]}`),

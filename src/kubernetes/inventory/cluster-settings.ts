@@ -13,6 +13,13 @@ export interface ApiEndpoint {
   /** Load balancer address; when absent, every node runs a local proxy to the control planes. */
   readonly host?: string;
   readonly port: number;
+  /** kcluster holds host on one control plane at a time (keepalived, VRRP): roles/api-vip. */
+  readonly virtualIp?: VirtualIpSettings;
+}
+
+export interface VirtualIpSettings {
+  /** VRRP virtual router id, unique on the control planes' segment. */
+  readonly routerId: number;
 }
 
 export interface ArtifactSource {

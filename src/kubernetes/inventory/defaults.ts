@@ -9,6 +9,8 @@ export const CLUSTER_DEFAULTS = {
   serviceCIDR: '10.96.0.0/12',
   clusterDomain: 'cluster.local',
   apiPort: 6443,
+  /** keepalived's own example id; what matters is that no other VRRP router on the segment uses it. */
+  virtualIpRouterId: 51,
   containerRuntime: 'containerd',
   cni: 'flannel',
   kubeProxyMode: 'iptables',

@@ -29,6 +29,7 @@ const NOT_CREATED: ReadonlySet<string> = new Set([
   'ssh.become',
   'cluster.state',
   'cluster.state.scheduledSnapshots',
+  'cluster.apiEndpoint.virtualIp',
 ]);
 
 /** Defaults that do not apply in the inventory's mode, which the loader warns about when written. */

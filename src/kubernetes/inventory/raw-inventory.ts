@@ -50,7 +50,7 @@ export interface RawInventory {
     readonly podCIDR?: string;
     readonly serviceCIDR?: string;
     readonly clusterDomain?: string;
-    readonly apiEndpoint?: { readonly host?: string; readonly port?: number };
+    readonly apiEndpoint?: { readonly host?: string; readonly port?: number; readonly virtualIp?: { readonly routerId?: number } };
     readonly containerRuntime?: 'containerd' | 'docker';
     readonly cni?: 'flannel' | 'none';
     readonly audit?: { readonly policyFile?: string; readonly maxAgeDays?: number; readonly maxBackups?: number; readonly maxSizeMB?: number };

@@ -143,6 +143,9 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       apiEndpoint: {
         ...(cluster.apiEndpoint?.host !== undefined ? { host: cluster.apiEndpoint.host } : {}),
         port: cluster.apiEndpoint?.port ?? CLUSTER_DEFAULTS.apiPort,
+        ...(cluster.apiEndpoint?.virtualIp !== undefined
+          ? { virtualIp: { routerId: cluster.apiEndpoint.virtualIp.routerId ?? CLUSTER_DEFAULTS.virtualIpRouterId } }
+          : {}),
       },
       containerRuntime: cluster.containerRuntime ?? CLUSTER_DEFAULTS.containerRuntime,
       cni: cluster.cni ?? CLUSTER_DEFAULTS.cni,

@@ -3,6 +3,7 @@
 // everything; each check then skips values of the wrong shape, which the schema reported.
 import { existsSync } from 'node:fs';
 import { checkCluster } from './check-cluster.js';
+import { checkVirtualIp } from './check-virtual-ip.js';
 import { checkGroups, checkHosts } from './check-hosts.js';
 import { checkVarNames } from './check-var-names.js';
 import { formatPath, someOf, type Diagnostic } from './diagnostics.js';
@@ -96,6 +97,7 @@ export function semanticDiagnostics(
   const tolerant = options.tolerant ?? false;
   checkHosts(raw, report, tolerant);
   checkCluster(raw, report);
+  checkVirtualIp(raw, report);
   checkGroups(raw, report);
   checkDurations(raw, report);
   checkVarNames(raw, report);

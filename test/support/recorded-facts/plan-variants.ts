@@ -127,9 +127,29 @@ export const scheduledSnapshotUploadVariant: PlanVariant = {
     ),
 };
 
+/** Two control planes holding the API's address with keepalived (cluster.apiEndpoint.virtualIp). */
+export const VIRTUAL_IP = '10.231.7.250';
+export const virtualIpVariant: PlanVariant = {
+  edit(doc) {
+    const hosts = doc['hosts'] as { roles: string[] }[];
+    hosts[1]!.roles = ['control-plane'];
+    cluster(doc, { apiEndpoint: { host: VIRTUAL_IP, virtualIp: { routerId: 77 } } });
+  },
+};
+
 /** Every variant the empty hosts' recording must answer. */
 export function emptyHostVariants(): PlanVariant[] {
-  return [{}, flagsVariant, settingsVariant(), haDockerVariant, upgradeVariant, restoreVariant(), certsRenewVariant, scheduledSnapshotUploadVariant];
+  return [
+    {},
+    flagsVariant,
+    settingsVariant(),
+    haDockerVariant,
+    upgradeVariant,
+    restoreVariant(),
+    certsRenewVariant,
+    scheduledSnapshotUploadVariant,
+    virtualIpVariant,
+  ];
 }
 
 /** Files an earlier inventory's extraFiles left on the first control plane (scenario old-extra-files). */

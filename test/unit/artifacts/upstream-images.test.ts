@@ -102,7 +102,7 @@ describe('upstream image references (source: release)', () => {
 });
 
 describe('kcluster-apiproxy with source: release (built on the controller)', () => {
-  const what = 'kcluster-apiproxy/kcluster-apiproxy 1 (amd64, binary)';
+  const what = 'kcluster-apiproxy/kcluster-apiproxy 2 (amd64, binary)';
 
   it('no Go, or a Go too old: refused, naming the ways out', async () => {
     await expect(checkGoForApiproxy(what, { KCLUSTER_GO: join(dir, 'nowhere', 'go') })).rejects.toThrow(
@@ -121,7 +121,7 @@ describe('kcluster-apiproxy with source: release (built on the controller)', () 
       const lines: string[] = [];
       const first = await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) });
       expect(lines).toEqual([expect.stringMatching(/^built kcluster-apiproxy from .*src\/kubernetes\/apiproxy with go1\.\d+/)]);
-      expect(execFileSync(first, ['-version'], { encoding: 'utf8' })).toBe('kcluster-apiproxy 1\n');
+      expect(execFileSync(first, ['-version'], { encoding: 'utf8' })).toBe('kcluster-apiproxy 2\n');
       expect(await buildApiproxy(cache, 'amd64', what, { log: (l) => lines.push(l) })).toBe(first);
       expect(lines.length).toBe(1);
     },

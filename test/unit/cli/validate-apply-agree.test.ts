@@ -137,7 +137,7 @@ describe('validate refuses what apply refuses about the inputs, in the same word
       const apply = await runCli(['apply', '--check', '-i', file]);
       expect(validate.code).toBe(2);
       expect(validate.err).toMatch(
-        /kcluster-apiproxy 1 .*no release publishes; kcluster builds it on this controller .*: install Go \(or point KCLUSTER_GO at it\), set cluster\.apiEndpoint\.host to your load balancer, or use source: bundle/,
+        /kcluster-apiproxy 2 .*no release publishes; kcluster builds it on this controller .*: install Go \(or point KCLUSTER_GO at it\), set cluster\.apiEndpoint\.host to your load balancer, or use source: bundle/,
       );
       expect(apply.code).toBe(2);
       expect(apply.err).toBe(validate.err);

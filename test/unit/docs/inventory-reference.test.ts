@@ -72,6 +72,11 @@ describe('the schema defaults are the code defaults', () => {
     },
     { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
   ).cluster.state!;
+  // virtualIp is optional as a whole too: its defaults are read from an empty one.
+  const withVirtualIp = resolveInventory(
+    { cluster: { apiEndpoint: { host: '10.0.0.250', virtualIp: {} } }, hosts: [{ name: 'cp1', address: '10.0.0.1', roles: ['control-plane'] }] },
+    { file: '/x/inv.yaml', env: {}, homeDir: '/home/u' },
+  ).cluster.apiEndpoint.virtualIp!;
   const applied: Record<string, unknown> = {
     'cluster.state.s3.prefix': withStore.s3.prefix,
     'cluster.state.s3.region': withStore.s3.region,
@@ -88,6 +93,7 @@ describe('the schema defaults are the code defaults', () => {
     'cluster.serviceCIDR': cluster.serviceCIDR,
     'cluster.clusterDomain': cluster.clusterDomain,
     'cluster.apiEndpoint.port': cluster.apiEndpoint.port,
+    'cluster.apiEndpoint.virtualIp.routerId': withVirtualIp.routerId,
     'cluster.containerRuntime': cluster.containerRuntime,
     'cluster.cni': cluster.cni,
     'cluster.audit.maxAgeDays': cluster.audit.maxAgeDays,

@@ -162,6 +162,15 @@ describe('docs/users/ports.md', () => {
     expectRow(LOCAL_PROXY_PORT, SECTION.local, `127.0.0.1:${LOCAL_PROXY_PORT}`);
   });
 
+  it("gives VRRP between the control planes as keepalived's settings send it: unicast to the others, multicast alone", () => {
+    const template = read('roles/api-vip/templates/keepalived.conf.hbs');
+    expect(template).toMatch(/unicast_peer \{\n\{\{#each peers\}\}/);
+    expect(template).toContain('224.0.0.18');
+    const vrrp = ROWS.filter((r) => r.section === SECTION.controlPlanes && r.port.includes('IP protocol 112'));
+    expect(vrrp, `${PAGE_PATH}: no VRRP row in "${SECTION.controlPlanes}"`).toHaveLength(1);
+    for (const word of ['VRRP', 'unicast', '224.0.0.18', '`cluster.apiEndpoint.virtualIp`']) expect(vrrp[0]!.text).toContain(word);
+  });
+
   it("gives etcd's client, peer and metrics ports where its manifest makes it listen", () => {
     const template = read(ETCD);
     const client = oneFlag(template, 'listen-client-urls', ETCD).split(',').map(hostPort);

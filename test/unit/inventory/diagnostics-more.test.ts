@@ -61,7 +61,7 @@ describe('inventory diagnostics: YAML, unions, references', () => {
     [
       'nested unknown key',
       `cluster:\n  apiEndpoint: { prot: 6443 }\nhosts:\n${cp}`,
-      ['inv.yaml:2:18: cluster.apiEndpoint.prot: unknown key "prot"; did you mean "port"? (allowed: host, port)'],
+      ['inv.yaml:2:18: cluster.apiEndpoint.prot: unknown key "prot"; did you mean "port"? (allowed: host, port, virtualIp)'],
     ],
     [
       'api endpoint port',

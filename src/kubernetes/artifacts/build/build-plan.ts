@@ -97,6 +97,7 @@ export function everyComponentFor(kubernetesVersions: readonly string[]): Wanted
       { component: 'kcluster-apiproxy', version: v.apiproxy },
       { component: 'kcluster-relay', version: v.relay },
       { component: 'kcluster-snapshot-upload', version: v.snapshotUpload },
+      { component: 'keepalived', version: v.keepalived },
     );
   }
   return out;
@@ -107,7 +108,7 @@ const hasImages = (component: string): boolean => (COMPONENT_CONTENTS[component]
 /** An image layer of Debian's iptables and conntrack (so the netbase-rootfs stage). */
 const needsNetbase = (component: string): boolean => COMPONENT_CONTENTS[component]?.images.some((i) => i.layers.some((l) => l.kind === 'netbase')) ?? false;
 /** Recipes that do not compile Go. */
-const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools']);
+const NO_GO = new Set(['pause', 'netbase-rootfs', 'test-tools', 'keepalived']);
 /** Recipes built from sources in this repository. */
 const SOURCES: Readonly<Record<string, readonly string[]>> = {
   'kcluster-apiproxy': ['src/kubernetes/apiproxy'],

@@ -47,6 +47,7 @@ export const COMPONENT_CONTENTS: Readonly<Record<string, ComponentContents>> = {
   'kcluster-apiproxy': { binaries: ['kcluster-apiproxy'], images: [] },
   'kcluster-relay': { binaries: ['kcluster-relay'], images: [] },
   'kcluster-snapshot-upload': { binaries: ['kcluster-snapshot-upload'], images: [] },
+  keepalived: { binaries: ['keepalived'], images: [] },
   // Run on the controller (cluster.charts), never copied to hosts: built for the bundle's machine.
   helm: { binaries: ['helm'], images: [] },
   coredns: {

@@ -32,15 +32,16 @@ describe('bundle build plan', () => {
       'kube-network-policies@v0.8.0',
       'helm@v4.3.1',
       'pause@3.10.1',
-      'kcluster-apiproxy@1',
+      'kcluster-apiproxy@2',
       'kcluster-relay@1',
       'kcluster-snapshot-upload@1',
+      'keepalived@2.2.7',
       'netbase-rootfs@1',
     ]);
     expect(stages.find((s) => s.name === 'pause')!.after).toEqual(['kubernetes@v1.35.8']);
     expect(stages.find((s) => s.name === 'kcluster-apiproxy')!.sources).toEqual(['src/kubernetes/apiproxy']);
     expect(stages.find((s) => s.name === 'local-path-provisioner')!.sources).toEqual(['src/kubernetes/local-path-helper']);
-    expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'netbase-rootfs']);
+    expect(stages.filter((s) => !s.go).map((s) => s.name)).toEqual(['pause', 'keepalived', 'netbase-rootfs']);
   });
 
   it('two releases: two kubernetes stages, shared companions once, each pause from the newest release', () => {
