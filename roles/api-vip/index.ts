@@ -26,6 +26,9 @@ const templateDir = join(packageRoot(), 'roles', 'api-vip', 'templates');
 /** The components this role installs (the artifacts role leaves them to it). */
 export const API_VIP_COMPONENTS: ReadonlySet<string> = new Set(['keepalived']);
 
+/** 200 for the first control plane in the inventory, one less for each after it (VRRP's range is 1-254). */
+export const vrrpPriority = (index: number): number => Math.max(1, 200 - index);
+
 type ConfigFacts = { file: ReturnType<typeof fileState>; iface: ReturnType<typeof addressInterface> };
 
 /** keepalived's settings: the interface comes from the host (the one holding its inventory address). */
@@ -44,8 +47,10 @@ function configTask(inputs: ClusterInputs, vip: string, routerId: number): Task<
         throw new Error(
           `no interface of ${ctx.host.name} has its inventory address ${address}, so keepalived has no interface to hold ${vip} on: give the host that address, or correct its address in the inventory`,
         );
-      const peers = inputs.topology.controlPlanes.filter((h) => h.name !== ctx.host.name).map(nodeAddress);
-      const content = render({ hostName: ctx.host.name, interface: dev, address, peers, vip, routerId, apiPort: inputs.topology.apiPort });
+      const controlPlanes = inputs.topology.controlPlanes;
+      const peers = controlPlanes.filter((h) => h.name !== ctx.host.name).map(nodeAddress);
+      const priority = vrrpPriority(controlPlanes.findIndex((h) => h.name === ctx.host.name));
+      const content = render({ hostName: ctx.host.name, interface: dev, address, peers, vip, routerId, priority, apiPort: inputs.topology.apiPort });
       return planManagedFile({ path: KEEPALIVED_CONFIG, mode: 0o644 }, facts.file, Buffer.from(content, 'utf8'));
     },
   };

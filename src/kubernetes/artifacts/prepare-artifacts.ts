@@ -77,6 +77,10 @@ async function fromBundle(
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path} (built before scheduled snapshots went into the store): rebuild the bundle (kcluster bundle build -i INVENTORY), or remove cluster.state.scheduledSnapshots`,
       );
+    if (!entry && need.component === 'kcluster-apiproxy')
+      throw new ArtifactError(
+        `${artifactLabel(need)}: not in bundle ${path} (built before kcluster-apiproxy ${need.version}): rebuild the bundle (kcluster bundle build -i INVENTORY)`,
+      );
     if (!entry && need.component === 'keepalived')
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path} (built before cluster.apiEndpoint.virtualIp): rebuild the bundle (kcluster bundle build -i INVENTORY), or use a load balancer and remove virtualIp`,

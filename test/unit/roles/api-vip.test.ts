@@ -55,7 +55,8 @@ describe('the API virtual IP planned on fresh hosts (recorded facts, fake connec
     expect(config).toContain('+    unicast_src_ip 10.231.7.11\n+    unicast_peer {\n+        10.231.7.12\n+    }\n');
     expect(config).toContain(`+        ${VIRTUAL_IP}/32 dev host0\n`);
     expect(config).toContain('+    script "/usr/local/bin/kcluster-apiproxy -check https://127.0.0.1:6443/readyz"\n');
-    expect(config).toContain('+    nopreempt\n');
+    expect(config).toContain('+    nopreempt\n+    priority 200\n');
+    expect(two.diff('kcrec2', CONFIG)).toContain('+    priority 199\n');
     expect(two.diff('kcrec2', CONFIG)).toContain('+    unicast_src_ip 10.231.7.12\n+    unicast_peer {\n+        10.231.7.11\n+    }\n');
   });
 
