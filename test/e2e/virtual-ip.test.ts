@@ -2,7 +2,7 @@
 // and 1 worker from the bundle, the API at 10.231.26.250, which keepalived holds on one control
 // plane at a time. Every kubelet and the admin kubeconfig use that address. Under traffic (a
 // 2-replica Deployment on the worker behind a NodePort, and the API asked through the address
-// every 100 ms), the host holding it is destroyed: the unchanged admin kubeconfig answers again
+// every 50 ms), the host holding it is destroyed: the unchanged admin kubeconfig answers again
 // within 5 s, no Service request fails. The dead control plane is removed with remove-node
 // --unreachable and replaced by a new host; the address stays, answering throughout, and a
 // second apply changes nothing.
@@ -58,7 +58,7 @@ async function holders(hosts: readonly number[]): Promise<string[]> {
   return held.filter((h): h is string => h !== undefined);
 }
 
-/** Asks GET /version through the virtual IP every 100 ms with the admin credentials: when it answered last, and how often not. */
+/** Asks GET /version through the virtual IP every 50 ms (500 ms timeout) with the admin credentials: when it answered, and how often not. */
 function vipPoller() {
   const pki = join(labDir, 'state', 'pki');
   const api = apiClient(
@@ -68,7 +68,7 @@ function vipPoller() {
       clientCert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
       clientKey: readFileSync(join(pki, 'admin.key'), 'utf8'),
     },
-    1_000,
+    500,
   );
   const seen = { ok: 0, failed: 0, answeredAt: [] as number[] };
   let polling = true;
@@ -81,7 +81,7 @@ function vipPoller() {
       } catch {
         seen.failed++;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 50));
     }
   })();
   return { seen, stop: async () => ((polling = false), await loop) };
