@@ -15,7 +15,6 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { kcluster } from '../integration/support/test-lab.js';
 import type { HostSettings } from '../../src/orchestrator/inventory/model.js';
 import { sshPortAnswers } from '../../src/orchestrator/ssh/first-answering.js';
@@ -23,10 +22,10 @@ import {
   apiServersPoller,
   bundleDir,
   bundleEntries,
-  changesIn,
+  convergedAgain,
   kubectlBinary,
+  labInventoryWith,
   poller,
-  recapOf,
   sshTo,
   until,
   webDeploymentBehindNodePort,
@@ -36,7 +35,6 @@ const run = promisify(execFile);
 const NAME = 'kcecp';
 const NET = '10.231.12';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
-const labInventory = join(labDir, 'inventory.yaml');
 const work = mkdtempSync(join(tmpdir(), 'kc-cp-'));
 const kubeconfig = join(work, 'admin.conf');
 const ssh = sshTo(labDir);
@@ -45,18 +43,8 @@ const address = (i: number): string => `${NET}.${10 + i}`;
 
 const kubectl = (...args: string[]) => run(kubectlBinary(), ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args]).then((r) => r.stdout);
 
-interface InventoryDoc {
-  hosts: { name: string; address: string; roles: string[] }[];
-}
-
 /** The lab's inventory with only these hosts, each with its roles: the cluster as it is at that step. */
-function inventoryWith(file: string, hosts: Record<number, string[]>): string {
-  const doc = parse(readFileSync(labInventory, 'utf8')) as InventoryDoc;
-  doc.hosts = Object.entries(hosts).map(([i, roles]) => ({ ...doc.hosts.find((h) => h.name === host(Number(i)))!, roles }));
-  const path = join(labDir, file);
-  writeFileSync(path, stringify(doc));
-  return path;
-}
+const inventoryWith = (file: string, hosts: Record<number, string[]>): string => labInventoryWith(labDir, NAME, file, hosts);
 
 async function etcdMembers(through: number): Promise<string[]> {
   const out = await ssh(
@@ -122,15 +110,6 @@ async function underTraffic(what: string, apiHosts: number[], action: () => Prom
   expect(service.counts.failed).toBe(0);
   expect(apis.answers.noneAnswered).toBe(0);
   return result;
-}
-
-async function convergedAgain(inventory: string, hosts: number): Promise<void> {
-  const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
-  expect(again.code, again.stderr).toBe(0);
-  expect(
-    recapOf(again.stdout).map((h) => h.changed),
-    changesIn(again.stdout),
-  ).toEqual(Array.from({ length: hosts }, () => 0));
 }
 
 describe('the control plane grows, shrinks and is replaced on a running cluster, under traffic', () => {

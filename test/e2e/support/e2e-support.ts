@@ -5,7 +5,8 @@ import { get } from 'node:http';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../../integration/support/test-lab.js';
 import { apiClient } from '../../../src/kubernetes/kube/api-client.js';
 
@@ -114,6 +115,35 @@ export const changesIn = (stdout: string): string =>
     .filter((e) => (e['type'] === 'task-result' || e['type'] === 'handler-result') && e['status'] === 'changed')
     .map((e) => `${String(e['host'])} ${String(e['role'])}/${String(e['task'] ?? e['handler'])}: ${String(e['summary'] ?? '')}`)
     .join('\n');
+
+/** A second `apply` of `inventory` changes nothing on any of its `hosts` (what changed is the failure's message). */
+export async function convergedAgain(inventory: string, hosts: number): Promise<void> {
+  const again = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(
+    recapOf(again.stdout).map((h) => h.changed),
+    changesIn(again.stdout),
+  ).toEqual(Array.from({ length: hosts }, () => 0));
+}
+
+/**
+ * The lab's inventory (`labDir`/inventory.yaml) with only the hosts `NAME<i>` of `hosts`, each
+ * with its roles (the cluster as it is at a step), `edit`ed, written to `labDir`/`file`.
+ */
+export function labInventoryWith(
+  labDir: string,
+  labName: string,
+  file: string,
+  hosts: Record<number, string[]>,
+  edit: (doc: { cluster: Record<string, unknown> }) => void = () => {},
+): string {
+  const doc = parse(readFileSync(join(labDir, 'inventory.yaml'), 'utf8')) as { cluster: Record<string, unknown>; hosts: { name: string }[] };
+  doc.hosts = Object.entries(hosts).map(([i, roles]) => ({ ...doc.hosts.find((h) => h.name === `${labName}${i}`)!, roles }));
+  edit(doc);
+  const path = join(labDir, file);
+  writeFileSync(path, stringify(doc));
+  return path;
+}
 
 /**
  * What `kubectl exec <client pod> --` runs to fetch `url` with busybox wget, giving up after
