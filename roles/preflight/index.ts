@@ -68,7 +68,15 @@ export function preflightRole(inputs: ClusterInputs): Role {
     ),
   );
   const { host: vip, virtualIp } = inputs.inventory.cluster.apiEndpoint;
-  if (vip !== undefined && virtualIp !== undefined) tasks.push(virtualIpCheckTask(vip, virtualIp, inputs.ignorePreflight));
+  if (vip !== undefined && virtualIp !== undefined)
+    tasks.push(
+      virtualIpCheckTask(
+        vip,
+        virtualIp,
+        inputs.ignorePreflight,
+        inputs.topology.controlPlanes.map((h) => h.name),
+      ),
+    );
   // Gathered here, compared across hosts by identityRole in the next play (ctx.factOf).
   tasks.push(checkTask('preflight identity', factMap, (facts) => noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`)));
   return { name: 'preflight', tags: ['preflight'], tasks };

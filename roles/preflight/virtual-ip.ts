@@ -6,7 +6,8 @@ import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { parseIpv4 } from '../../src/kubernetes/inventory/cidr.js';
 import type { VirtualIpSettings } from '../../src/kubernetes/inventory/cluster-settings.js';
 import { noChange, skip } from '../../src/orchestrator/engine/change.js';
-import type { Task } from '../../src/orchestrator/engine/types.js';
+import type { AnyTask, Task } from '../../src/orchestrator/engine/types.js';
+import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 import { addressInterface, type AddressInterface } from '../../src/orchestrator/facts/address-interface.js';
 
 export const VIRTUAL_IP_CHECK = 'virtual-ip';
@@ -24,7 +25,12 @@ export function virtualIpProblem(vip: string, address: string, found: AddressInt
   return undefined;
 }
 
-export function virtualIpCheckTask(
+/** The check, on the control planes only (the others plan a skip). */
+export function virtualIpCheckTask(vip: string, settings: VirtualIpSettings, ignored: ReadonlySet<string>, controlPlanes: readonly string[]): AnyTask {
+  return onlyOnHosts(checkOnControlPlane(vip, settings, ignored), controlPlanes, 'not a control plane: keepalived runs on the control planes only');
+}
+
+function checkOnControlPlane(
   vip: string,
   settings: VirtualIpSettings,
   ignored: ReadonlySet<string>,
@@ -34,7 +40,6 @@ export function virtualIpCheckTask(
     tags: ['preflight'],
     facts: (ctx) => ({ iface: addressInterface(nodeAddress(ctx.host)) }),
     plan: (facts, ctx) => {
-      if (!ctx.host.roles.includes('control-plane')) return noChange('not a control plane: keepalived runs on the control planes only');
       const problem = virtualIpProblem(vip, nodeAddress(ctx.host), facts.iface);
       if (problem === undefined)
         return noChange(`${vip} shares ${facts.iface.dev}'s subnet (/${String(facts.iface.prefixLength)}); VRRP router id ${settings.routerId}`);

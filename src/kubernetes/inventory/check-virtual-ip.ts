@@ -29,6 +29,16 @@ export function checkVirtualIp(raw: RawInventory, report: Report): void {
         );
     });
   }
+  // keepalived names its peers and its own source by address, and finds its interface by it.
+  (listAt(raw, 'hosts') ?? []).forEach((h, i) => {
+    const address = stringAt(h, 'address');
+    const controlPlane = (listAt(h, 'roles') ?? []).includes('control-plane');
+    if (controlPlane && address !== undefined && parseIpv4(address) === undefined)
+      report(
+        ['hosts', i, 'address'],
+        `is "${address}", and with cluster.apiEndpoint.virtualIp every control plane needs an IPv4 address here (keepalived's peers and interface are found by it): write the host's IPv4 address`,
+      );
+  });
   const source = recordAt(cluster, 'artifacts')?.['source'] ?? CLUSTER_DEFAULTS.artifactSource;
   if (source !== 'bundle')
     report(

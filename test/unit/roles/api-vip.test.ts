@@ -172,5 +172,8 @@ describe('cluster.apiEndpoint.virtualIp in the inventory', () => {
       /cluster\.apiEndpoint\.virtualIp: needs cluster\.artifacts\.source: bundle .*and source is release: use a bundle, or put a load balancer at apiEndpoint\.host/,
     );
     expect(errorsOf(text('  apiEndpoint: { host: 10.0.0.250, virtualIp: { routerId: 256 } }'))).toMatch(/cluster\.apiEndpoint\.virtualIp\.routerId/);
+    expect(errorsOf(text('  apiEndpoint: { host: 10.0.0.250, virtualIp: {} }').replace('address: 10.0.0.11', 'address: cp1.example.test'))).toMatch(
+      /hosts\[0\]\.address: is "cp1\.example\.test", and with cluster\.apiEndpoint\.virtualIp every control plane needs an IPv4 address here/,
+    );
   });
 });
