@@ -24,6 +24,13 @@ import { snapshotUploaderPolicy } from '../integration/support/snapshot-uploader
 import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
+const WORKER_NETWORK_DIAGNOSTICS = [
+  'ip -4 -o addr show cni0; cat /run/flannel/subnet.env',
+  'for p in $(crictl pods -q --label app=web); do crictl inspectp "$p" | grep -E \'"(ip|state|createdAt)"\'; done',
+  "iptables-save -t nat | grep -E 'default/web' | head -20",
+  'for ip in $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n \'s/.*"ip": "\\(.*\\)".*/\\1/p\'); do timeout 2 bash -c "echo > /dev/tcp/$ip/8080" && echo "$ip:8080 answers" || echo "$ip:8080 does not answer"; done',
+  'journalctl -u kubelet --since -10min --no-pager | grep -iE "web-|cni|sandbox" | tail -20',
+].join('; echo ---; ');
 const NAME = 'kcestate';
 const BRIDGE_ADDRESS = '10.231.24.1';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
@@ -239,6 +246,15 @@ describe('a cluster whose state is in a store', () => {
       ),
     ).catch(async (error: Error) => {
       console.log(await kubectl(after, 'get', 'pods,endpointslices,nodes', '-A', '-o', 'wide').catch((e: Error) => e.message));
+      console.log(
+        await kubectl(after, 'get', 'nodes', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.podCIDR} {.metadata.annotations}{"\\n"}{end}').catch(
+          (e: Error) => e.message,
+        ),
+      );
+      // The worker's side: its bridge and flannel lease against its Node's CIDR, the web pods'
+      // sandboxes as the runtime has them, kube-proxy's rules for the Service, and whether each
+      // endpoint answers from the worker itself.
+      console.log(await ssh(`${NAME}2`, WORKER_NETWORK_DIAGNOSTICS).catch((e: Error) => e.message));
       throw error;
     });
     const converged = await kcluster(['apply', '-i', c, '--output', 'json'], env);
