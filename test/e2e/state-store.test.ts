@@ -25,7 +25,7 @@ import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDepl
 
 const run = promisify(execFile);
 const WORKER_NETWORK_DIAGNOSTICS = [
-  'ip -4 -o addr show cni0; cat /run/flannel/subnet.env',
+  'ip -4 -o addr show cni0; cat /run/flannel/subnet.env; ip -4 route',
   'for p in $(crictl pods -q --label app=web); do crictl inspectp "$p" | grep -E \'"(ip|state|createdAt)"\'; done',
   "iptables-save -t nat | grep -E 'default/web' | head -20",
   'for ip in $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n \'s/.*"ip": "\\(.*\\)".*/\\1/p\'); do timeout 2 bash -c "echo > /dev/tcp/$ip/8080" && echo "$ip:8080 answers" || echo "$ip:8080 does not answer"; done',
@@ -251,7 +251,8 @@ describe('a cluster whose state is in a store', () => {
           (e: Error) => e.message,
         ),
       );
-      // The worker's side: its bridge and flannel lease against its Node's CIDR, the web pods'
+      // The worker's side: its bridge, flannel lease and routes against its Node's CIDR (a route
+      // left through flannel.1 to what is now its own CIDR would swallow the traffic), the web pods'
       // sandboxes as the runtime has them, kube-proxy's rules for the Service, and whether each
       // endpoint answers from the worker itself.
       console.log(await ssh(`${NAME}2`, WORKER_NETWORK_DIAGNOSTICS).catch((e: Error) => e.message));
