@@ -30,6 +30,9 @@ const WORKER_NETWORK_DIAGNOSTICS = [
   "iptables-save -t nat | grep -E 'default/web' | head -20",
   'for ip in $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n \'s/.*"ip": "\\(.*\\)".*/\\1/p\'); do timeout 2 bash -c "echo > /dev/tcp/$ip/8080" && echo "$ip:8080 answers" || echo "$ip:8080 does not answer"; done',
   'journalctl -u kubelet --since -10min --no-pager | grep -iE "web-|cni|sandbox" | tail -20',
+  // the NetworkPolicy agent and kube-proxy decide the forwarded traffic the host's own probes do not cross
+  'for n in kube-network-policies kube-proxy; do c=$(crictl ps -q --name "$n" | head -n 1); echo "$n $c"; [ -n "$c" ] && crictl logs --tail 15 "$c" 2>&1; done',
+  'nft list ruleset 2>/dev/null | grep -cE "queue" || true',
 ].join('; echo ---; ');
 const NAME = 'kcestate';
 const BRIDGE_ADDRESS = '10.231.24.1';
