@@ -5,12 +5,11 @@
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
-import type { AnyTask, Role, Task } from '../../src/orchestrator/engine/types.js';
+import type { AnyTask, Role } from '../../src/orchestrator/engine/types.js';
 import { addressInterface } from '../../src/orchestrator/facts/address-interface.js';
-import { fileState } from '../../src/orchestrator/facts/file-state.js';
 import { execChecked } from '../../src/orchestrator/ssh/connection.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
-import { managedFile, planManagedFile, type ManagedFilePayload } from '../../src/orchestrator/tasks/managed-file.js';
+import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
 import { systemdService } from '../../src/orchestrator/tasks/systemd-service.js';
 import { templateFile } from '../../src/orchestrator/tasks/template-file.js';
 import { createTemplateRenderer } from '../../src/orchestrator/templates/render.js';
@@ -29,18 +28,15 @@ export const API_VIP_COMPONENTS: ReadonlySet<string> = new Set(['keepalived']);
 /** 200 for the first control plane in the inventory, one less for each after it (VRRP's range is 1-254). */
 export const vrrpPriority = (index: number): number => Math.max(1, 200 - index);
 
-type ConfigFacts = { file: ReturnType<typeof fileState>; iface: ReturnType<typeof addressInterface> };
-
 /** keepalived's settings: the interface comes from the host (the one holding its inventory address). */
-function configTask(inputs: ClusterInputs, vip: string, routerId: number): Task<ConfigFacts, ManagedFilePayload> {
-  const renderer = createTemplateRenderer();
-  const render = renderer.compile(join(templateDir, 'keepalived.conf.hbs'));
-  const file = managedFile({ path: KEEPALIVED_CONFIG, mode: 0o644, content: () => '', notify: [RELOAD] });
-  return {
-    ...file,
-    name: `file ${KEEPALIVED_CONFIG}`,
-    facts: (ctx) => ({ ...file.facts(ctx), iface: addressInterface(nodeAddress(ctx.host)) }),
-    plan: (facts, ctx) => {
+function configTask(inputs: ClusterInputs, vip: string, routerId: number): AnyTask {
+  const render = createTemplateRenderer().compile(join(templateDir, 'keepalived.conf.hbs'));
+  return factDerivedFile({
+    path: KEEPALIVED_CONFIG,
+    mode: 0o644,
+    notify: [RELOAD],
+    facts: (ctx) => ({ iface: addressInterface(nodeAddress(ctx.host)) }),
+    content: (facts, ctx) => {
       const address = nodeAddress(ctx.host);
       const dev = facts.iface.dev;
       if (dev === undefined)
@@ -50,10 +46,9 @@ function configTask(inputs: ClusterInputs, vip: string, routerId: number): Task<
       const controlPlanes = inputs.topology.controlPlanes;
       const peers = controlPlanes.filter((h) => h.name !== ctx.host.name).map(nodeAddress);
       const priority = vrrpPriority(controlPlanes.findIndex((h) => h.name === ctx.host.name));
-      const content = render({ hostName: ctx.host.name, interface: dev, address, peers, vip, routerId, priority, apiPort: inputs.topology.apiPort });
-      return planManagedFile({ path: KEEPALIVED_CONFIG, mode: 0o644 }, facts.file, Buffer.from(content, 'utf8'));
+      return render({ hostName: ctx.host.name, interface: dev, address, peers, vip, routerId, priority, apiPort: inputs.topology.apiPort });
     },
-  };
+  });
 }
 
 export function apiVipRole(inputs: ClusterInputs): Role {

@@ -1,5 +1,6 @@
 // The preflight checks, as pure functions of one host's facts: each returns what it found
 // ("ok: ...") or a failure that says how to fix it. Names are what --ignore-preflight takes.
+import { noChange, skip, type Change } from '../../src/orchestrator/engine/change.js';
 import type { HostFacts } from '../../src/orchestrator/facts/host-facts.js';
 import { REQUIRED_COMMANDS, type PreflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
 import type { RouteState } from '../../src/orchestrator/facts/route-to.js';
@@ -8,6 +9,13 @@ import { minorOf } from '../../src/kubernetes/artifacts/component-versions.js';
 import { LOCAL_PROXY_PORT, topologyOf } from '../../src/kubernetes/cluster/topology.js';
 
 export type CheckResult = { readonly ok: true; readonly note: string } | { readonly ok: false; readonly problem: string };
+
+/** A check's plan: nothing to do (with what it found), a skip when `--ignore-preflight NAME` names it, else its failure. */
+export function checkOutcome(name: string, result: CheckResult, ignored: ReadonlySet<string>): Change<null> {
+  if (result.ok) return noChange(result.note);
+  if (ignored.has(name)) return skip(`ignored (--ignore-preflight ${name}): ${result.problem}`);
+  throw new Error(`preflight ${name}: ${result.problem} (to go on knowingly: --ignore-preflight ${name})`);
+}
 
 export interface CheckInput {
   readonly host: HostSettings;

@@ -4,24 +4,18 @@
 // Two roles: `preflightRole` checks each host; `identityRole` (a later play) compares the
 // hosts with each other. See README.md beside this file.
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
-import { noChange, skip } from '../../src/orchestrator/engine/change.js';
+import { noChange } from '../../src/orchestrator/engine/change.js';
 import type { Change } from '../../src/orchestrator/engine/change.js';
 import type { FactValues } from '../../src/orchestrator/engine/fact.js';
 import type { AnyTask, HostContext, Role, Task } from '../../src/orchestrator/engine/types.js';
 import { hostFacts } from '../../src/orchestrator/facts/host-facts.js';
 import { preflightFacts } from '../../src/kubernetes/facts/preflight-facts.js';
 import { routeTo } from '../../src/orchestrator/facts/route-to.js';
-import { duplicateIdentities, PREFLIGHT_CHECKS, type CheckResult, type HostIdentity } from './checks.js';
+import { checkOutcome, duplicateIdentities, PREFLIGHT_CHECKS, type HostIdentity } from './checks.js';
 import { failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { virtualIpCheckTask } from './virtual-ip.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
-
-function outcome(name: string, result: CheckResult, ignored: ReadonlySet<string>) {
-  if (result.ok) return noChange(result.note);
-  if (ignored.has(name)) return skip(`ignored (--ignore-preflight ${name}): ${result.problem}`);
-  throw new Error(`preflight ${name}: ${result.problem} (to go on knowingly: --ignore-preflight ${name})`);
-}
 
 /** A host's identity from the facts the first preflight play gathered on it. */
 export function identityOf(
@@ -51,7 +45,7 @@ export function preflightRole(inputs: ClusterInputs): Role {
   const factMap = preflightFactMap(serviceIp);
   const tasks: AnyTask[] = PREFLIGHT_CHECKS.map((check) =>
     checkTask(`preflight ${check.name}`, factMap, (facts, ctx) =>
-      outcome(
+      checkOutcome(
         check.name,
         check.run({
           host: ctx.host,
@@ -99,7 +93,7 @@ export function identityRole(inputs: ClusterInputs): Role {
             return host && preflight ? [identityOf(h.name, { host, preflight })] : [];
           });
           const problems = duplicateIdentities(identities, ctx.host.name);
-          return outcome(
+          return checkOutcome(
             'unique-identity',
             problems.length === 0
               ? { ok: true, note: `hostname, machine-id and MACs unique across ${identities.length} hosts` }

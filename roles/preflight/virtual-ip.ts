@@ -3,9 +3,9 @@
 // moves the address only reach the same link; a virtual IP outside it would be held by a
 // control plane that no client can reach.
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
-import { parseIpv4 } from '../../src/kubernetes/inventory/cidr.js';
+import { cidrContains, parseIpv4 } from '../../src/kubernetes/inventory/cidr.js';
 import type { VirtualIpSettings } from '../../src/kubernetes/inventory/cluster-settings.js';
-import { noChange, skip } from '../../src/orchestrator/engine/change.js';
+import { checkOutcome, type CheckResult } from './checks.js';
 import type { AnyTask, Task } from '../../src/orchestrator/engine/types.js';
 import { onlyOnHosts } from '../../src/orchestrator/tasks/only-on-hosts.js';
 import { addressInterface, type AddressInterface } from '../../src/orchestrator/facts/address-interface.js';
@@ -20,7 +20,8 @@ export function virtualIpProblem(vip: string, address: string, found: AddressInt
   const v = parseIpv4(vip);
   if (a === undefined || v === undefined) return `${vip} or ${address} is not an IPv4 address`;
   const size = 2 ** (32 - found.prefixLength);
-  if (Math.floor(a / size) !== Math.floor(v / size))
+  const subnet = { base: a - (a % size), bits: found.prefixLength, text: `${address}/${found.prefixLength}` };
+  if (!cidrContains(subnet, v))
     return `the virtual IP ${vip} is outside this host's subnet ${address}/${found.prefixLength} on ${found.dev}: VRRP and the ARP that moves the address reach only that link; choose a free address in it for cluster.apiEndpoint.host, or use a load balancer`;
   return undefined;
 }
@@ -41,10 +42,11 @@ function checkOnControlPlane(
     facts: (ctx) => ({ iface: addressInterface(nodeAddress(ctx.host)) }),
     plan: (facts, ctx) => {
       const problem = virtualIpProblem(vip, nodeAddress(ctx.host), facts.iface);
-      if (problem === undefined)
-        return noChange(`${vip} shares ${facts.iface.dev}'s subnet (/${String(facts.iface.prefixLength)}); VRRP router id ${settings.routerId}`);
-      if (ignored.has(VIRTUAL_IP_CHECK)) return skip(`ignored (--ignore-preflight ${VIRTUAL_IP_CHECK}): ${problem}`);
-      throw new Error(`preflight ${VIRTUAL_IP_CHECK}: ${problem} (to go on knowingly: --ignore-preflight ${VIRTUAL_IP_CHECK})`);
+      const result: CheckResult =
+        problem === undefined
+          ? { ok: true, note: `${vip} shares ${facts.iface.dev}'s subnet (/${String(facts.iface.prefixLength)}); VRRP router id ${settings.routerId}` }
+          : { ok: false, problem };
+      return checkOutcome(VIRTUAL_IP_CHECK, result, ignored);
     },
     apply: async () => {},
   };
