@@ -58,6 +58,23 @@ function throwAll(results: readonly PromiseSettledResult<unknown>[], source: str
   }
 }
 
+/** kcluster's own components that bundles built before them lack: since what, and what to do instead. */
+const NEWER_THAN_OLD_BUNDLES: Readonly<Record<string, { readonly since: (version: string) => string; readonly todo: string }>> = {
+  'kcluster-relay': {
+    since: () => 'artifact fan-out',
+    todo: 'rebuild the bundle (kcluster bundle build), or set cluster.artifacts.fanOut: false to send every host its copy from the controller',
+  },
+  'kcluster-snapshot-upload': {
+    since: () => 'scheduled snapshots went into the store',
+    todo: 'rebuild the bundle (kcluster bundle build -i INVENTORY), or remove cluster.state.scheduledSnapshots',
+  },
+  'kcluster-apiproxy': { since: (version) => `kcluster-apiproxy ${version}`, todo: 'rebuild the bundle (kcluster bundle build -i INVENTORY)' },
+  keepalived: {
+    since: () => 'cluster.apiEndpoint.virtualIp',
+    todo: 'rebuild the bundle (kcluster bundle build -i INVENTORY), or use a load balancer and remove virtualIp',
+  },
+};
+
 async function fromBundle(
   inventory: Inventory,
   needs: readonly RequiredArtifact[],
@@ -69,22 +86,9 @@ async function fromBundle(
   const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
-    if (!entry && need.component === 'kcluster-relay')
-      throw new ArtifactError(
-        `${artifactLabel(need)}: not in bundle ${path} (built before artifact fan-out): rebuild the bundle (kcluster bundle build), or set cluster.artifacts.fanOut: false to send every host its copy from the controller`,
-      );
-    if (!entry && need.component === 'kcluster-snapshot-upload')
-      throw new ArtifactError(
-        `${artifactLabel(need)}: not in bundle ${path} (built before scheduled snapshots went into the store): rebuild the bundle (kcluster bundle build -i INVENTORY), or remove cluster.state.scheduledSnapshots`,
-      );
-    if (!entry && need.component === 'kcluster-apiproxy')
-      throw new ArtifactError(
-        `${artifactLabel(need)}: not in bundle ${path} (built before kcluster-apiproxy ${need.version}): rebuild the bundle (kcluster bundle build -i INVENTORY)`,
-      );
-    if (!entry && need.component === 'keepalived')
-      throw new ArtifactError(
-        `${artifactLabel(need)}: not in bundle ${path} (built before cluster.apiEndpoint.virtualIp): rebuild the bundle (kcluster bundle build -i INVENTORY), or use a load balancer and remove virtualIp`,
-      );
+    const newer = NEWER_THAN_OLD_BUNDLES[need.component];
+    if (!entry && newer !== undefined)
+      throw new ArtifactError(`${artifactLabel(need)}: not in bundle ${path} (built before ${newer.since(need.version)}): ${newer.todo}`);
     if (!entry)
       throw new ArtifactError(
         `${artifactLabel(need)}: not in bundle ${path}: rebuild the bundle with this version, or pick the versions it holds (kcluster artifacts verify --bundle ${path} lists them)`,
