@@ -32,8 +32,21 @@ const WORKER_NETWORK_DIAGNOSTICS = [
   'journalctl -u kubelet --since -10min --no-pager | grep -iE "web-|cni|sandbox" | tail -20',
   // the NetworkPolicy agent and kube-proxy decide the forwarded traffic the host's own probes do not cross
   'for n in kube-network-policies kube-proxy; do c=$(crictl ps -q --name "$n" | head -n 1); echo "$n $c"; [ -n "$c" ] && crictl logs --tail 15 "$c" 2>&1; done',
-  'nft list ruleset 2>/dev/null | grep -cE "queue" || true',
+  'nft list ruleset 2>/dev/null | grep -ciE "queue" || true',
 ].join('; echo ---; ');
+/** Whether `host:port` serves the web page, from where the script runs. */
+const servesWeb = (target: string): string =>
+  `timeout 3 bash -c 'exec 3<>/dev/tcp/${target.replace(':', '/')}; printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3; cat <&3' 2>/dev/null | grep -q hello && echo ok || echo fail`;
+/**
+ * One line of the worker's forwarding path, for the error itself: the suite's log is often read
+ * cut to its tail, where only a failure's first lines are left.
+ */
+const WORKER_FORWARDING_VERDICT = [
+  `echo "nodeport from the worker: $(${servesWeb('10.231.24.12:30080')}), via 127.0.0.1: $(${servesWeb('127.0.0.1:30080')})"`,
+  `echo "kube-proxy DNAT: $(iptables-save -t nat | grep default/web | grep -o -- '--to-destination [0-9.:]*' | cut -d' ' -f2 | sort -u | tr '\\n' ' ')"`,
+  `echo "sandboxes: $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n 's/.*"ip": "\\(.*\\)".*/\\1/p' | tr '\\n' ' ')"`,
+  `echo "ip_forward=$(cat /proc/sys/net/ipv4/ip_forward) $(iptables -S FORWARD | head -n 1) queue rules=$(nft list ruleset 2>/dev/null | grep -ciE queue)"`,
+].join('; ');
 const NAME = 'kcestate';
 const BRIDGE_ADDRESS = '10.231.24.1';
 const labDir = join(homedir(), '.kcluster', 'labs', NAME);
@@ -259,7 +272,20 @@ describe('a cluster whose state is in a store', () => {
       // sandboxes as the runtime has them, kube-proxy's rules for the Service, and whether each
       // endpoint answers from the worker itself.
       console.log(await ssh(`${NAME}2`, WORKER_NETWORK_DIAGNOSTICS).catch((e: Error) => e.message));
-      throw error;
+      const fromWorker = await ssh(`${NAME}2`, WORKER_FORWARDING_VERDICT).catch((e: Error) => e.message);
+      const fromControlPlane = await ssh(`${NAME}1`, servesWeb('10.231.24.12:30080')).catch((e: Error) => e.message);
+      const endpoints = await kubectl(
+        after,
+        'get',
+        'endpointslices',
+        '-l',
+        'kubernetes.io/service-name=web',
+        '-o',
+        'jsonpath={.items[*].endpoints[*].addresses}',
+      ).catch((e: Error) => e.message);
+      throw new Error(
+        `${error.message}\n${fromWorker.trim().split('\n').join('; ')}\nnodeport from the control plane: ${fromControlPlane.trim()}; endpoints: ${endpoints}`,
+      );
     });
     const converged = await kcluster(['apply', '-i', c, '--output', 'json'], env);
     expect(converged.code, converged.stderr).toBe(0);
