@@ -1,6 +1,7 @@
 // Bounds the channels open at once on one SSH connection. OpenSSH refuses channels beyond
 // its MaxSessions (10 by default) with "open failed", which would look like a broken host;
-// waiting for a free slot instead keeps "many concurrent commands" safe on stock servers.
+// waiting for a free slot instead keeps "many concurrent commands" safe on stock servers (and a
+// refusal met while the server is still freeing a closed session is tried again: ssh-connection.ts).
 
 /** Below OpenSSH's default MaxSessions (10), leaving room for a forwarded channel or two. */
 export const DEFAULT_CHANNEL_SLOTS = 8;
@@ -9,7 +10,7 @@ export class ChannelSlots {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly limit: number = DEFAULT_CHANNEL_SLOTS) {
+  constructor(readonly limit: number = DEFAULT_CHANNEL_SLOTS) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`channel slots must be a positive integer (got ${limit})`);
   }
 

@@ -20,6 +20,15 @@ import { GUARD_GOODBYE, newSessionToken, sessionGuardScript, stopCommandScript }
 const STOPPED_CHANNEL_GRACE_MS = 10_000;
 
 /**
+ * OpenSSH frees a session a moment after it sends the channel's close, which is when a slot is
+ * given back here: a new channel opened in that moment can find the server at its MaxSessions
+ * (the guard session counts too) and be refused with "open failed". Tried again, a little later
+ * each time, for about 3 s in all; a server that keeps refusing is then reported.
+ */
+const REFUSED_CHANNEL_TRIES = 8;
+const REFUSED_CHANNEL_PAUSE_MS = 100;
+
+/**
  * Ask the server to SIGKILL the command's process. OpenSSH honours "signal" requests only for
  * non-root logins (it says "session signalling requires privilege separation" for root), where
  * the signal reaches sudo, which passes it on to the command. ssh2's
@@ -174,7 +183,22 @@ export class SshConnection implements Connection {
         reject(new UnreachableError(this.host, `the SSH connection is closed${this.dropReason ? ` (${this.dropReason})` : ''}; could not run ${doing}`));
         return;
       }
+      let tries = 0;
+      const open = (): void => {
+        try {
+          this.client.exec(text, opened);
+        } catch (error) {
+          release();
+          reject(new UnreachableError(this.host, `the SSH connection is not usable: ${(error as Error).message}`));
+        }
+      };
       const opened = (error: Error | undefined, channel: ClientChannel): void => {
+        tries += 1;
+        const refusedWhileUp = error !== undefined && !this.closed && this.dropReason === undefined && isSessionRefusal(error);
+        if (refusedWhileUp && tries < REFUSED_CHANNEL_TRIES && !options.signal?.aborted) {
+          setTimeout(open, REFUSED_CHANNEL_PAUSE_MS * tries);
+          return;
+        }
         if (error) {
           release();
           reject(
@@ -183,7 +207,10 @@ export class SshConnection implements Connection {
                   this.host,
                   `the connection dropped before ${doing} started${this.dropReason ? ` (${this.dropReason})` : ` (${error.message})`}`,
                 )
-              : new UnreachableError(this.host, `the server refused a new channel for ${doing}: ${error.message}`),
+              : new UnreachableError(
+                  this.host,
+                  `the server refused a new channel for ${doing}: ${error.message}${refusedWhileUp ? ` (refused ${tries} times: kcluster keeps up to ${this.slots.limit + 1} sessions open, its commands' and a guard's: raise MaxSessions in the host's sshd_config to at least that)` : ''}`,
+                ),
           );
           return;
         }
@@ -268,12 +295,7 @@ export class SshConnection implements Connection {
           file.pipe(channel);
         }
       };
-      try {
-        this.client.exec(text, opened);
-      } catch (error) {
-        release();
-        reject(new UnreachableError(this.host, `the SSH connection is not usable: ${(error as Error).message}`));
-      }
+      open();
     });
   }
 
@@ -344,4 +366,9 @@ export class SshConnection implements Connection {
     await this.ending;
     this.options.onClose?.();
   }
+}
+
+/** OpenSSH's refusal of a session beyond MaxSessions: "open failed", administratively prohibited (reason 1). */
+function isSessionRefusal(error: Error): boolean {
+  return (error as Error & { reason?: number }).reason === 1 || /open failed/i.test(error.message);
 }

@@ -88,6 +88,8 @@ function waitForListening(child: ChildProcess, port: number, output: () => strin
 export interface SshdOptions {
   /** Extra sshd_config lines, e.g. SetEnv for the sessions. */
   readonly extraConfig?: readonly string[];
+  /** sshd's MaxSessions (OpenSSH's default, 10, unless given): sshd keeps a keyword's first value, so not through extraConfig. */
+  readonly maxSessions?: number;
 }
 
 export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
@@ -117,7 +119,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<TestSshd> {
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
       'AllowTcpForwarding yes',
-      'MaxSessions 10',
+      `MaxSessions ${options.maxSessions ?? 10}`,
       'LogLevel VERBOSE',
       ...(options.extraConfig ?? []),
       '',
