@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kcluster, parseEvents } from '../integration/support/test-lab.js';
 import {
+  answersHello,
   apiServersPoller,
   bundleDir,
   bundleEntries,
@@ -250,16 +251,7 @@ describe('HA: 3 control planes without a load balancer, 1 worker', () => {
     writeFileSync(app, webDeploymentBehindNodePort(busybox.reference!));
     await kubectl(adminFile, 'apply', '-f', app);
     await kubectl(adminFile, 'rollout', 'status', 'deployment/web', '--timeout=180s');
-    await until('the web Service answers on the worker', 60_000, async () =>
-      (
-        await fetch('http://10.231.6.14:30080/').then(
-          (r) => r.text(),
-          () => '',
-        )
-      ).includes('hello')
-        ? true
-        : undefined,
-    );
+    await until('the web Service answers on the worker', 60_000, () => answersHello('http://10.231.6.14:30080/'));
     const password = randomBytes(12).toString('hex');
     const registry = await startTestRegistry(join(bundleDir(), busybox.path), '10.231.6.1', 'kc-e2e', password);
     const credentials = { KC_E2E_REGISTRY_USER: 'kc-e2e', KC_E2E_REGISTRY_PASSWORD: password };

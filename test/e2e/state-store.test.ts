@@ -21,7 +21,7 @@ import { S3Client } from '../../src/orchestrator/state-store/s3/s3-client.js';
 import { kcluster } from '../integration/support/test-lab.js';
 import { startS3Server, type S3TestServer } from '../integration/support/s3-server.js';
 import { snapshotUploaderPolicy } from '../integration/support/snapshot-uploader-policy.js';
-import { bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
+import { answersHello, bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
 const WORKER_NETWORK_DIAGNOSTICS = [
@@ -255,12 +255,7 @@ describe('a cluster whose state is in a store', () => {
     );
     expect(password).toBe('before-the-disaster');
     // On a miss, what the cluster shows of the web pods and their endpoints, for the log.
-    await until('the web Service answers on the new worker', 300_000, async () =>
-      fetch(`http://10.231.24.12:30080/`, { signal: AbortSignal.timeout(2_000) }).then(
-        async (r) => ((await r.text()).includes('hello') ? true : undefined),
-        () => undefined,
-      ),
-    ).catch(async (error: Error) => {
+    await until('the web Service answers on the new worker', 300_000, () => answersHello('http://10.231.24.12:30080/')).catch(async (error: Error) => {
       console.log(await kubectl(after, 'get', 'pods,endpointslices,nodes', '-A', '-o', 'wide').catch((e: Error) => e.message));
       console.log(
         await kubectl(after, 'get', 'nodes', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.podCIDR} {.metadata.annotations}{"\\n"}{end}').catch(

@@ -181,6 +181,26 @@ spec:
 `;
 }
 
+/**
+ * Whether `url` answers with a body holding "hello" (the web Deployment's page), over a new
+ * connection each time. fetch and the default agent keep the connection alive between calls,
+ * and a kept connection stays with the pod kube-proxy sent it to: after an etcd restore that
+ * can be another pod that now has an old web pod's address (CoreDNS answers 404 on its health
+ * port 8080), and every later try would ask it again.
+ */
+export function answersHello(url: string, timeoutMs = 2000): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const req = get(url, { agent: false, headers: { connection: 'close' }, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve(res.statusCode === 200 && body.includes('hello') ? true : undefined));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(undefined));
+  });
+}
+
 /** Polls the NodePort every 200 ms, counting answers and failures. */
 export function poller(url: string) {
   const counts = { ok: 0, failed: 0, streak: 0, failures: [] as string[] };
