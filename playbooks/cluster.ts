@@ -1,7 +1,8 @@
 // cluster: what `kcluster apply` runs. Preflight on every host (nothing changes if any host
 // fails it), then the nodes (binaries, containerd, images, kubelet), the control plane, the
 // once-per-cluster addons from the first control plane, each node's pod network config, a
-// last check from the first control plane that kube-proxy, flannel and CoreDNS run, then the
+// last check from the first control plane that kube-proxy, flannel and CoreDNS run (then, in
+// nftables mode, what flannel's iptables mode left removed on every node), then the
 // operator's manifests and Helm charts (cluster.charts: helm runs on the controller, roles/charts).
 // On a fresh install the workers' kubelets start only once the API server answers (see
 // kubeletStartedRole), and CoreDNS is applied once kube-proxy and flannel run on every node
@@ -26,6 +27,7 @@ import { etcdSnapshotScheduleRole } from '../roles/etcd-snapshot-schedule/index.
 import { imagesRole } from '../roles/images/index.js';
 import { kubeletRole, kubeletStartedRole } from '../roles/kubelet/index.js';
 import { podNetworkRole } from '../roles/pod-network/index.js';
+import { flannelIptablesLeftoversRole } from '../roles/pod-network/flannel-iptables-leftovers.js';
 import { runtimeRole } from './runtime-role.js';
 import { identityRole, preflightRole } from '../roles/preflight/index.js';
 
@@ -79,6 +81,16 @@ export function controlPlanePlays(inputs: ClusterInputs, options: ClusterPlayboo
   ];
 }
 
+/**
+ * After addons-running, once every node runs the rolled flanneld (the old one rewrote its rules):
+ * what flannel's iptables mode left, removed when it runs in nftables mode.
+ */
+export function flannelLeftoverPlays(inventory: Pick<ClusterInputs['inventory'], 'cluster'>): Play[] {
+  return inventory.cluster.cni === 'flannel' && inventory.cluster.kubeProxy.mode === 'nftables'
+    ? [{ name: "flannel's iptables rules gone", hosts: 'all', roles: [flannelIptablesLeftoversRole()] }]
+    : [];
+}
+
 export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookOptions): Playbook {
   const workers = inputs.topology.workers.map((h) => h.name);
   const startLater = options.running ? [] : workers;
@@ -105,6 +117,7 @@ export function clusterPlaybook(inputs: ClusterInputs, options: ClusterPlaybookO
       { name: 'addons', hosts: operator, roles: [addonsRole(inputs, { coreDns: false })] },
       { name: 'pod network', hosts: 'all', roles: [podNetworkRole(inputs)] },
       { name: 'addons running', hosts: operator, roles: [addonsRunningRole(inputs)] },
+      ...flannelLeftoverPlays(inputs.inventory),
       { name: 'operator manifests', hosts: operator, roles: [manifestsRole(inputs)] },
       { name: 'charts', hosts: operator, roles: [chartsRole(inputs)] },
     ],

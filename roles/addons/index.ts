@@ -60,7 +60,13 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
     ...(inventory.cluster.cni === 'flannel'
       ? [
           addonTask('flannel', () =>
-            flannel({ ...common, image: imageReference(inputs, 'flannel'), apiServerHost: topology.apiEndpointHost, apiServerPort: topology.apiServerPort }),
+            flannel({
+              ...common,
+              image: imageReference(inputs, 'flannel'),
+              apiServerHost: topology.apiEndpointHost,
+              apiServerPort: topology.apiServerPort,
+              enableNFTables: inventory.cluster.kubeProxy.mode === 'nftables',
+            }),
           ),
         ]
       : []),

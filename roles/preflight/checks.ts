@@ -165,6 +165,20 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
     },
   },
   {
+    name: 'nftables-kernel',
+    run: ({ facts, inventory }) => {
+      if (inventory.cluster.kubeProxy.mode !== 'nftables') return ok('kube-proxy in iptables mode');
+      // kube-proxy's nftables mode refuses to start below 5.13 (it needs the nft features that
+      // came with it): said here, before the nodes run a kube-proxy that crash-loops.
+      const [major = 0, minor = 0] = (/^(\d+)\.(\d+)/.exec(facts.kernel) ?? []).slice(1).map(Number);
+      return major > 5 || (major === 5 && minor >= 13)
+        ? ok(`Linux ${facts.kernel} runs kube-proxy's nftables mode`)
+        : fail(
+            `Linux ${facts.kernel || 'of an unknown version'}: kube-proxy's nftables mode needs 5.13 or later: use cluster.kubeProxy.mode iptables, or a newer kernel`,
+          );
+    },
+  },
+  {
     name: 'service-route',
     run: ({ serviceRoute, serviceIp, inventory }) =>
       serviceRoute.reachable

@@ -22,6 +22,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'release-upstream-images.test.ts',
   'release-stages.test.ts',
   'quick-start.test.ts',
+  'nftables.test.ts',
 ];
 
 /** The e2e project's files in E2E_LONGEST_FIRST order (unlisted ones first); other projects as vitest sorts them. */

@@ -26,9 +26,26 @@ export function parseConformanceSummary(line: string): Pick<ConformanceResult, '
   return { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]), seconds: Number(m[4]) };
 }
 
-/** Runs the focused selection (selection.txt) against the inventory's cluster, `nodes` specs at a time. */
-export async function conformanceSelection(inventory: string, out: string, nodes: number): Promise<ConformanceResult> {
-  const args = [join(root, 'test', 'conformance', 'run.sh'), '-i', inventory, '--nodes', String(nodes), '--out', out];
+/**
+ * Runs the focused selection (selection.txt) against the inventory's cluster, `nodes` specs at a
+ * time; `select` gives run.sh's --focus and --skip instead.
+ */
+export async function conformanceSelection(
+  inventory: string,
+  out: string,
+  nodes: number,
+  select?: { focus: string; skip: string },
+): Promise<ConformanceResult> {
+  const args = [
+    join(root, 'test', 'conformance', 'run.sh'),
+    '-i',
+    inventory,
+    '--nodes',
+    String(nodes),
+    '--out',
+    out,
+    ...(select ? ['--focus', select.focus, '--skip', select.skip] : []),
+  ];
   const outcome = await run('bash', args, { maxBuffer: 64 * 1024 * 1024 }).then(
     (r) => ({ stdout: r.stdout, stderr: r.stderr }),
     (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),

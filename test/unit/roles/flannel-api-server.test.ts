@@ -20,7 +20,13 @@ interface Container {
 
 function flannelEnv(inventoryText: string): Record<string, string | undefined> {
   const topology = topologyOf(loadInventoryText(root, inventoryText));
-  const text = render({ podCIDR: '10.244.0.0/16', image: 'flannel:v1', apiServerHost: topology.apiEndpointHost, apiServerPort: topology.apiServerPort });
+  const text = render({
+    podCIDR: '10.244.0.0/16',
+    image: 'flannel:v1',
+    apiServerHost: topology.apiEndpointHost,
+    apiServerPort: topology.apiServerPort,
+    enableNFTables: false,
+  });
   const daemonSet = parseAllDocuments(text)
     .map((d) => d.toJS() as { kind: string; spec?: { template: { spec: { containers: Container[] } } } })
     .find((d) => d.kind === 'DaemonSet')!;

@@ -40,6 +40,22 @@ const base: CheckInput = {
 const run = (name: string, input: CheckInput) => PREFLIGHT_CHECKS.find((c) => c.name === name)!.run(input);
 
 describe('preflight checks', () => {
+  it("refuses kube-proxy's nftables mode on a kernel older than 5.13, naming the way out", () => {
+    const nft = parseInventory(
+      'ssh: { agent: true }\ncluster:\n  kubeProxy: { mode: nftables }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n',
+      '/x/i.yaml',
+      { env: {}, homeDir: '/x' },
+    );
+    if (!nft.ok) throw new Error('bad inventory');
+    const on = (kernel: string) => run('nftables-kernel', { ...base, inventory: nft.inventory, facts: { ...base.facts, kernel } });
+    expect(on('5.10.0-28-amd64')).toEqual({
+      ok: false,
+      problem: "Linux 5.10.0-28-amd64: kube-proxy's nftables mode needs 5.13 or later: use cluster.kubeProxy.mode iptables, or a newer kernel",
+    });
+    expect([on('5.13.0').ok, on('6.1.0-27-amd64').ok, on('').ok]).toEqual([true, true, false]);
+    expect(run('nftables-kernel', { ...base, facts: { ...base.facts, kernel: '4.19' } }).ok).toBe(true);
+  });
+
   it('passes a good control plane on every check', () => {
     expect(PREFLIGHT_CHECKS.map((c) => [c.name, c.run(base).ok])).toEqual(PREFLIGHT_CHECKS.map((c) => [c.name, true]));
   });
