@@ -206,6 +206,7 @@ describe('a cluster whose state is in a store', () => {
     await kubectl(before, 'apply', '-f', join(work, 'web.yaml'));
     await kubectl(before, 'create', 'secret', 'generic', 'db-password', '--from-literal=password=before-the-disaster');
     await kubectl(before, 'rollout', 'status', 'deployment/web', '--timeout=180s');
+    console.log(`before the disaster: web pods ${await kubectl(before, 'get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].status.podIP}')}`);
     // The next scheduled snapshot, copied into the store by the control plane: all the store will have of etcd.
     await ssh(`${NAME}1`, 'systemctl start kcluster-etcd-snapshot.service');
     const journal = await ssh(`${NAME}1`, 'journalctl -u kcluster-etcd-snapshot.service -o cat --no-pager -n 20');
@@ -254,6 +255,11 @@ describe('a cluster whose state is in a store', () => {
       ),
     );
     expect(password).toBe('before-the-disaster');
+    // For the log: the web endpoints as restored, against the addresses the worker's pods have
+    // now (a restored pod can hold an old web pod's address until the endpoints catch up).
+    console.log(
+      `after the restore: web endpoints ${await kubectl(after, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses}').catch((e: Error) => e.message)}; pods on ${NAME}2: ${await kubectl(after, 'get', 'pods', '-A', '--field-selector', `spec.nodeName=${NAME}2`, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.podIP} {end}').catch((e: Error) => e.message)}`,
+    );
     // On a miss, what the cluster shows of the web pods and their endpoints, for the log.
     await until('the web Service answers on the new worker', 300_000, () => answersHello('http://10.231.24.12:30080/')).catch(async (error: Error) => {
       console.log(await kubectl(after, 'get', 'pods,endpointslices,nodes', '-A', '-o', 'wide').catch((e: Error) => e.message));
