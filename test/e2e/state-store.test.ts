@@ -34,6 +34,8 @@ const WORKER_NETWORK_DIAGNOSTICS = [
   'for n in kube-network-policies kube-proxy; do c=$(crictl ps -q --name "$n" | head -n 1); echo "$n $c"; [ -n "$c" ] && crictl logs --tail 15 "$c" 2>&1; done',
   'nft list ruleset 2>/dev/null | grep -ciE "queue" || true',
 ].join('; echo ---; ');
+/** Each ready pod sandbox on the host with its address, as the runtime has them. */
+const SANDBOX_ADDRESSES = `for p in $(crictl pods -q --state ready); do crictl inspectp -o go-template --template '{{.status.metadata.name}}={{.status.network.ip}} ' "$p"; done`;
 /** Whether `host:port` serves the web page, from where the script runs. */
 const servesWeb = (target: string): string =>
   `timeout 3 bash -c 'exec 3<>/dev/tcp/${target.replace(':', '/')}; printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3; cat <&3' 2>/dev/null | grep -q hello && echo ok || echo fail`;
@@ -256,9 +258,10 @@ describe('a cluster whose state is in a store', () => {
     );
     expect(password).toBe('before-the-disaster');
     // For the log: the web endpoints as restored, against the addresses the worker's pods have
-    // now (a restored pod can hold an old web pod's address until the endpoints catch up).
+    // now, as its runtime has them (a restored pod can hold an old web pod's address until the
+    // endpoints catch up; the API's pod status is the snapshot's until each kubelet reports).
     console.log(
-      `after the restore: web endpoints ${await kubectl(after, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses}').catch((e: Error) => e.message)}; pods on ${NAME}2: ${await kubectl(after, 'get', 'pods', '-A', '--field-selector', `spec.nodeName=${NAME}2`, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.podIP} {end}').catch((e: Error) => e.message)}`,
+      `after the restore: web endpoints ${await kubectl(after, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses}').catch((e: Error) => e.message)}; the worker's sandboxes: ${await ssh(`${NAME}2`, SANDBOX_ADDRESSES).catch((e: Error) => e.message)}`,
     );
     // On a miss, what the cluster shows of the web pods and their endpoints, for the log.
     await until('the web Service answers on the new worker', 300_000, () => answersHello('http://10.231.24.12:30080/')).catch(async (error: Error) => {
