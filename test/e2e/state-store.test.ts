@@ -24,11 +24,13 @@ import { snapshotUploaderPolicy } from '../integration/support/snapshot-uploader
 import { answersHello, bundleDir, bundleEntries, kubectlBinary, recapOf, sshTo, until, webDeploymentBehindNodePort } from './support/e2e-support.js';
 
 const run = promisify(execFile);
+/** The web pods' sandbox addresses on the host, as the runtime has them, one a line. */
+const WEB_SANDBOX_IPS = `crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n 's/.*"ip": "\\(.*\\)".*/\\1/p'`;
 const WORKER_NETWORK_DIAGNOSTICS = [
   'ip -4 -o addr show cni0; cat /run/flannel/subnet.env; ip -4 route',
   'for p in $(crictl pods -q --label app=web); do crictl inspectp "$p" | grep -E \'"(ip|state|createdAt)"\'; done',
   "iptables-save -t nat | grep -E 'default/web' | head -20",
-  'for ip in $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n \'s/.*"ip": "\\(.*\\)".*/\\1/p\'); do timeout 2 bash -c "echo > /dev/tcp/$ip/8080" && echo "$ip:8080 answers" || echo "$ip:8080 does not answer"; done',
+  `for ip in $(${WEB_SANDBOX_IPS}); do timeout 2 bash -c "echo > /dev/tcp/$ip/8080" && echo "$ip:8080 answers" || echo "$ip:8080 does not answer"; done`,
   'journalctl -u kubelet --since -10min --no-pager | grep -iE "web-|cni|sandbox" | tail -20',
   // the NetworkPolicy agent and kube-proxy decide the forwarded traffic the host's own probes do not cross
   'for n in kube-network-policies kube-proxy; do c=$(crictl ps -q --name "$n" | head -n 1); echo "$n $c"; [ -n "$c" ] && crictl logs --tail 15 "$c" 2>&1; done',
@@ -46,7 +48,7 @@ const servesWeb = (target: string): string =>
 const WORKER_FORWARDING_VERDICT = [
   `echo "nodeport from the worker: $(${servesWeb('10.231.24.12:30080')}), via 127.0.0.1: $(${servesWeb('127.0.0.1:30080')})"`,
   `echo "kube-proxy DNAT: $(iptables-save -t nat | grep default/web | grep -o -- '--to-destination [0-9.:]*' | cut -d' ' -f2 | sort -u | tr '\\n' ' ')"`,
-  `echo "sandboxes: $(crictl pods -q --label app=web | xargs -r -n1 crictl inspectp | sed -n 's/.*"ip": "\\(.*\\)".*/\\1/p' | tr '\\n' ' ')"`,
+  `echo "sandboxes: $(${WEB_SANDBOX_IPS} | tr '\\n' ' ')"`,
   `echo "ip_forward=$(cat /proc/sys/net/ipv4/ip_forward) $(iptables -S FORWARD | head -n 1) queue rules=$(nft list ruleset 2>/dev/null | grep -ciE queue)"`,
 ].join('; ');
 const NAME = 'kcestate';
@@ -257,11 +259,15 @@ describe('a cluster whose state is in a store', () => {
       ),
     );
     expect(password).toBe('before-the-disaster');
+    const webEndpoints = (): Promise<string> =>
+      kubectl(after, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses}').catch(
+        (e: Error) => e.message,
+      );
     // For the log: the web endpoints as restored, against the addresses the worker's pods have
     // now, as its runtime has them (a restored pod can hold an old web pod's address until the
     // endpoints catch up; the API's pod status is the snapshot's until each kubelet reports).
     console.log(
-      `after the restore: web endpoints ${await kubectl(after, 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses}').catch((e: Error) => e.message)}; the worker's sandboxes: ${await ssh(`${NAME}2`, SANDBOX_ADDRESSES).catch((e: Error) => e.message)}`,
+      `after the restore: web endpoints ${await webEndpoints()}; the worker's sandboxes: ${await ssh(`${NAME}2`, SANDBOX_ADDRESSES).catch((e: Error) => e.message)}`,
     );
     // On a miss, what the cluster shows of the web pods and their endpoints, for the log.
     await until('the web Service answers on the new worker', 300_000, () => answersHello('http://10.231.24.12:30080/')).catch(async (error: Error) => {
@@ -278,15 +284,7 @@ describe('a cluster whose state is in a store', () => {
       console.log(await ssh(`${NAME}2`, WORKER_NETWORK_DIAGNOSTICS).catch((e: Error) => e.message));
       const fromWorker = await ssh(`${NAME}2`, WORKER_FORWARDING_VERDICT).catch((e: Error) => e.message);
       const fromControlPlane = await ssh(`${NAME}1`, servesWeb('10.231.24.12:30080')).catch((e: Error) => e.message);
-      const endpoints = await kubectl(
-        after,
-        'get',
-        'endpointslices',
-        '-l',
-        'kubernetes.io/service-name=web',
-        '-o',
-        'jsonpath={.items[*].endpoints[*].addresses}',
-      ).catch((e: Error) => e.message);
+      const endpoints = await webEndpoints();
       throw new Error(
         `${error.message}\n${fromWorker.trim().split('\n').join('; ')}\nnodeport from the control plane: ${fromControlPlane.trim()}; endpoints: ${endpoints}`,
       );
