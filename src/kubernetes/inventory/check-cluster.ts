@@ -1,21 +1,81 @@
-// Cluster checks (the version format is the schema's): CIDRs (valid, disjoint, clear of host addresses), artifacts.
+// Cluster checks (the version format is the schema's): CIDRs (valid, disjoint, clear of host
+// addresses; both families or one), each host's IPv6 address in a dual-stack cluster, artifacts.
 import { CLUSTER_DEFAULTS } from './defaults.js';
-import { cidrContains, cidrsOverlap, parseCidr, parseIpv4, type Cidr } from './cidr.js';
+import { cidrContains, cidrsOverlap, parseIpv4 } from './cidr.js';
+import { clusterCidrsOf, parseClusterCidrs, type ClusterCidrKey, type ClusterCidrs } from './cluster-cidrs.js';
+import { cidr6Contains, cidrs6Overlap, parseIpv6 } from './ipv6.js';
 import type { RawInventory } from './raw-inventory.js';
 import type { Report } from './semantic-checks.js';
 import { listAt, recordAt, stringAt } from './shape.js';
 
-type CidrKey = 'podCIDR' | 'serviceCIDR';
-
-/** The CIDR in effect, or undefined when the written one is invalid (then it is reported). */
-function cidrOf(cluster: Record<string, unknown>, key: CidrKey, report: Report): Cidr | undefined {
+/** The ranges in effect, or undefined when the written text is invalid (then it is reported). */
+function cidrsOf(cluster: Record<string, unknown>, key: ClusterCidrKey, report: Report): ClusterCidrs | undefined {
   const written = cluster[key];
-  if (written === undefined) return parseCidr(CLUSTER_DEFAULTS[key]) as Cidr;
+  if (written === undefined) return clusterCidrsOf(CLUSTER_DEFAULTS[key], key);
   if (typeof written !== 'string') return undefined;
-  const parsed = parseCidr(written);
+  const parsed = parseClusterCidrs(written, key);
   if (typeof parsed !== 'string') return parsed;
-  report(['cluster', key], `${parsed} (got "${written}")`);
+  report(['cluster', key], `${parsed}`);
   return undefined;
+}
+
+function checkHostAddress(host: unknown, i: number, pod: ClusterCidrs | undefined, service: ClusterCidrs | undefined, report: Report): void {
+  const written = stringAt(host, 'address');
+  const address = written === undefined ? undefined : parseIpv4(written);
+  if (address === undefined) return;
+  for (const [name, cidr] of [
+    ['pod', pod?.ipv4],
+    ['service', service?.ipv4],
+  ] as const) {
+    if (cidr && cidrContains(cidr, address)) {
+      report(['hosts', i, 'address'], `${written} lies inside the ${name} CIDR ${cidr.text}: traffic to this host would be routed into the cluster`, 'warning');
+    }
+  }
+}
+
+/** A dual-stack cluster needs each node's IPv6 address (the kubelet's second --node-ip, flannel's IPv6 endpoint). */
+function checkHostIpv6Address(
+  host: unknown,
+  i: number,
+  dualStack: boolean,
+  pod: ClusterCidrs | undefined,
+  service: ClusterCidrs | undefined,
+  report: Report,
+): void {
+  const written = stringAt(host, 'ipv6Address');
+  const name = stringAt(host, 'name') ?? `hosts[${i}]`;
+  if (written === undefined) {
+    if (dualStack)
+      report(
+        ['hosts', i],
+        `${name} has no ipv6Address, and the cluster is dual-stack (podCIDR and serviceCIDR have an IPv6 range): give its IPv6 address on the interface that holds its address (ip -6 -o addr show scope global)`,
+      );
+    return;
+  }
+  const address = parseIpv6(written);
+  if (address === undefined) {
+    report(['hosts', i, 'ipv6Address'], `"${written}" is not an IPv6 address (such as fd00:231:30::11)`);
+    return;
+  }
+  if (!dualStack) {
+    report(
+      ['hosts', i, 'ipv6Address'],
+      'is not used: the cluster is IPv4 only. Add an IPv6 range to cluster.podCIDR and cluster.serviceCIDR for a dual-stack cluster, or remove it',
+      'warning',
+    );
+    return;
+  }
+  for (const [kind, cidr] of [
+    ['pod', pod?.ipv6],
+    ['service', service?.ipv6],
+  ] as const) {
+    if (cidr && cidr6Contains(cidr, address))
+      report(
+        ['hosts', i, 'ipv6Address'],
+        `${written} lies inside the ${kind} CIDR ${cidr.text}: traffic to this host would be routed into the cluster`,
+        'warning',
+      );
+  }
 }
 
 function checkArtifacts(cluster: Record<string, unknown>, report: Report): void {
@@ -139,28 +199,24 @@ function checkScheduledSnapshotUpload(cluster: Record<string, unknown>, report: 
 
 export function checkCluster(raw: RawInventory, report: Report): void {
   const cluster = recordAt(raw, 'cluster') ?? {};
-  const pod = cidrOf(cluster, 'podCIDR', report);
-  const service = cidrOf(cluster, 'serviceCIDR', report);
-  if (pod && service && cidrsOverlap(pod, service)) {
-    const at: CidrKey = cluster['serviceCIDR'] !== undefined ? 'serviceCIDR' : 'podCIDR';
-    report(['cluster', at], `pod CIDR ${pod.text} and service CIDR ${service.text} overlap: choose disjoint ranges`);
+  const pod = cidrsOf(cluster, 'podCIDR', report);
+  const service = cidrsOf(cluster, 'serviceCIDR', report);
+  const at = (): ClusterCidrKey => (cluster['serviceCIDR'] !== undefined ? 'serviceCIDR' : 'podCIDR');
+  if (pod && service && cidrsOverlap(pod.ipv4, service.ipv4))
+    report(['cluster', at()], `pod CIDR ${pod.ipv4.text} and service CIDR ${service.ipv4.text} overlap: choose disjoint ranges`);
+  if (pod?.ipv6 && service?.ipv6 && cidrs6Overlap(pod.ipv6, service.ipv6))
+    report(['cluster', at()], `pod CIDR ${pod.ipv6.text} and service CIDR ${service.ipv6.text} overlap: choose disjoint ranges`);
+  if (pod && service && (pod.ipv6 === undefined) !== (service.ipv6 === undefined)) {
+    const [has, lacks]: [ClusterCidrKey, ClusterCidrKey] = pod.ipv6 ? ['podCIDR', 'serviceCIDR'] : ['serviceCIDR', 'podCIDR'];
+    report(
+      ['cluster', lacks],
+      `${has} has an IPv6 range and ${lacks} has none: a dual-stack cluster needs both (such as ${lacks === 'podCIDR' ? '10.244.0.0/16,fd00:10:244::/56' : '10.96.0.0/12,fd00:10:96::/112'}), an IPv4-only one neither`,
+    );
   }
+  const dualStack = pod?.ipv6 !== undefined && service?.ipv6 !== undefined;
   (listAt(raw, 'hosts') ?? []).forEach((host, i) => {
-    const written = stringAt(host, 'address');
-    const address = written === undefined ? undefined : parseIpv4(written);
-    if (address === undefined) return;
-    for (const [name, cidr] of [
-      ['pod', pod],
-      ['service', service],
-    ] as const) {
-      if (cidr && cidrContains(cidr, address)) {
-        report(
-          ['hosts', i, 'address'],
-          `${written} lies inside the ${name} CIDR ${cidr.text}: traffic to this host would be routed into the cluster`,
-          'warning',
-        );
-      }
-    }
+    checkHostAddress(host, i, pod, service, report);
+    checkHostIpv6Address(host, i, dualStack, pod, service, report);
   });
   checkArtifacts(cluster, report);
   checkStubDomains(cluster, report);

@@ -1,5 +1,6 @@
 // Host and group checks: unique names and endpoints, bastion references, the topology, and
 // group membership. Values of the wrong shape are skipped: the schema reported them.
+import { canonicalIp } from './ipv6.js';
 import type { RawInventory } from './raw-inventory.js';
 import { BUILTIN_GROUPS } from './resolve-inventory.js';
 import type { Report } from './semantic-checks.js';
@@ -74,6 +75,7 @@ export function checkHosts(raw: RawInventory, report: Report, tolerant: boolean)
   const index: HostIndex = { byName, names: [...byName.keys()], suggestions: 0 };
   const names = new Map<string, number>();
   const endpoints = new Map<string, number>();
+  const ipv6Addresses = new Map<string, number>();
   hostList(raw).forEach((host, i) => {
     const name = stringAt(host, 'name');
     if (name !== undefined) {
@@ -91,6 +93,13 @@ export function checkHosts(raw: RawInventory, report: Report, tolerant: boolean)
       const same = endpoints.get(endpoint);
       if (same !== undefined) report(['hosts', i, 'address'], `duplicate address ${endpoint} (also hosts[${same}])`);
       else endpoints.set(endpoint, i);
+    }
+    const ipv6Address = stringAt(host, 'ipv6Address');
+    if (ipv6Address !== undefined) {
+      const key = canonicalIp(ipv6Address);
+      const same = ipv6Addresses.get(key);
+      if (same !== undefined) report(['hosts', i, 'ipv6Address'], `duplicate IPv6 address ${ipv6Address} (also hosts[${same}])`);
+      else ipv6Addresses.set(key, i);
     }
     checkBastion(index, host, i, report);
   });

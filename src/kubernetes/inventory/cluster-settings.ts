@@ -7,6 +7,10 @@ export {};
 declare module '../../orchestrator/inventory/model.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the section is ClusterSettings
   interface ClusterSection extends ClusterSettings {}
+  interface HostSection {
+    /** The node's IPv6 address in a dual-stack cluster (its IPv4 one is ssh.address). */
+    readonly ipv6Address?: string;
+  }
 }
 
 export interface ApiEndpoint {
@@ -45,8 +49,12 @@ export interface ArtifactSource {
 export interface ClusterSettings {
   readonly name: string;
   readonly kubernetesVersion: string;
+  /** The IPv4 range of the Pods (the first of cluster.podCIDR). */
   readonly podCIDR: string;
+  /** The IPv4 range of the Services (the first of cluster.serviceCIDR). */
   readonly serviceCIDR: string;
+  /** The IPv6 ranges of a dual-stack cluster (the second of each); absent: IPv4 only. */
+  readonly ipv6?: { readonly podCIDR: string; readonly serviceCIDR: string };
   readonly clusterDomain: string;
   readonly apiEndpoint: ApiEndpoint;
   readonly containerRuntime: 'containerd' | 'docker';

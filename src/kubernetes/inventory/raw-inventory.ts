@@ -32,6 +32,7 @@ export type RawBastion =
 export interface RawHost extends RawSshSettings {
   readonly name: string;
   readonly address: string;
+  readonly ipv6Address?: string;
   readonly become?: RawBecome;
   readonly bastion?: RawBastion;
   readonly roles?: readonly HostRole[];

@@ -14,6 +14,8 @@ import { type HostRole, type HostSettings, type Inventory, type SshEndpoint, typ
 import { CONTROL_PLANE_COMPONENT_KEYS, type ClusterSettings } from './cluster-settings.js';
 import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-inventory.js';
 import { deepMerge } from '../../orchestrator/inventory/deep-merge.js';
+import { clusterCidrsOf } from './cluster-cidrs.js';
+import { canonicalIp } from './ipv6.js';
 
 export const BUILTIN_GROUPS = ['all', 'control-plane', 'etcd', 'worker'] as const;
 
@@ -125,6 +127,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       ssh,
       become: { enabled: becomeEnabled && ssh.user !== 'root', method: 'sudo', ...(passwordEnv ? { passwordEnv } : {}) },
       ...(bastion ? { bastion } : {}),
+      ...(h.ipv6Address !== undefined ? { ipv6Address: canonicalIp(h.ipv6Address) } : {}),
       roles,
       vars,
       source: `hosts[${index}]`,
@@ -132,13 +135,16 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
   });
 
   const artifacts = cluster.artifacts ?? {};
+  const podCIDRs = clusterCidrsOf(cluster.podCIDR ?? CLUSTER_DEFAULTS.podCIDR, 'podCIDR');
+  const serviceCIDRs = clusterCidrsOf(cluster.serviceCIDR ?? CLUSTER_DEFAULTS.serviceCIDR, 'serviceCIDR');
   return {
     file: resolve(ctx.file),
     cluster: {
       name,
       kubernetesVersion: cluster.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
-      podCIDR: cluster.podCIDR ?? CLUSTER_DEFAULTS.podCIDR,
-      serviceCIDR: cluster.serviceCIDR ?? CLUSTER_DEFAULTS.serviceCIDR,
+      podCIDR: podCIDRs.ipv4.text,
+      serviceCIDR: serviceCIDRs.ipv4.text,
+      ...(podCIDRs.ipv6 !== undefined && serviceCIDRs.ipv6 !== undefined ? { ipv6: { podCIDR: podCIDRs.ipv6.text, serviceCIDR: serviceCIDRs.ipv6.text } } : {}),
       clusterDomain: cluster.clusterDomain ?? CLUSTER_DEFAULTS.clusterDomain,
       apiEndpoint: {
         ...(cluster.apiEndpoint?.host !== undefined ? { host: cluster.apiEndpoint.host } : {}),

@@ -28,7 +28,7 @@ export interface SshEndpoint {
   readonly passwordEnv?: string;
 }
 
-export interface HostSettings {
+export interface HostSettings extends HostSection {
   readonly name: string;
   readonly ssh: SshEndpoint;
   readonly become: BecomeSettings;
@@ -40,6 +40,13 @@ export interface HostSettings {
   /** Where this host is defined, for error messages: "inventory.yaml:14:5". */
   readonly source: string;
 }
+
+/**
+ * What the product adds to a host (its node's IPv6 address, for one): empty for the engine,
+ * filled by declaration merging as ClusterSection is (src/kubernetes/inventory/cluster-settings.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an extension point, filled by declaration merging
+export interface HostSection {}
 
 /**
  * The inventory's `cluster` section. The engine never reads it: its shape belongs to the product
