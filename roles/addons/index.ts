@@ -51,6 +51,8 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
         featureGates: featureGateList(inventory.cluster.featureGates),
         mode: inventory.cluster.kubeProxy.mode,
         operatorConfig: renderKubeProxyConfigFragment(inventory.cluster.kubeProxy.config),
+        // Only in a dual-stack cluster, so that the hash of an IPv4 one's config stays as it was.
+        ...(inventory.cluster.ipv6 ? { ipv6PodCIDR: inventory.cluster.ipv6.podCIDR } : {}),
       };
       const configSha256 = createHash('sha256')
         .update(JSON.stringify([common, config]))
@@ -66,6 +68,7 @@ export function addonsRole(inputs: ClusterInputs, options: AddonsRoleOptions = {
               apiServerHost: topology.apiEndpointHost,
               apiServerPort: topology.apiServerPort,
               enableNFTables: inventory.cluster.kubeProxy.mode === 'nftables',
+              ipv6PodCIDR: inventory.cluster.ipv6?.podCIDR ?? '',
             }),
           ),
         ]

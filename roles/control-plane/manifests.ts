@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { imageReference } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
+import { podCidrs, serviceCidrs } from '../../src/kubernetes/cluster/dual-stack.js';
 import type { AnyTask, HostContext } from '../../src/orchestrator/engine/types.js';
 import type { FactMap, FactValues } from '../../src/orchestrator/engine/fact.js';
 import { MANIFESTS_DIR } from '../../src/kubernetes/facts/static-pods.js';
@@ -80,8 +81,9 @@ export function controlPlaneManifests(inputs: ClusterInputs, files: readonly Con
         apiPort: topology.apiPort,
         clusterName: inventory.cluster.name,
         clusterDomain: inventory.cluster.clusterDomain,
-        serviceCIDR: inventory.cluster.serviceCIDR,
-        podCIDR: inventory.cluster.podCIDR,
+        // Both families in a dual-stack cluster ("v4,v6"), as the flags take them.
+        serviceCIDR: serviceCidrs(inventory.cluster),
+        podCIDR: podCidrs(inventory.cluster),
         audit: inventory.cluster.audit,
         auditPolicyPath: AUDIT_POLICY_PATH,
         auditLogPath: AUDIT_LOG_PATH,

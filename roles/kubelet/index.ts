@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { ClusterInputs } from '../../src/kubernetes/cluster/cluster-inputs.js';
 import { runtimeEndpointOf } from '../../src/kubernetes/cluster/runtime-endpoint.js';
-import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
+import { isDualStack, nodeAddresses } from '../../src/kubernetes/cluster/dual-stack.js';
 import type { HostContext, Role } from '../../src/orchestrator/engine/types.js';
 import { cgroupVersion } from '../../src/orchestrator/facts/cgroup-version.js';
 import { fileState } from '../../src/orchestrator/facts/file-state.js';
@@ -68,6 +68,19 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
       // Pods route through the host and bridged traffic must pass iptables (kube-proxy, CNI).
       sysctl({ key: 'net.ipv4.ip_forward', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-ip-forward.conf' }),
       sysctl({ key: 'net.bridge.bridge-nf-call-iptables', value: '1', module: 'br_netfilter', persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf.conf' }),
+      // The same for IPv6 in a dual-stack cluster (all.forwarding also stops the node from taking
+      // router advertisements on interfaces with accept_ra 1: docs/users/dual-stack.md).
+      ...(isDualStack(inventory.cluster)
+        ? [
+            sysctl({ key: 'net.ipv6.conf.all.forwarding', value: '1', persistFile: '/etc/sysctl.d/90-kcluster-ipv6-forwarding.conf' }),
+            sysctl({
+              key: 'net.bridge.bridge-nf-call-ip6tables',
+              value: '1',
+              module: 'br_netfilter',
+              persistFile: '/etc/sysctl.d/90-kcluster-bridge-nf-ipv6.conf',
+            }),
+          ]
+        : []),
       ...binaryTasks(inputs, (a) => a.name === 'kubelet', restart),
       managedFile({ path: '/etc/kubernetes/pki/ca.crt', mode: 0o644, content: () => pki.trust.ca, notify: restart }),
       managedFile({
@@ -130,7 +143,8 @@ export function kubeletRole(inputs: ClusterInputs, options: KubeletRoleOptions =
         invalidates: ['systemd:*'],
         data: (ctx: HostContext) => ({
           nodeName: ctx.host.name,
-          nodeIp: nodeAddress(ctx.host),
+          // "v4,v6" in a dual-stack cluster: the Node gets an InternalIP of each family.
+          nodeIp: nodeAddresses(ctx.host, inventory.cluster).join(','),
           runtimeService: runtime.service,
           registerTaints: controlPlanes.has(ctx.host.name) && topology.workers.length > 0 && controlPlaneTaintOf(ctx) ? CONTROL_PLANE_TAINT : '',
         }),

@@ -10,7 +10,8 @@ import { noChange } from '../../src/orchestrator/engine/change.js';
 import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
-import { nodePodCidr, KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
+import { nodePodCidr, nodePodCidrs, KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
+import { isDualStack } from '../../src/kubernetes/cluster/dual-stack.js';
 import { linkMtu, type LinkMtu } from '../../src/orchestrator/facts/link-mtu.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
@@ -34,11 +35,25 @@ export function podMtu(link: LinkMtu, host: string, address: string): number {
   return link.mtu - VXLAN_OVERHEAD;
 }
 
+/**
+ * A dual-stack node's two ranges, IPv4 first. A Node registered while the cluster was IPv4 only
+ * keeps its one range: Kubernetes never changes a Node's pod ranges once set.
+ */
+export function dualStackPodCidrs(cidrs: readonly string[], host: string): [string, string] {
+  const [v4, v6] = cidrs;
+  if (cidrs.length === 2 && v4 !== undefined && v6 !== undefined && !v4.includes(':') && v6.includes(':')) return [v4, v6];
+  throw new Error(
+    `${host}: the cluster is dual-stack but its Node has the pod ranges [${cidrs.join(', ')}]: it registered while the cluster was IPv4 only, and Kubernetes never changes a Node's pod ranges. An installed cluster cannot become dual-stack: remove the IPv6 ranges from cluster.podCIDR and cluster.serviceCIDR, or install the cluster again`,
+  );
+}
+
 function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> {
   return {
     name: 'pod CIDR assigned',
     tags: ['pod-network'],
     facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name) }),
+    // The dual-stack CNI config reads both ranges: read again once they are assigned.
+    invalidates: ['node-pod-cidrs:*'],
     plan: (facts) =>
       facts.cidr.assigned
         ? noChange(`pod CIDR ${facts.cidr.cidr}`)
@@ -83,15 +98,26 @@ export function podNetworkRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
     tags: ['pod-network'],
     tasks: [
       waitForPodCidr(),
-      factDerivedFile({
-        path: '/etc/cni/net.d/10-flannel.conflist',
-        mode: 0o644,
-        facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
-        content: (facts, ctx) => {
-          if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
-          return conflist({ podCidr: facts.cidr.cidr, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
-        },
-      }),
+      isDualStack(inputs.inventory.cluster)
+        ? factDerivedFile({
+            path: '/etc/cni/net.d/10-flannel.conflist',
+            mode: 0o644,
+            facts: (ctx) => ({ cidrs: nodePodCidrs(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
+            content: (facts, ctx) => {
+              if (!facts.cidrs.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidrs.detail})` };
+              const [podCidr, podCidr6] = dualStackPodCidrs(facts.cidrs.cidrs, ctx.host.name);
+              return conflist({ podCidr, podCidr6, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
+            },
+          })
+        : factDerivedFile({
+            path: '/etc/cni/net.d/10-flannel.conflist',
+            mode: 0o644,
+            facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
+            content: (facts, ctx) => {
+              if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
+              return conflist({ podCidr: facts.cidr.cidr, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
+            },
+          }),
       podsInPodCidr(inputs.inventory.cluster.podCIDR),
     ],
   };

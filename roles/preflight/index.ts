@@ -14,6 +14,8 @@ import { routeTo } from '../../src/orchestrator/facts/route-to.js';
 import { checkOutcome, duplicateIdentities, PREFLIGHT_CHECKS, type HostIdentity } from './checks.js';
 import { failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { virtualIpCheckTask } from './virtual-ip.js';
+import { dualStackCheckTask } from './dual-stack.js';
+import { isDualStack } from '../../src/kubernetes/cluster/dual-stack.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
 
@@ -71,6 +73,7 @@ export function preflightRole(inputs: ClusterInputs): Role {
         inputs.topology.controlPlanes.map((h) => h.name),
       ),
     );
+  if (isDualStack(inputs.inventory.cluster)) tasks.push(dualStackCheckTask(inputs.ignorePreflight));
   // Gathered here, compared across hosts by identityRole in the next play (ctx.factOf).
   tasks.push(checkTask('preflight identity', factMap, (facts) => noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`)));
   return { name: 'preflight', tags: ['preflight'], tasks };

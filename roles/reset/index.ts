@@ -39,6 +39,9 @@ export const RESET_PATHS = [
   '/etc/docker/daemon.json',
   '/etc/sysctl.d/90-kcluster-bridge-nf.conf',
   '/etc/sysctl.d/90-kcluster-ip-forward.conf',
+  // Dual-stack clusters only (roles/kubelet).
+  '/etc/sysctl.d/90-kcluster-bridge-nf-ipv6.conf',
+  '/etc/sysctl.d/90-kcluster-ipv6-forwarding.conf',
 ] as const;
 /**
  * containerd's own state: kcluster's when it installed containerd; Docker Engine's (an OS
@@ -48,7 +51,8 @@ export const CONTAINERD_PATHS = ['/etc/containerd', '/var/lib/containerd', '/run
 const UNITS = ['kubelet.service', 'kcluster-apiproxy.service', 'kcluster-keepalived.service', 'cri-docker.service', 'kcluster-etcd-snapshot.timer'] as const;
 const ownContainerd = `kc_containerd=; [ -x /usr/bin/dockerd ] || [ -x /usr/sbin/dockerd ] || kc_containerd="containerd.service ${CONTAINERD_PATHS.join(' ')}"`;
 const k8sDockerContainers = `docker ps -aq --filter name=^k8s_ 2>/dev/null`;
-const LINKS = ['cni0', 'flannel.1'] as const;
+/** flannel-v6.1 is flannel's IPv6 vxlan device in a dual-stack cluster. */
+const LINKS = ['cni0', 'flannel.1', 'flannel-v6.1'] as const;
 const MOUNT_PREFIXES = '^(/var/lib/kubelet/|/run/containerd/|/var/lib/containerd/|/run/netns/cni-)';
 const KUBE_RULES = '(KUBE-|FLANNEL|CNI-)';
 const BINARY_DIRS = `^(${Object.values(INSTALL_DIRS).join('|')})/`;

@@ -1,7 +1,8 @@
 // The HTTP(S) proxy (cluster.proxy) for the container runtime and the kubelet: a systemd
 // drop-in per unit with HTTP_PROXY, HTTPS_PROXY and NO_PROXY (both spellings), where NO_PROXY
 // always holds what must never go through a proxy: localhost, the pod and Service CIDRs, the
-// cluster domain, every node's name and address, and the API endpoint. Without a proxy the
+// cluster domain, every node's name and address (both families in a dual-stack cluster), and
+// the API endpoint. Without a proxy the
 // drop-in is removed again.
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import type { AnyTask } from '../../orchestrator/engine/types.js';
@@ -16,10 +17,11 @@ export function noProxyList(inventory: Pick<Inventory, 'cluster' | 'hosts'>): st
     '127.0.0.1',
     cluster.podCIDR,
     cluster.serviceCIDR,
+    ...(cluster.ipv6 ? [cluster.ipv6.podCIDR, cluster.ipv6.serviceCIDR] : []),
     '.svc',
     `.${cluster.clusterDomain}`,
     ...(cluster.apiEndpoint.host !== undefined ? [cluster.apiEndpoint.host] : []),
-    ...inventory.hosts.flatMap((h) => [h.name, h.ssh.address]),
+    ...inventory.hosts.flatMap((h) => [h.name, h.ssh.address, ...(cluster.ipv6 && h.ipv6Address !== undefined ? [h.ipv6Address] : [])]),
   ];
   return [...new Set([...own, ...(cluster.proxy?.noProxy ?? [])])];
 }

@@ -11,6 +11,7 @@ import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto'
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { formatIpv4, parseCidr } from '../inventory/cidr.js';
+import { canonicalIp, isIpv6 } from '../inventory/ipv6.js';
 import { CA_DAYS, LEAF_DAYS, type CertificateRequest } from './certificate-request.js';
 import { newRsaKeyPair } from './key-pair.js';
 import { PkiFiles } from './pki-files.js';
@@ -21,6 +22,8 @@ import { signCertificate } from './sign-certificate.js';
 export interface PkiNode {
   readonly name: string;
   readonly address: string;
+  /** Its IPv6 address in a dual-stack cluster: in its kubelet's serving certificate, and the API server's on a control plane. */
+  readonly ipv6Address?: string;
 }
 
 export interface PkiSpec {
@@ -75,10 +78,13 @@ export interface ClusterPki {
 }
 
 const isIpv4 = (value: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(value);
+const isIp = (value: string): boolean => isIpv4(value) || isIpv6(value);
 const unique = (values: readonly string[]): string[] => [...new Set(values)];
 function split(values: readonly string[]): { dnsNames: string[]; ipAddresses: string[] } {
-  return { dnsNames: unique(values.filter((v) => !isIpv4(v))), ipAddresses: unique(values.filter(isIpv4)) };
+  return { dnsNames: unique(values.filter((v) => !isIp(v))), ipAddresses: unique(values.filter(isIp).map(canonicalIp)) };
 }
+/** The node's addresses for its certificates: the IPv6 one only in a dual-stack cluster. */
+const addressesOf = (n: PkiNode): string[] => [n.address, ...(n.ipv6Address !== undefined ? [n.ipv6Address] : [])];
 
 function firstServiceIp(serviceCIDR: string): string {
   const cidr = parseCidr(serviceCIDR);
@@ -102,7 +108,7 @@ export function leafRequests(spec: PkiSpec): CertificateRequest[] {
     'kubernetes.default.svc',
     `kubernetes.default.svc.${domain}`,
     'localhost',
-    ...spec.controlPlanes.flatMap((n) => [n.name, n.address]),
+    ...spec.controlPlanes.flatMap((n) => [n.name, ...addressesOf(n)]),
     spec.apiEndpoint.host,
     firstServiceIp(spec.serviceCIDR),
     '127.0.0.1',
@@ -124,7 +130,7 @@ export function leafRequests(spec: PkiSpec): CertificateRequest[] {
     leaf('kube-proxy', 'ca', 'system:kube-proxy', 'client'),
     ...spec.nodes.flatMap((n) => [
       leaf(`kubelet/${n.name}`, 'ca', `system:node:${n.name}`, 'client', { organizations: ['system:nodes'] }),
-      leaf(`kubelet-serving/${n.name}`, 'ca', `system:node:${n.name}`, 'server', { organizations: ['system:nodes'], ...split([n.name, n.address]) }),
+      leaf(`kubelet-serving/${n.name}`, 'ca', `system:node:${n.name}`, 'server', { organizations: ['system:nodes'], ...split([n.name, ...addressesOf(n)]) }),
     ]),
   ];
 }

@@ -23,3 +23,15 @@ export function addressInterface(address: string): Fact<AddressInterface> {
   if (!/^[0-9.]+$/.test(address)) throw new Error(`invalid IPv4 address "${address}"`);
   return { key: `address-interface:${address}`, script: sh`ip -o -4 addr show to ${`${address}/32`}`, parse: (out) => parseAddressInterface(out, address) };
 }
+
+/** The same for an IPv6 address (`ip -o -6 addr show to ADDRESS/128`); the address as `ip` prints it may be written otherwise. */
+export function parseIpv6AddressInterface(stdout: string): AddressInterface {
+  // "2: eth0    inet6 fd00:231:30::11/64 scope global \ ..." (one line: `to ADDRESS/128` matches one address)
+  const match = /^\d+:\s+(\S+)\s+inet6\s+[0-9a-fA-F:]+\/(\d+)\s/m.exec(stdout);
+  return match ? { dev: (match[1] ?? '').replace(/@.*$/, ''), prefixLength: Number(match[2]) } : {};
+}
+
+export function ipv6AddressInterface(address: string): Fact<AddressInterface> {
+  if (!/^[0-9a-fA-F:]+$/.test(address)) throw new Error(`invalid IPv6 address "${address}"`);
+  return { key: `ipv6-address-interface:${address}`, script: sh`ip -o -6 addr show to ${`${address}/128`}`, parse: parseIpv6AddressInterface };
+}

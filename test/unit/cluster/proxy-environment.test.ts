@@ -13,6 +13,30 @@ const parsed = (text: string) => parseInventoryText(root, text).result;
 const hosts = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2 }\n';
 
 describe('cluster.proxy', () => {
+  it("NO_PROXY holds both families of a dual-stack cluster: its IPv6 ranges and every node's IPv6 address", () => {
+    const result = parsed(
+      'cluster:\n  podCIDR: 10.244.0.0/16,fd00:10:244::/56\n  serviceCIDR: 10.96.0.0/12,fd00:10:96::/112\n  proxy: { http: http://proxy.corp:3128 }\n' +
+        'hosts:\n  - { name: cp1, address: 10.0.0.1, ipv6Address: "fd00::1", roles: [control-plane] }\n  - { name: w1, address: 10.0.0.2, ipv6Address: "fd00::2" }\n',
+    );
+    if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join('\n'));
+    expect(noProxyList(result.inventory)).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '10.244.0.0/16',
+      '10.96.0.0/12',
+      'fd00:10:244::/56',
+      'fd00:10:96::/112',
+      '.svc',
+      '.cluster.local',
+      'cp1',
+      '10.0.0.1',
+      'fd00::1',
+      'w1',
+      '10.0.0.2',
+      'fd00::2',
+    ]);
+  });
+
   it("NO_PROXY holds localhost, the CIDRs, the cluster domain, the API endpoint and every node, then the operator's entries once", () => {
     const result = parsed(
       `cluster:\n  apiEndpoint: { host: api.corp.example }\n  proxy:\n    http: http://proxy.corp:3128\n    noProxy: [.corp.example, 10.0.0.1]\n${hosts}`,

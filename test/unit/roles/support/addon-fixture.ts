@@ -19,26 +19,26 @@ export type AddonChange = Change<{ manifest: string; sha256: string }>;
 export interface AddonFixture {
   /** A folder for files the inventory names (a bundle path, say). */
   readonly root: string;
-  readonly inputs: (cluster?: string) => ClusterInputs;
+  readonly inputs: (cluster?: string, hosts?: string) => ClusterInputs;
   readonly record: (data: Record<string, string>) => AddonRecord;
   /** The addon task's plan with `cluster` (lines under `cluster:`) and the record holding `data`. */
   readonly planOf: (cluster: string, data: Record<string, string>) => AddonChange;
   /** The manifest the task would apply with `cluster`; throws when it would not apply. */
-  readonly manifestOf: (cluster?: string) => string;
+  readonly manifestOf: (cluster?: string, hosts?: string) => string;
 }
 
 export function addonFixture(name: string, task: (inputs: ClusterInputs) => AnyTask): AddonFixture {
   const root = mkdtempSync(join(tmpdir(), `kc-${name}-`));
-  const inputs = (cluster = ''): ClusterInputs => {
-    const inventory = loadInventoryText(root, `${cluster ? `cluster:\n${cluster}` : ''}${TWO_HOSTS}`);
+  const inputs = (cluster = '', hosts = TWO_HOSTS): ClusterInputs => {
+    const inventory = loadInventoryText(root, `${cluster ? `cluster:\n${cluster}` : ''}${hosts}`);
     const artifacts = requiredArtifacts(inventory).map((a) => ({ ...a, reference: a.type === 'image' ? `kcluster.local/${a.name}:${a.version}` : undefined }));
     return { inventory, topology: topologyOf(inventory), artifacts, encryption: { keys: [{ name: 'key-1', secret: 'unused' }] } } as unknown as ClusterInputs;
   };
   const record = (data: Record<string, string>): AddonRecord => addonRecord.parse(`ok\n${JSON.stringify(data)}\n`, 0);
-  const planOf = (cluster: string, data: Record<string, string>): AddonChange =>
-    task(inputs(cluster)).plan({ record: record(data) } as never, {} as HostContext) as AddonChange;
-  const manifestOf = (cluster = ''): string => {
-    const change = planOf(cluster, {});
+  const planOf = (cluster: string, data: Record<string, string>, hosts?: string): AddonChange =>
+    task(inputs(cluster, hosts)).plan({ record: record(data) } as never, {} as HostContext) as AddonChange;
+  const manifestOf = (cluster = '', hosts?: string): string => {
+    const change = planOf(cluster, {}, hosts);
     if (!isPending(change)) throw new Error(`expected ${name} to be applied, got ${change.kind}`);
     return change.payload.manifest;
   };
