@@ -2,11 +2,16 @@
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { LabSettings } from './lab-settings.js';
-import { labHosts } from './lab-settings.js';
+import { labHosts, labIpv6Prefix } from './lab-settings.js';
 
 export function labInventoryYaml(settings: LabSettings, schemaPath: string): string {
   const doc = {
-    cluster: { name: settings.name, ...(settings.bundle !== undefined ? { artifacts: { source: 'bundle', bundle: settings.bundle } } : {}) },
+    cluster: {
+      name: settings.name,
+      // A lab with IPv6 (`--ipv6`) makes a dual-stack cluster: kcluster's example ranges.
+      ...(settings.ipv6 ? { podCIDR: '10.244.0.0/16,fd00:10:244::/56', serviceCIDR: '10.96.0.0/12,fd00:10:96::/112' } : {}),
+      ...(settings.bundle !== undefined ? { artifacts: { source: 'bundle', bundle: settings.bundle } } : {}),
+    },
     // The lab's cluster keeps its state (PKI, encryption keys, logs) beside the lab, not in
     // ~/.kcluster/<name>: `lab down` removes it with the hosts, so the next lab of the same name
     // never inherits a gone cluster's CA or a rotation it left half done, and a real cluster
@@ -43,5 +48,5 @@ export function labInventoryYaml(settings: LabSettings, schemaPath: string): str
     ...(settings.vm !== undefined ? { vars: { readyTimeoutSeconds: 1200 } } : {}),
     hosts: labHosts(settings),
   };
-  return `# yaml-language-server: $schema=${schemaPath}\n# Written by \`kcluster lab up\` for the lab "${settings.name}" (${settings.subnet}).\n${stringify(doc)}`;
+  return `# yaml-language-server: $schema=${schemaPath}\n# Written by \`kcluster lab up\` for the lab "${settings.name}" (${settings.subnet}${settings.ipv6 ? `, ${labIpv6Prefix(settings.net)}/64` : ''}).\n${stringify(doc)}`;
 }

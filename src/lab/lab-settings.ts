@@ -21,6 +21,8 @@ export interface LabSettings {
   readonly bundle?: string;
   /** VM hosts (QEMU, a stock Debian kernel of this suite) instead of nspawn containers. */
   readonly vm?: 'bookworm' | 'trixie';
+  /** IPv6 too (`--ipv6`): the bridge and every host get an address of labIpv6Prefix(net), and the inventory is dual-stack. */
+  readonly ipv6?: boolean;
 }
 
 export const LAB_ROOT = '/var/lib/kcluster/labs';
@@ -37,6 +39,12 @@ export function parseLabSubnet(subnet: string): string | { error: string } {
   return `${m[1]}.${m[2]}.${m[3]}`;
 }
 
+/**
+ * The lab's unique-local IPv6 /64, read as its IPv4 /24: 10.231.30 gives fd00:231:30:: (the
+ * octets written as hex groups). The machine's side is ::1, hosts ::11 upward, as in IPv4.
+ */
+export const labIpv6Prefix = (net: string): string => `fd00:${net.split('.').slice(1).join(':')}::`;
+
 export function labSettings(options: {
   name: string;
   hosts: number;
@@ -48,6 +56,7 @@ export function labSettings(options: {
   home?: string;
   bundle?: string;
   vm?: 'bookworm' | 'trixie';
+  ipv6?: boolean;
 }): LabSettings {
   const { home: _home, ...rest } = options;
   return {
@@ -58,10 +67,13 @@ export function labSettings(options: {
   };
 }
 
-export function labHosts(settings: Pick<LabSettings, 'name' | 'hosts' | 'controlPlanes' | 'net'>): { name: string; address: string; roles: string[] }[] {
+export function labHosts(
+  settings: Pick<LabSettings, 'name' | 'hosts' | 'controlPlanes' | 'net' | 'ipv6'>,
+): { name: string; address: string; ipv6Address?: string; roles: string[] }[] {
   return Array.from({ length: settings.hosts }, (_, i) => ({
     name: `${settings.name}${i + 1}`,
     address: `${settings.net}.${11 + i}`,
+    ...(settings.ipv6 ? { ipv6Address: `${labIpv6Prefix(settings.net)}${11 + i}` } : {}),
     roles: i < settings.controlPlanes ? ['control-plane'] : ['worker'],
   }));
 }

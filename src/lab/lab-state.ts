@@ -9,7 +9,7 @@ export interface LabInfo extends LabSettings {
   readonly sshConfigFile: string;
   readonly knownHostsFile: string;
   readonly keyFile: string;
-  readonly hostList: readonly { name: string; address: string; roles: string[] }[];
+  readonly hostList: readonly { name: string; address: string; ipv6Address?: string; roles: string[] }[];
   readonly createdAt: string;
   /** Hosts have python3 (`lab up --python`). */
   readonly python?: boolean;

@@ -5,7 +5,7 @@ import { SCHEMA_PATH } from '../kubernetes/inventory/schema-diagnostics.js';
 import { ensureBase } from './lab-base.js';
 import { labInventoryYaml } from './lab-inventory.js';
 import { labPreflight } from './lab-preflight.js';
-import { labHosts, labSettings, parseLabSubnet, validateLabName, type LabSettings } from './lab-settings.js';
+import { labHosts, labIpv6Prefix, labSettings, parseLabSubnet, validateLabName, type LabSettings } from './lab-settings.js';
 import { readLabInfo, writeLabInfo, type LabInfo } from './lab-state.js';
 import { runScript } from './run-script.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ export interface LabUpOptions {
   readonly bundle?: string;
   /** VM hosts with a stock Debian kernel of this suite (`--vm`). */
   readonly vm?: VmSuite;
+  /** IPv6 addresses too, and a dual-stack inventory (`--ipv6`). */
+  readonly ipv6?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -59,6 +61,7 @@ function hostsScriptEnv(settings: LabSettings, net: string, base: string): Recor
     NET: net,
     COUNT: String(settings.hosts),
     PRIVILEGED: settings.privileged ? '1' : '0',
+    IPV6_PREFIX: settings.ipv6 ? labIpv6Prefix(net) : '',
     APT_PROXY_CMD: join(packageRoot(), 'dist', 'src', 'lab', 'apt-proxy.js'),
   };
 }
@@ -77,7 +80,9 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
       throw new LabError('--vm excludes --light, --privileged and --python: VM hosts are whole machines that run container runtimes as they are');
     if (!(VM_SUITES as readonly string[]).includes(options.vm)) throw new LabError(`--suite must be one of ${VM_SUITES.join(', ')} (got "${options.vm}")`);
     if (options.hosts > 8) throw new LabError(`--vm labs have at most 8 hosts (each VM takes 2-3 GiB of memory; got ${options.hosts})`);
+    if (options.ipv6) throw new LabError('--ipv6 is for container labs: VM labs are IPv4 only for now');
   }
+  if (options.ipv6 && options.light) throw new LabError('--ipv6 and --light exclude each other: light hosts are for scale tests of IPv4 SSH');
   if (!Number.isInteger(options.controlPlanes) || options.controlPlanes < 1 || options.controlPlanes > options.hosts) {
     throw new LabError(`--control-planes must be 1-${options.hosts} (got ${options.controlPlanes})`);
   }
@@ -93,6 +98,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     subnet: options.subnet,
     ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
     ...(options.vm !== undefined ? { vm: options.vm } : {}),
+    ...(options.ipv6 ? { ipv6: true } : {}),
   });
 
   const existing = readLabInfo(options.name);
@@ -104,10 +110,11 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
       (existing.python ?? false) === (options.python ?? false) &&
       existing.controlPlanes === settings.controlPlanes &&
       existing.privileged === settings.privileged &&
-      existing.subnet === settings.subnet;
+      existing.subnet === settings.subnet &&
+      (existing.ipv6 ?? false) === (settings.ipv6 ?? false);
     if (!same)
       throw new LabError(
-        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}): run \`kcluster lab down --name ${options.name}\` first`,
+        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}${existing.ipv6 ? ', IPv6' : ''}): run \`kcluster lab down --name ${options.name}\` first`,
       );
     const stopped = existing.hostList.filter((h) => !hostRunning(existing, h.name)).map((h) => h.name);
     if (stopped.length === 0 || existing.vm !== undefined || existing.light) return { info: existing, alreadyUp: true };

@@ -40,6 +40,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--bundle <path>', 'artifact bundle the written inventory installs from (see kcluster artifacts verify)')
     .option('--vm', 'virtual machines with a stock Debian kernel (QEMU; KVM where it can run one, else software emulation) instead of containers')
     .option('--suite <name>', 'with --vm: the Debian release of the VMs (bookworm or trixie)', 'bookworm')
+    .option('--ipv6', 'IPv6 too: the bridge and hosts get unique-local addresses (fd00:231:0::/64 for 10.231.0.0/24), and the inventory is dual-stack')
     .action(
       async (options: {
         name: string;
@@ -52,6 +53,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
         bundle?: string;
         vm?: boolean;
         suite: string;
+        ipv6?: boolean;
       }) => {
         const started = Date.now();
         try {
@@ -65,6 +67,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
             subnet: options.subnet,
             ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
             ...(options.vm ? { vm: options.suite as VmSuite } : {}),
+            ...(options.ipv6 ? { ipv6: true } : {}),
             log: options.vm
               ? (line: string) =>
                   line.startsWith('VMs: ') || line.startsWith('vm-up: ') || line.startsWith('vm-base: ') ? cli.stderr.write(`  ${line}\n`) : quietLog(line)
@@ -75,7 +78,10 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
               alreadyUp
                 ? `lab "${info.name}" is already up${restarted ? `; started again: ${restarted.join(', ')}` : ''}`
                 : `lab "${info.name}" up: ${info.hosts} hosts in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-              ...info.hostList.map((h) => `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.roles.join(',')}`),
+              ...info.hostList.map(
+                (h) =>
+                  `  ${h.name.padEnd(10)} ${h.address.padEnd(14)} ${h.ipv6Address !== undefined ? `${h.ipv6Address.padEnd(18)} ` : ''}${h.roles.join(',')}`,
+              ),
               `inventory:   ${info.inventoryFile}`,
               `ssh:         ssh -F ${info.sshConfigFile} ${info.hostList[0]?.name ?? ''}`,
               ...(info.accelerator !== undefined ? [`VMs:         ${info.accelerator}`] : []),

@@ -13,6 +13,12 @@ ensure_key_and_bridge() {
     ip addr add "$NET.1/24" dev "$BRIDGE"
     ip link set "$BRIDGE" up
   fi
+  # A lab with IPv6 (IPV6_PREFIX, e.g. fd00:231:30::): the machine's side is ::1. No DAD: the
+  # lab's addresses are unique by construction, and a tentative address refuses to be bound.
+  if [ -n "${IPV6_PREFIX:-}" ]; then
+    sysctl -qw "net.ipv6.conf.$BRIDGE.disable_ipv6=0" "net.ipv6.conf.$BRIDGE.accept_dad=0"
+    ip -6 addr replace "${IPV6_PREFIX}1/64" dev "$BRIDGE" nodad
+  fi
 }
 
 write_ssh_config() {

@@ -4,6 +4,7 @@
 # A host whose container still runs is left alone: run again, it boots only the hosts that
 # stopped (killed or powered off), each with the disk it had.
 # Env: NAME RUN_DIR HOME_DIR BASE BRIDGE NET (first three octets) COUNT PRIVILEGED(0|1)
+#      IPV6_PREFIX (the lab's IPv6 /64 without its host part, e.g. fd00:231:30::; empty: IPv4 only)
 #      APT_PROXY_CMD (node entry of the apt proxy; empty: none) WAIT (seconds)
 set -euo pipefail
 : "${NAME:?}" "${RUN_DIR:?}" "${HOME_DIR:?}" "${BASE:?}" "${BRIDGE:?}" "${NET:?}" "${COUNT:?}"
@@ -44,6 +45,9 @@ for i in $(seq 1 "$COUNT"); do
   mkdir -p "$M/etc/systemd/network"
   printf '[Match]\nName=host0\n[Network]\nAddress=%s/24\nGateway=%s.1\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n' "$ip" "$NET" \
     > "$M/etc/systemd/network/10-lab.network"
+  if [ -n "${IPV6_PREFIX:-}" ]; then
+    printf 'Address=%s%s/64\nGateway=%s1\nIPv6DuplicateAddressDetection=0\n' "$IPV6_PREFIX" "$((10+i))" "$IPV6_PREFIX" >> "$M/etc/systemd/network/10-lab.network"
+  fi
 
   # Own cgroup per host (name=systemd and unified), or every --keep-unit container shares one.
   cgdirs="/sys/fs/cgroup/systemd/kcluster-lab/$host /sys/fs/cgroup/unified/kcluster-lab/$host"
