@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { debianMirror, parseAptSources } from '../../../src/lab/apt-sources.js';
 import { labInventoryYaml } from '../../../src/lab/lab-inventory.js';
-import { labHosts, labSettings, parseLabSubnet, validateLabName } from '../../../src/lab/lab-settings.js';
+import { labHosts, labIpv6Prefix, labSettings, parseLabSubnet, validateLabName } from '../../../src/lab/lab-settings.js';
 import { parseInventory } from '../../../src/kubernetes/inventory/load-inventory.js';
 
 describe('lab settings', () => {
@@ -47,6 +47,30 @@ describe('lab settings', () => {
       expect(result.inventory.ssh.knownHostsFile).toBe('/home/u/.kcluster/labs/lab/known_hosts');
       // The cluster's state lives with the lab (lab down removes it), never in ~/.kcluster/lab.
       expect(result.inventory.stateDir).toBe('/home/u/.kcluster/labs/lab/state');
+    }
+  });
+  it('with --ipv6: each host gets the address of the lab /64 read from its IPv4 /24, and the inventory is dual-stack', () => {
+    const settings = labSettings({
+      name: 'lab',
+      hosts: 2,
+      controlPlanes: 1,
+      privileged: false,
+      light: false,
+      net: '10.231.30',
+      subnet: '10.231.30.0/24',
+      home: '/home/u',
+      ipv6: true,
+    });
+    expect(labIpv6Prefix('10.231.30')).toBe('fd00:231:30::');
+    expect(labHosts(settings).map((h) => h.ipv6Address)).toEqual(['fd00:231:30::11', 'fd00:231:30::12']);
+    const yaml = labInventoryYaml(settings, '/repo/src/kubernetes/inventory/inventory.schema.json');
+    expect(yaml.split('\n')[1]).toBe('# Written by `kcluster lab up` for the lab "lab" (10.231.30.0/24, fd00:231:30::/64).');
+    const result = parseInventory(yaml, '/home/u/.kcluster/labs/lab/inventory.yaml', { env: {}, homeDir: '/home/u' });
+    // Only the key's absence (this test writes none): no warning of the dual-stack settings.
+    expect(result.warnings.map((w) => w.path)).toEqual(['ssh.keyFile']);
+    if (result.ok) {
+      expect(result.inventory.cluster.ipv6).toEqual({ podCIDR: 'fd00:10:244::/56', serviceCIDR: 'fd00:10:96::/112' });
+      expect(result.inventory.hosts.map((h) => h.ipv6Address)).toEqual(['fd00:231:30::11', 'fd00:231:30::12']);
     }
   });
 });
