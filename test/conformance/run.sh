@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh -i INVENTORY [--focus REGEX] [--skip REGEX] [--out DIR] [--nodes N] [--timeout DURATION]
-#        [--no-import] [--list] [--images-only]
+#        [--num-nodes N] [--no-import] [--list] [--images-only]
 #
 # Runs Kubernetes Conformance specs against the cluster of a kcluster inventory:
 #   1. e2e.test, kubectl and ginkgo for the cluster's kubernetesVersion (build-e2e-test.sh,
@@ -19,13 +19,16 @@
 # --focus '\[Conformance\]' runs every Conformance spec (with the default --skip, not the
 # [Serial] and [Disruptive] ones: pass --skip '\[Disruptive\]' and --nodes 1 for those).
 # --nodes N runs N specs at once through the ginkgo CLI (the [Serial] ones then wait for the rest).
+# --num-nodes N tells e2e.test the cluster's schedulable nodes: without it, specs that need
+# several nodes count them only in ginkgo's first process, and skip ("Requires at least 2 nodes
+# (not -1)") in the others.
 # --list prints the specs the focus and skip select (a ginkgo dry run) and stops.
 # --images-only builds the test images and imports them on the hosts, then stops.
 # OUT defaults to /tmp/kcluster-conformance/<cluster>-<UTC time>.
 . "$(dirname "$0")/lib.sh"
 
 usage() { sed -n '2,3p' "$0" | sed 's/^# //' >&2; exit 2; }
-inventory='' focus='' skip='\[Serial\]|\[Disruptive\]' out='' nodes=1 timeout=3h import=1 list='' images_only=''
+inventory='' focus='' skip='\[Serial\]|\[Disruptive\]' out='' nodes=1 timeout=3h import=1 list='' images_only='' num_nodes=''
 while [ $# -gt 0 ]; do
   case $1 in
     -i|--inventory) inventory=${2:?}; shift 2 ;;
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --skip) skip=${2?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
     --nodes) nodes=${2:?}; shift 2 ;;
+    --num-nodes) num_nodes=${2:?}; shift 2 ;;
     --timeout) timeout=${2:?}; shift 2 ;;
     --no-import) import=; shift ;;
     --list) list=1; shift ;;
@@ -44,6 +48,7 @@ done
 [ -n "$inventory" ] || usage
 [ -f "$inventory" ] || fail "inventory $inventory: no such file"
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || fail "--nodes wants a positive number"
+[ -z "$num_nodes" ] || [[ $num_nodes =~ ^[1-9][0-9]*$ ]] || fail "--num-nodes wants a positive number"
 command -v node >/dev/null || fail "needs node (kcluster's CLI)"
 command -v ssh >/dev/null || fail "needs ssh"
 inventory=$(cd "$(dirname "$inventory")" && pwd)/$(basename "$inventory")
@@ -84,7 +89,7 @@ fi
 note "e2e.test and the test images ready in $((SECONDS - t0)) s"
 
 framework_args=(--kubeconfig="$out/admin.conf" --provider=skeleton --kubectl-path="$out/bin/kubectl"
-  --dns-domain="$dns_domain" --report-dir="$out/report")
+  --dns-domain="$dns_domain" --report-dir="$out/report" ${num_nodes:+--num-nodes="$num_nodes"})
 if [ -n "$list" ]; then
   touch "$out/admin.conf"
   { "$out/bin/e2e.test" "${framework_args[@]}" --ginkgo.dry-run --ginkgo.v --ginkgo.no-color \

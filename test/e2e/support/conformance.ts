@@ -28,13 +28,13 @@ export function parseConformanceSummary(line: string): Pick<ConformanceResult, '
 
 /**
  * Runs the focused selection (selection.txt) against the inventory's cluster, `nodes` specs at a
- * time; `select` gives run.sh's --focus and --skip instead.
+ * time; `select` gives run.sh's --focus and --skip instead, and `numNodes` its --num-nodes.
  */
 export async function conformanceSelection(
   inventory: string,
   out: string,
   nodes: number,
-  select?: { focus: string; skip: string },
+  select?: { focus: string; skip: string; numNodes?: number },
 ): Promise<ConformanceResult> {
   const args = [
     join(root, 'test', 'conformance', 'run.sh'),
@@ -45,6 +45,7 @@ export async function conformanceSelection(
     '--out',
     out,
     ...(select ? ['--focus', select.focus, '--skip', select.skip] : []),
+    ...(select?.numNodes !== undefined ? ['--num-nodes', String(select.numNodes)] : []),
   ];
   const outcome = await run('bash', args, { maxBuffer: 64 * 1024 * 1024 }).then(
     (r) => ({ stdout: r.stdout, stderr: r.stderr }),
