@@ -23,6 +23,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'release-stages.test.ts',
   'quick-start.test.ts',
   'nftables.test.ts',
+  'dual-stack.test.ts',
 ];
 
 /** The e2e project's files in E2E_LONGEST_FIRST order (unlisted ones first); other projects as vitest sorts them. */
