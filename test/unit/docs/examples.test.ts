@@ -22,6 +22,7 @@ const FILES = ['inventory.example.yaml', ...EXAMPLES];
 const WANTED = [
   'examples/air-gapped.yaml',
   'examples/docker.yaml',
+  'examples/dual-stack.yaml',
   'examples/ha-load-balancer.yaml',
   'examples/ha-local-proxy.yaml',
   'examples/minimal.yaml',
