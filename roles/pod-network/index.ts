@@ -11,7 +11,7 @@ import { pollUntil } from '../../src/orchestrator/engine/poll-until.js';
 import type { Role, Task } from '../../src/orchestrator/engine/types.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { nodePodCidr, nodePodCidrs, KUBELET_KUBECONFIG } from '../../src/kubernetes/facts/node-pod-cidr.js';
-import { isDualStack } from '../../src/kubernetes/cluster/dual-stack.js';
+import { IPV4_ONLY_NODE, isDualStack } from '../../src/kubernetes/cluster/dual-stack.js';
 import { linkMtu, type LinkMtu } from '../../src/orchestrator/facts/link-mtu.js';
 import { sh } from '../../src/orchestrator/ssh/quote.js';
 import { factDerivedFile } from '../../src/orchestrator/tasks/fact-derived-file.js';
@@ -42,9 +42,7 @@ export function podMtu(link: LinkMtu, host: string, address: string): number {
 export function dualStackPodCidrs(cidrs: readonly string[], host: string): [string, string] {
   const [v4, v6] = cidrs;
   if (cidrs.length === 2 && v4 !== undefined && v6 !== undefined && !v4.includes(':') && v6.includes(':')) return [v4, v6];
-  throw new Error(
-    `${host}: the cluster is dual-stack but its Node has the pod ranges [${cidrs.join(', ')}]: it registered while the cluster was IPv4 only, and Kubernetes never changes a Node's pod ranges. An installed cluster cannot become dual-stack: remove the IPv6 ranges from cluster.podCIDR and cluster.serviceCIDR, or install the cluster again`,
-  );
+  throw new Error(`${host}: the cluster is dual-stack but its Node has the pod ranges [${cidrs.join(', ')}]: ${IPV4_ONLY_NODE}`);
 }
 
 function waitForPodCidr(): Task<{ cidr: ReturnType<typeof nodePodCidr> }, null> {
@@ -92,32 +90,24 @@ export function podNetworkRole(inputs: Pick<ClusterInputs, 'inventory'>): Role {
   const renderer = createTemplateRenderer();
   const conflist = renderer.compile(join(templateDir, '10-flannel.conflist.hbs'));
   if (inputs.inventory.cluster.cni === 'none') return { name: 'pod-network', tasks: [] };
+  const dualStack = isDualStack(inputs.inventory.cluster);
   return {
     name: 'pod-network',
     templateDir,
     tags: ['pod-network'],
     tasks: [
       waitForPodCidr(),
-      isDualStack(inputs.inventory.cluster)
-        ? factDerivedFile({
-            path: '/etc/cni/net.d/10-flannel.conflist',
-            mode: 0o644,
-            facts: (ctx) => ({ cidrs: nodePodCidrs(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
-            content: (facts, ctx) => {
-              if (!facts.cidrs.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidrs.detail})` };
-              const [podCidr, podCidr6] = dualStackPodCidrs(facts.cidrs.cidrs, ctx.host.name);
-              return conflist({ podCidr, podCidr6, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
-            },
-          })
-        : factDerivedFile({
-            path: '/etc/cni/net.d/10-flannel.conflist',
-            mode: 0o644,
-            facts: (ctx) => ({ cidr: nodePodCidr(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
-            content: (facts, ctx) => {
-              if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
-              return conflist({ podCidr: facts.cidr.cidr, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
-            },
-          }),
+      factDerivedFile({
+        path: '/etc/cni/net.d/10-flannel.conflist',
+        mode: 0o644,
+        // A dual-stack node's two ranges (spec.podCIDRs); spec.podCIDR alone otherwise.
+        facts: (ctx) => ({ cidr: dualStack ? nodePodCidrs(ctx.host.name) : nodePodCidr(ctx.host.name), link: linkMtu(nodeAddress(ctx.host)) }),
+        content: (facts, ctx) => {
+          if (!facts.cidr.assigned) return { skip: `the node has no pod CIDR yet (${facts.cidr.detail})` };
+          const [podCidr, podCidr6] = 'cidrs' in facts.cidr ? dualStackPodCidrs(facts.cidr.cidrs, ctx.host.name) : [facts.cidr.cidr];
+          return conflist({ podCidr, podCidr6, mtu: podMtu(facts.link, ctx.host.name, nodeAddress(ctx.host)) });
+        },
+      }),
       podsInPodCidr(inputs.inventory.cluster.podCIDR),
     ],
   };

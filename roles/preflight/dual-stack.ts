@@ -2,6 +2,7 @@
 // holds its IPv4 address (flannel sends both families' tunnels from one interface and refuses
 // two), and a Node it registered before is not IPv4 only (Kubernetes never changes a Node's
 // pod ranges, so an installed cluster cannot become dual-stack).
+import { IPV4_ONLY_NODE } from '../../src/kubernetes/cluster/dual-stack.js';
 import { nodeAddress } from '../../src/kubernetes/cluster/topology.js';
 import { nodePodCidrs, type NodePodCidrs } from '../../src/kubernetes/facts/node-pod-cidr.js';
 import type { Fact } from '../../src/orchestrator/engine/fact.js';
@@ -32,7 +33,7 @@ export function dualStackProblem(host: { name: string; address: string; ipv6Addr
   if (facts.podCidrs.assigned && facts.podCidrs.cidrs.length < 2)
     return {
       ok: false,
-      problem: `the Node ${host.name} has the pod range ${facts.podCidrs.cidrs.join(', ')} only: it registered while the cluster was IPv4 only, and Kubernetes never changes a Node's pod ranges. An installed cluster cannot become dual-stack: remove the IPv6 ranges from cluster.podCIDR and cluster.serviceCIDR, or install the cluster again`,
+      problem: `the Node ${host.name} has the pod range ${facts.podCidrs.cidrs.join(', ')} only: ${IPV4_ONLY_NODE}`,
     };
   return { ok: true, note: `${host.address} and ${host.ipv6Address} on ${facts.ipv6.dev}` };
 }

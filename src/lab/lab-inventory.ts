@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { LabSettings } from './lab-settings.js';
 import { labHosts, labIpv6Prefix } from './lab-settings.js';
+import { DUAL_STACK_EXAMPLE } from '../kubernetes/inventory/cluster-cidrs.js';
 
 export function labInventoryYaml(settings: LabSettings, schemaPath: string): string {
   const doc = {
     cluster: {
       name: settings.name,
       // A lab with IPv6 (`--ipv6`) makes a dual-stack cluster: kcluster's example ranges.
-      ...(settings.ipv6 ? { podCIDR: '10.244.0.0/16,fd00:10:244::/56', serviceCIDR: '10.96.0.0/12,fd00:10:96::/112' } : {}),
+      ...(settings.ipv6 ? DUAL_STACK_EXAMPLE : {}),
       ...(settings.bundle !== undefined ? { artifacts: { source: 'bundle', bundle: settings.bundle } } : {}),
     },
     // The lab's cluster keeps its state (PKI, encryption keys, logs) beside the lab, not in

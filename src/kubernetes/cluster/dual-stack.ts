@@ -5,6 +5,10 @@ import type { ClusterSettings } from '../inventory/cluster-settings.js';
 import type { HostSettings } from '../../orchestrator/inventory/model.js';
 import { nodeAddress } from './topology.js';
 
+/** Why a Node registered while the cluster was IPv4 only cannot serve a dual-stack one, and what to do (preflight and the CNI config say it). */
+export const IPV4_ONLY_NODE =
+  "it registered while the cluster was IPv4 only, and Kubernetes never changes a Node's pod ranges. An installed cluster cannot become dual-stack: remove the IPv6 ranges from cluster.podCIDR and cluster.serviceCIDR, or install the cluster again";
+
 export const isDualStack = (cluster: Pick<ClusterSettings, 'ipv6'>): boolean => cluster.ipv6 !== undefined;
 
 /** --cluster-cidr, kube-proxy's clusterCIDR: "v4" or "v4,v6". */

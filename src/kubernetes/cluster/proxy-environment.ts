@@ -5,6 +5,7 @@
 // the API endpoint. Without a proxy the
 // drop-in is removed again.
 import type { Inventory } from '../../orchestrator/inventory/model.js';
+import { nodeAddresses } from './dual-stack.js';
 import type { AnyTask } from '../../orchestrator/engine/types.js';
 import { fileAbsent } from '../../orchestrator/tasks/file-absent.js';
 import { managedFile } from '../../orchestrator/tasks/managed-file.js';
@@ -21,7 +22,7 @@ export function noProxyList(inventory: Pick<Inventory, 'cluster' | 'hosts'>): st
     '.svc',
     `.${cluster.clusterDomain}`,
     ...(cluster.apiEndpoint.host !== undefined ? [cluster.apiEndpoint.host] : []),
-    ...inventory.hosts.flatMap((h) => [h.name, h.ssh.address, ...(cluster.ipv6 && h.ipv6Address !== undefined ? [h.ipv6Address] : [])]),
+    ...inventory.hosts.flatMap((h) => [h.name, ...nodeAddresses(h, cluster)]),
   ];
   return [...new Set([...own, ...(cluster.proxy?.noProxy ?? [])])];
 }

@@ -2,7 +2,7 @@
 // addresses; both families or one), each host's IPv6 address in a dual-stack cluster, artifacts.
 import { CLUSTER_DEFAULTS } from './defaults.js';
 import { cidrContains, cidrsOverlap, parseIpv4 } from './cidr.js';
-import { clusterCidrsOf, parseClusterCidrs, type ClusterCidrKey, type ClusterCidrs } from './cluster-cidrs.js';
+import { clusterCidrsOf, DUAL_STACK_EXAMPLE, parseClusterCidrs, type ClusterCidrKey, type ClusterCidrs } from './cluster-cidrs.js';
 import { cidr6Contains, cidrs6Overlap, parseIpv6 } from './ipv6.js';
 import type { RawInventory } from './raw-inventory.js';
 import type { Report } from './semantic-checks.js';
@@ -201,16 +201,16 @@ export function checkCluster(raw: RawInventory, report: Report): void {
   const cluster = recordAt(raw, 'cluster') ?? {};
   const pod = cidrsOf(cluster, 'podCIDR', report);
   const service = cidrsOf(cluster, 'serviceCIDR', report);
-  const at = (): ClusterCidrKey => (cluster['serviceCIDR'] !== undefined ? 'serviceCIDR' : 'podCIDR');
+  const at: ClusterCidrKey = cluster['serviceCIDR'] !== undefined ? 'serviceCIDR' : 'podCIDR';
   if (pod && service && cidrsOverlap(pod.ipv4, service.ipv4))
-    report(['cluster', at()], `pod CIDR ${pod.ipv4.text} and service CIDR ${service.ipv4.text} overlap: choose disjoint ranges`);
+    report(['cluster', at], `pod CIDR ${pod.ipv4.text} and service CIDR ${service.ipv4.text} overlap: choose disjoint ranges`);
   if (pod?.ipv6 && service?.ipv6 && cidrs6Overlap(pod.ipv6, service.ipv6))
-    report(['cluster', at()], `pod CIDR ${pod.ipv6.text} and service CIDR ${service.ipv6.text} overlap: choose disjoint ranges`);
+    report(['cluster', at], `pod CIDR ${pod.ipv6.text} and service CIDR ${service.ipv6.text} overlap: choose disjoint ranges`);
   if (pod && service && (pod.ipv6 === undefined) !== (service.ipv6 === undefined)) {
     const [has, lacks]: [ClusterCidrKey, ClusterCidrKey] = pod.ipv6 ? ['podCIDR', 'serviceCIDR'] : ['serviceCIDR', 'podCIDR'];
     report(
       ['cluster', lacks],
-      `${has} has an IPv6 range and ${lacks} has none: a dual-stack cluster needs both (such as ${lacks === 'podCIDR' ? '10.244.0.0/16,fd00:10:244::/56' : '10.96.0.0/12,fd00:10:96::/112'}), an IPv4-only one neither`,
+      `${has} has an IPv6 range and ${lacks} has none: a dual-stack cluster needs both (such as ${DUAL_STACK_EXAMPLE[lacks]}), an IPv4-only one neither`,
     );
   }
   const dualStack = pod?.ipv6 !== undefined && service?.ipv6 !== undefined;

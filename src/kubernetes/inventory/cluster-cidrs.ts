@@ -18,7 +18,8 @@ const POD6_PREFIX = { min: 48, max: 63 } as const;
 /** The API server keeps a bitmap of at most 2^20 addresses per Service range; the tenth address must exist. */
 const SERVICE6_PREFIX = { min: 108, max: 120 } as const;
 
-const EXAMPLE: Record<ClusterCidrKey, string> = {
+/** kcluster's example dual-stack ranges: in its messages, and in the inventory of a lab with IPv6. */
+export const DUAL_STACK_EXAMPLE: Readonly<Record<ClusterCidrKey, string>> = {
   podCIDR: '10.244.0.0/16,fd00:10:244::/56',
   serviceCIDR: '10.96.0.0/12,fd00:10:96::/112',
 };
@@ -26,12 +27,12 @@ const EXAMPLE: Record<ClusterCidrKey, string> = {
 /** The ranges, or what is wrong with the text (to follow "cluster.<key>: "). */
 export function parseClusterCidrs(text: string, key: ClusterCidrKey): ClusterCidrs | string {
   const parts = text.split(',');
-  if (parts.length > 2) return `takes at most two ranges, an IPv4 one and an IPv6 one (such as ${EXAMPLE[key]}); got ${parts.length}`;
+  if (parts.length > 2) return `takes at most two ranges, an IPv4 one and an IPv6 one (such as ${DUAL_STACK_EXAMPLE[key]}); got ${parts.length}`;
   const [first = '', second] = parts;
   if (first.includes(':')) {
     return second === undefined
-      ? `an IPv6-only cluster is not supported: give an IPv4 range first and the IPv6 one after it (such as ${EXAMPLE[key]})`
-      : `list the IPv4 range first (such as ${EXAMPLE[key]}): kcluster makes IPv4-primary dual-stack clusters`;
+      ? `an IPv6-only cluster is not supported: give an IPv4 range first and the IPv6 one after it (such as ${DUAL_STACK_EXAMPLE[key]})`
+      : `list the IPv4 range first (such as ${DUAL_STACK_EXAMPLE[key]}): kcluster makes IPv4-primary dual-stack clusters`;
   }
   const ipv4 = parseCidr(first);
   if (typeof ipv4 === 'string') return `${ipv4} (got "${first}")`;

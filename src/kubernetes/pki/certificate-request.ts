@@ -10,6 +10,7 @@ export interface CertificateRequest {
   readonly organizations?: readonly string[];
   readonly use: CertificateUse;
   readonly dnsNames?: readonly string[];
+  /** In canonical text (IPv6 as canonicalIp writes it), as the reuse check compares them. */
   readonly ipAddresses?: readonly string[];
   /** The CA's file stem that signs it (absent for a CA: self-signed). */
   readonly signer?: string;

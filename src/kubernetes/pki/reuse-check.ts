@@ -44,7 +44,8 @@ export function whyReplace(
   if (cert.subject !== subjectOf(request)) return `its subject is "${cert.subject.replace(/\n/g, ', ')}", wanted "${subjectOf(request).replace(/\n/g, ', ')}"`;
   if ((request.use === 'ca') !== cert.ca) return request.use === 'ca' ? 'it is not a CA certificate' : 'it is a CA certificate';
   const have = altNames(cert);
-  const asked = (request.ipAddresses ?? []).map(canonicalIp);
+  // The request's addresses are canonical already (CertificateRequest.ipAddresses).
+  const asked = request.ipAddresses ?? [];
   const missing = [...(request.dnsNames ?? []).filter((d) => !have.dns.has(d)), ...asked.filter((ip) => !have.ips.has(ip))];
   if (missing.length > 0) return `missing SAN ${missing.join(', ')}`;
   // A name the certificate still holds but nobody asks for any more (a removed extra SAN, an
