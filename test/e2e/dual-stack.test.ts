@@ -22,7 +22,9 @@ import { answersHello, bundleDir, bundleEntries, convergedAgain, kubectlBinary, 
 
 const extended = process.env['KCLUSTER_E2E_EXTENDED'] === '1';
 /** kube-proxy's (and flannel's) packet filter: iptables, kcluster's default, or nftables (KCLUSTER_E2E_PROXY_MODE=nftables). */
-const PROXY_MODE = process.env['KCLUSTER_E2E_PROXY_MODE'] === 'nftables' ? 'nftables' : 'iptables';
+const PROXY_MODE = process.env['KCLUSTER_E2E_PROXY_MODE'] ?? 'iptables';
+// A misspelt mode must not run the other one silently.
+if (PROXY_MODE !== 'iptables' && PROXY_MODE !== 'nftables') throw new Error(`KCLUSTER_E2E_PROXY_MODE must be iptables or nftables (got "${PROXY_MODE}")`);
 const run = promisify(execFile);
 const NAME = 'kceds';
 const NET = '10.231.30';
