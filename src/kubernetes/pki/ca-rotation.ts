@@ -87,11 +87,13 @@ const isRotated = (value: unknown): value is Rotated => value === SERVICE_ACCOUN
 
 export async function readCaRotation(stateDir: string): Promise<CaRotation | undefined> {
   const path = statePath(stateDir);
-  if (!existsSync(path)) return undefined;
   let parsed: Partial<CaRotation>;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<CaRotation>;
   } catch (error) {
+    // No file: no rotation. Read, not checked first: a rotation that ends removes the file, and
+    // a reader between the check and the read (kubeconfig, status, a test) would fail.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new Error(`${path}: ${(error as Error).message}: restore it from your backup of the state folder`, { cause: error });
   }
   if (!Array.isArray(parsed.cas) || parsed.cas.length === 0 || !parsed.cas.every(isRotated) || !isPhase(parsed.phase) || typeof parsed.startedAt !== 'string')
