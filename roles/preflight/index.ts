@@ -15,6 +15,7 @@ import { checkOutcome, duplicateIdentities, PREFLIGHT_CHECKS, type HostIdentity 
 import { failSwapOnOf } from '../../src/kubernetes/cluster/node-vars.js';
 import { virtualIpCheckTask } from './virtual-ip.js';
 import { dualStackCheckTask } from './dual-stack.js';
+import { dockerPackagesCheckTask } from './docker-packages.js';
 import { isDualStack } from '../../src/kubernetes/cluster/dual-stack.js';
 
 const VIRTUAL_INTERFACES = /^(lo|veth.*|cni.*|flannel.*|docker.*|kube-.*|cali.*|vxlan.*|tunl.*)$/;
@@ -74,6 +75,7 @@ export function preflightRole(inputs: ClusterInputs): Role {
       ),
     );
   if (isDualStack(inputs.inventory.cluster)) tasks.push(dualStackCheckTask(inputs.ignorePreflight));
+  if (inputs.inventory.cluster.containerRuntime === 'docker') tasks.push(dockerPackagesCheckTask(inputs.ignorePreflight));
   // Gathered here, compared across hosts by identityRole in the next play (ctx.factOf).
   tasks.push(checkTask('preflight identity', factMap, (facts) => noChange(`hostname ${facts.host.hostname}, machine-id ${facts.host.machineId.slice(0, 8)}…`)));
   return { name: 'preflight', tags: ['preflight'], tasks };

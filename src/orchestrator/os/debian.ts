@@ -24,6 +24,7 @@ export const debianAdapter: OsAdapter = {
     }
     return names.map((name) => `${(lines.get(name) ?? ['not-installed']).join('\n')}\n`);
   },
+  installer: 'apt-get',
   // Stale or missing package lists (a fresh image, an old mirror snapshot): update once, retry.
   installPackages: (names) => {
     const install = sh`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -- ${names}`;

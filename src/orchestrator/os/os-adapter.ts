@@ -26,4 +26,6 @@ export interface OsAdapter {
   splitPackagesQuery(stdout: string, names: readonly string[]): string[];
   /** Installs packages without prompting (run as root). */
   installPackages(names: readonly string[]): ShellCommand;
+  /** The command installPackages runs: a host without it cannot install OS packages. */
+  readonly installer: string;
 }

@@ -27,5 +27,6 @@ export const rhelAdapter: OsAdapter = {
     if (answers.length !== names.length) throw new Error(`the package query answered for ${answers.length} of ${names.length} packages`);
     return answers;
   },
+  installer: 'dnf',
   installPackages: (names) => sh`dnf install -y -- ${names}`,
 };
