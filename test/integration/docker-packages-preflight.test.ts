@@ -28,13 +28,16 @@ describe('preflight docker-packages on lab hosts (real SSH)', () => {
     const file = inventoryVariant(lab, (doc) => {
       doc['cluster'] = { ...(doc['cluster'] as object), containerRuntime: 'docker' };
     });
-    const inventory = await loadInventory(file);
+    const loaded = await loadInventory(file, { env: process.env });
+    if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
+    const inventory = loaded.inventory;
     const connector = createSshConnector({ inventory, env: process.env, hostKeys: hostKeyPolicyFor(inventory, process.env), log: () => {} });
     const events: RunEvent[] = [];
     const summary = await runPlaybook({
       inventory,
       playbook: {
         name: 'docker-packages',
+        description: "preflight's docker-packages check alone",
         plays: [{ name: 'preflight', hosts: 'all', roles: [{ name: 'preflight', tasks: [dockerPackagesCheckTask(new Set())] }] }],
       },
       connect: (host, signal) => connector.connect(host, signal),
