@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { debianMirror, machineAptMirrors } from './apt-sources.js';
+import type { LabSuite } from './lab-settings.js';
 import { runScript } from './run-script.js';
 
-export const BASE_SUITE = 'bookworm';
 export const BASE_PACKAGES = [
   'systemd',
   'systemd-sysv',
@@ -32,24 +32,24 @@ export function basePackages(python: boolean): string[] {
   return python ? [...BASE_PACKAGES, 'python3'] : BASE_PACKAGES;
 }
 
-export function baseDir(scriptsDir: string, packages: readonly string[]): string {
+export function baseDir(scriptsDir: string, suite: LabSuite, packages: readonly string[]): string {
   const recipe = readFileSync(join(scriptsDir, 'build-base.sh'), 'utf8');
   const key = createHash('sha256')
-    .update(`${BASE_SUITE}\n${packages.join(',')}\n${recipe}`)
+    .update(`${suite}\n${packages.join(',')}\n${recipe}`)
     .digest('hex')
     .slice(0, 12);
-  return join('/var/cache/kcluster/lab-base', `${BASE_SUITE}-${key}`, 'rootfs');
+  return join('/var/cache/kcluster/lab-base', `${suite}-${key}`, 'rootfs');
 }
 
-export async function ensureBase(scriptsDir: string, python: boolean, log: (line: string) => void): Promise<string> {
+export async function ensureBase(scriptsDir: string, suite: LabSuite, python: boolean, log: (line: string) => void): Promise<string> {
   const packages = basePackages(python);
-  const dir = baseDir(scriptsDir, packages);
+  const dir = baseDir(scriptsDir, suite, packages);
   const mirror = debianMirror(machineAptMirrors());
   if (!mirror) throw new Error("no Debian mirror in this machine's apt sources (/etc/apt/sources.list*): the lab base is built from it");
   // Labs brought up at once on a machine without this base: one builds it while the others wait,
   // then find it built (each would otherwise build its own, and the later renames would fail).
   mkdirSync(dirname(dir), { recursive: true });
   const lock = join(dirname(dir), '.build.lock');
-  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: BASE_SUITE, MIRROR: mirror, PACKAGES: packages.join(',') }, log, lock);
+  await runScript(join(scriptsDir, 'build-base.sh'), { BASE_DIR: dir, SUITE: suite, MIRROR: mirror, PACKAGES: packages.join(',') }, log, lock);
   return dir;
 }

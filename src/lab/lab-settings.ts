@@ -2,6 +2,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** The Debian releases lab hosts run, containers and VMs alike (`--suite`). */
+export const LAB_SUITES = ['bookworm', 'trixie'] as const;
+export type LabSuite = (typeof LAB_SUITES)[number];
+
 export interface LabSettings {
   readonly name: string;
   readonly hosts: number;
@@ -20,7 +24,9 @@ export interface LabSettings {
   /** Artifact bundle the lab's inventory installs from (directory or tarball), if any. */
   readonly bundle?: string;
   /** VM hosts (QEMU, a stock Debian kernel of this suite) instead of nspawn containers. */
-  readonly vm?: 'bookworm' | 'trixie';
+  readonly vm?: LabSuite;
+  /** Container labs: the Debian release of the hosts' root filesystem (absent in labs made before it could be chosen: bookworm). */
+  readonly suite?: LabSuite;
   /** IPv6 too (`--ipv6`): the bridge and every host get an address of labIpv6Prefix(net), and the inventory is dual-stack. */
   readonly ipv6?: boolean;
 }
@@ -55,7 +61,8 @@ export function labSettings(options: {
   subnet: string;
   home?: string;
   bundle?: string;
-  vm?: 'bookworm' | 'trixie';
+  vm?: LabSuite;
+  suite?: LabSuite;
   ipv6?: boolean;
 }): LabSettings {
   const { home: _home, ...rest } = options;

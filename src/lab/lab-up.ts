@@ -5,7 +5,8 @@ import { SCHEMA_PATH } from '../kubernetes/inventory/schema-diagnostics.js';
 import { ensureBase } from './lab-base.js';
 import { labInventoryYaml } from './lab-inventory.js';
 import { labPreflight } from './lab-preflight.js';
-import { labHosts, labIpv6Prefix, labSettings, parseLabSubnet, validateLabName, type LabSettings } from './lab-settings.js';
+import { LAB_SUITES, labHosts, labIpv6Prefix, labSettings, parseLabSubnet, validateLabName, type LabSettings, type LabSuite } from './lab-settings.js';
+import { containerInitArgs, machineHasCgroupV2 } from './container-init-args.js';
 import { readLabInfo, writeLabInfo, type LabInfo } from './lab-state.js';
 import { runScript } from './run-script.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ export interface LabUpOptions {
   readonly bundle?: string;
   /** VM hosts with a stock Debian kernel of this suite (`--vm`). */
   readonly vm?: VmSuite;
+  /** Container hosts: the Debian release of their root filesystem (`--suite`; default bookworm). */
+  readonly suite?: LabSuite;
   /** IPv6 addresses too, and a dual-stack inventory (`--ipv6`). */
   readonly ipv6?: boolean;
   readonly log: (line: string) => void;
@@ -52,6 +55,7 @@ function labInfoOf(settings: LabSettings, extra: Pick<LabInfo, 'python' | 'accel
 
 /** What up.sh and light-up.sh read. */
 function hostsScriptEnv(settings: LabSettings, net: string, base: string): Record<string, string> {
+  const suite = settings.suite ?? 'bookworm';
   return {
     NAME: settings.name,
     RUN_DIR: settings.runDir,
@@ -63,6 +67,7 @@ function hostsScriptEnv(settings: LabSettings, net: string, base: string): Recor
     PRIVILEGED: settings.privileged ? '1' : '0',
     IPV6_PREFIX: settings.ipv6 ? labIpv6Prefix(net) : '',
     APT_PROXY_CMD: join(packageRoot(), 'dist', 'src', 'lab', 'apt-proxy.js'),
+    INIT_ARGS: containerInitArgs(suite, machineHasCgroupV2()).join(' '),
   };
 }
 
@@ -81,7 +86,10 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     if (!(VM_SUITES as readonly string[]).includes(options.vm)) throw new LabError(`--suite must be one of ${VM_SUITES.join(', ')} (got "${options.vm}")`);
     if (options.hosts > 8) throw new LabError(`--vm labs have at most 8 hosts (each VM takes 2-3 GiB of memory; got ${options.hosts})`);
     if (options.ipv6) throw new LabError('--ipv6 is for container labs: VM labs are IPv4 only for now');
+    if (options.suite !== undefined) throw new LabError('a VM lab takes its Debian release from --vm (the CLI: --vm --suite NAME), not from suite');
   }
+  if (options.suite !== undefined && !(LAB_SUITES as readonly string[]).includes(options.suite))
+    throw new LabError(`--suite must be one of ${LAB_SUITES.join(', ')} (got "${options.suite}")`);
   if (options.ipv6 && options.light) throw new LabError('--ipv6 and --light exclude each other: light hosts are for scale tests of IPv4 SSH');
   if (!Number.isInteger(options.controlPlanes) || options.controlPlanes < 1 || options.controlPlanes > options.hosts) {
     throw new LabError(`--control-planes must be 1-${options.hosts} (got ${options.controlPlanes})`);
@@ -98,6 +106,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     subnet: options.subnet,
     ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
     ...(options.vm !== undefined ? { vm: options.vm } : {}),
+    ...(options.vm === undefined ? { suite: options.suite ?? 'bookworm' } : {}),
     ...(options.ipv6 ? { ipv6: true } : {}),
   });
 
@@ -111,17 +120,18 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
       existing.controlPlanes === settings.controlPlanes &&
       existing.privileged === settings.privileged &&
       existing.subnet === settings.subnet &&
+      (existing.suite ?? (existing.vm === undefined ? 'bookworm' : undefined)) === settings.suite &&
       (existing.ipv6 ?? false) === (settings.ipv6 ?? false);
     if (!same)
       throw new LabError(
-        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}${existing.ipv6 ? ', IPv6' : ''}): run \`kcluster lab down --name ${options.name}\` first`,
+        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}${existing.ipv6 ? ', IPv6' : ''}, ${existing.vm !== undefined ? `${existing.vm} VMs` : (existing.suite ?? 'bookworm')}): run \`kcluster lab down --name ${options.name}\` first`,
       );
     const stopped = existing.hostList.filter((h) => !hostRunning(existing, h.name)).map((h) => h.name);
     if (stopped.length === 0 || existing.vm !== undefined || existing.light) return { info: existing, alreadyUp: true };
     // A host killed or powered off boots again with the disk it had, as a machine would.
     await runScript(
       join(scriptsDir(), 'up.sh'),
-      hostsScriptEnv(settings, net, await ensureBase(scriptsDir(), options.python ?? false, options.log)),
+      hostsScriptEnv(settings, net, await ensureBase(scriptsDir(), settings.suite ?? 'bookworm', options.python ?? false, options.log)),
       options.log,
     );
     return { info: existing, alreadyUp: true, restarted: stopped };
@@ -130,7 +140,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   if (problems.length > 0) throw new LabError(problems.join('\n'));
 
   if (settings.vm !== undefined) return vmLab(settings, options.log);
-  const base = await ensureBase(scriptsDir(), options.python ?? false, options.log);
+  const base = await ensureBase(scriptsDir(), settings.suite ?? 'bookworm', options.python ?? false, options.log);
   const info = labInfoOf(settings, { python: options.python ?? false });
   const env = hostsScriptEnv(settings, net, base);
   try {

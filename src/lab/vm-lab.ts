@@ -7,11 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabSettings } from './lab-settings.js';
-import { labHosts } from './lab-settings.js';
+import { LAB_SUITES, labHosts, type LabSuite } from './lab-settings.js';
 import { runScript } from './run-script.js';
 
-export const VM_SUITES = ['bookworm', 'trixie'] as const;
-export type VmSuite = (typeof VM_SUITES)[number];
+export const VM_SUITES = LAB_SUITES;
+export type VmSuite = LabSuite;
 
 export interface Accelerator {
   /** QEMU's -accel value. */

@@ -9,6 +9,7 @@ import { labDown } from '../../lab/lab-down.js';
 import { knownLabs, readLabInfo } from '../../lab/lab-state.js';
 import { labStatusOf } from '../../lab/lab-status.js';
 import type { VmSuite } from '../../lab/vm-lab.js';
+import type { LabSuite } from '../../lab/lab-settings.js';
 import { packageRoot } from '../../orchestrator/util/package-root.js';
 
 function fail(cli: CliContext, error: unknown): void {
@@ -39,7 +40,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
     .option('--subnet <cidr>', 'private /24 for the lab bridge', '10.231.0.0/24')
     .option('--bundle <path>', 'artifact bundle the written inventory installs from (see kcluster artifacts verify)')
     .option('--vm', 'virtual machines with a stock Debian kernel (QEMU; KVM where it can run one, else software emulation) instead of containers')
-    .option('--suite <name>', 'with --vm: the Debian release of the VMs (bookworm or trixie)', 'bookworm')
+    .option('--suite <name>', 'the Debian release of the hosts, containers or VMs (bookworm or trixie)', 'bookworm')
     .option('--ipv6', 'IPv6 too: the bridge and hosts get unique-local addresses (fd00:231:0::/64 for 10.231.0.0/24), and the inventory is dual-stack')
     .action(
       async (options: {
@@ -66,7 +67,7 @@ export function registerLabCommand(program: Command, cli: CliContext): void {
             python: options.python ?? false,
             subnet: options.subnet,
             ...(options.bundle !== undefined ? { bundle: resolve(cli.cwd, options.bundle) } : {}),
-            ...(options.vm ? { vm: options.suite as VmSuite } : {}),
+            ...(options.vm ? { vm: options.suite as VmSuite } : { suite: options.suite as LabSuite }),
             ...(options.ipv6 ? { ipv6: true } : {}),
             log: options.vm
               ? (line: string) =>

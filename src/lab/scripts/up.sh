@@ -6,6 +6,7 @@
 # Env: NAME RUN_DIR HOME_DIR BASE BRIDGE NET (first three octets) COUNT PRIVILEGED(0|1)
 #      IPV6_PREFIX (the lab's IPv6 /64 without its host part, e.g. fd00:231:30::; empty: IPv4 only)
 #      APT_PROXY_CMD (node entry of the apt proxy; empty: none) WAIT (seconds)
+#      INIT_ARGS (space separated, for the hosts' systemd: see src/lab/container-init-args.ts)
 set -euo pipefail
 : "${NAME:?}" "${RUN_DIR:?}" "${HOME_DIR:?}" "${BASE:?}" "${BRIDGE:?}" "${NET:?}" "${COUNT:?}"
 PRIVILEGED=${PRIVILEGED:-0}
@@ -21,6 +22,7 @@ if [ -n "${APT_PROXY_CMD:-}" ] && ! { [ -f "$RUN_DIR/aptproxy.pid" ] && kill -0 
   echo $! > "$RUN_DIR/aptproxy.pid"
 fi
 
+read -ra init_args <<< "${INIT_ARGS:-}"
 v1ctl=$(awk -F: '$2!="" && $2!~/name=/ {print $2":"$3}' /proc/self/cgroup)
 hosts_file=$(printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n%s.1 labgw\n' "$NET"
              for i in $(seq 1 "$COUNT"); do echo "$NET.$((10+i)) $NAME$i"; done)
@@ -90,7 +92,7 @@ for i in $(seq 1 "$COUNT"); do
   setsid env "${envs[@]}" bash -c 'for d in $1; do echo $$ > "$d/cgroup.procs"; done; shift; exec "$@"' \
     nspawn "$cgdirs" systemd-nspawn --quiet -D "$M" --boot --machine="$host" --hostname="$host" \
       --network-bridge="$BRIDGE" --register=no --keep-unit --console=read-only \
-      --resolv-conf=off --timezone=off --link-journal=no "${extra[@]}" \
+      --resolv-conf=off --timezone=off --link-journal=no "${extra[@]}" "${init_args[@]}" \
     > "$H/console.log" 2>&1 < /dev/null &
   echo $! > "$H/pid"
 done
