@@ -22,6 +22,7 @@ export const E2E_LONGEST_FIRST: readonly string[] = [
   'release-upstream-images.test.ts',
   'release-stages.test.ts',
   'quick-start.test.ts',
+  'trixie.test.ts',
   'nftables.test.ts',
   'dual-stack.test.ts',
 ];
