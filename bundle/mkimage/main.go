@@ -1,4 +1,4 @@
-// mkimage: build a single-platform (linux/amd64) OCI image archive from local
+// mkimage: build a single-platform (linux/ARCH, -arch) OCI image archive from local
 // root-filesystem directories, without a docker daemon or a registry.
 //
 // The output tar is an OCI image layout (oci-layout, index.json, blobs/sha256/*)
@@ -132,13 +132,19 @@ func main() {
 	cmd := flag.String("cmd", "", "cmd, comma separated argv")
 	user := flag.String("user", "", "user[:group]")
 	wd := flag.String("workdir", "", "working dir")
+	arch := flag.String("arch", "", "the image's architecture as Go names it (amd64, arm64)")
 	flag.Var(&layers, "layer", "rootfs directory for one layer (repeatable, bottom first)")
 	flag.Var(&env, "env", "KEY=VALUE (repeatable)")
 	flag.Var(&labels, "label", "KEY=VALUE (repeatable)")
 	flag.Parse()
-	if *name == "" || *out == "" || len(layers) == 0 {
+	if *name == "" || *out == "" || len(layers) == 0 || *arch == "" {
 		flag.Usage()
 		os.Exit(2)
+	}
+	// The platform as runtimes match it: arm64 images carry variant v8 (the OCI convention).
+	platform := map[string]string{"architecture": *arch, "os": "linux"}
+	if *arch == "arm64" {
+		platform["variant"] = "v8"
 	}
 	split := func(s string) []string {
 		if s == "" {
@@ -175,12 +181,15 @@ func main() {
 		dockerLayers = append(dockerLayers, "blobs/sha256/"+strings.TrimPrefix(b.digest, "sha256:"))
 	}
 	cfg := map[string]any{
-		"architecture": "amd64", "os": "linux", "created": epoch.Format(time.RFC3339),
+		"architecture": *arch, "os": "linux", "created": epoch.Format(time.RFC3339),
 		"config": map[string]any{
 			"Entrypoint": split(*entry), "Cmd": split(*cmd), "Env": []string(env),
 			"User": *user, "WorkingDir": *wd, "Labels": lbl},
 		"rootfs":  map[string]any{"type": "layers", "diff_ids": diffIDs},
 		"history": []map[string]any{{"created": epoch.Format(time.RFC3339), "created_by": "kcluster mkimage"}},
+	}
+	if v, ok := platform["variant"]; ok {
+		cfg["variant"] = v
 	}
 	cb, _ := json.Marshal(cfg)
 	cfgBlob := newBlob(cb)
@@ -207,7 +216,7 @@ func main() {
 		"manifests": []map[string]any{{
 			"mediaType": "application/vnd.oci.image.manifest.v1+json",
 			"digest":    manBlob.digest, "size": len(mb),
-			"platform": map[string]string{"architecture": "amd64", "os": "linux"},
+			"platform": platform,
 			"annotations": map[string]string{
 				"io.containerd.image.name":          *name, // ctr import uses this name as is
 				"org.opencontainers.image.ref.name": tag,   // OCI convention: tag only

@@ -6,4 +6,4 @@ use_go
 GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath -tags 'urfave_cli_no_docs no_btrfs' \
   -ldflags "-s -w -X $p/version.Version=$v -X $p/version.Package=$p" \
   "$p/cmd/containerd@$v" "$p/cmd/ctr@$v" "$p/cmd/containerd-shim-runc-v2@$v"
-"$out/containerd" --version | grep -F "$v"
+run_target "$out/containerd" --version | grep -F "$v"

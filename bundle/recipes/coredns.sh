@@ -5,4 +5,4 @@ v=$1 out=$2
 use_go
 GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$v" \
   "github.com/coredns/coredns@$v"
-"$out/coredns" -version | grep -F "${v#v}"
+run_target "$out/coredns" -version | grep -F "${v#v}"

@@ -22,4 +22,4 @@ sed -i 's#BaseURL: *&url.URL{Path: "/cri/"},#BaseURL: \&url.URL{Scheme: "http", 
 grep -q 'Scheme: "http", Path: "/cri/"' cri-dockerd-src/cmd/server.go || die "cri-dockerd $v: the streaming base URL fix did not apply (cmd/server.go changed): check whether this version still needs it"
 printf '\nreplace github.com/Mirantis/cri-dockerd => ./cri-dockerd-src\n' >> go.mod
 CGO_ENABLED=0 nice -n 10 go build -mod=mod -trimpath -ldflags "-s -w -X github.com/Mirantis/cri-dockerd/cmd/version.Version=${v#v}" -o "$out/cri-dockerd" github.com/Mirantis/cri-dockerd
-"$out/cri-dockerd" --version 2>&1 | head -n 2
+run_target "$out/cri-dockerd" --version 2>&1 | head -n 2

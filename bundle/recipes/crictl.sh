@@ -10,4 +10,4 @@ tools_go sigs.k8s.io/cri-tools/cmd/crictl
 printf '\nrequire sigs.k8s.io/cri-tools %s\n' "$v" >> go.mod
 go mod tidy
 CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$v" -o "$out/crictl" sigs.k8s.io/cri-tools/cmd/crictl
-"$out/crictl" --version | grep -F "$v"
+run_target "$out/crictl" --version | grep -F "$v"

@@ -12,4 +12,4 @@ go mod tidy
 for b in server:etcd etcdctl:etcdctl etcdutl:etcdutl; do
   CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags '-s -w' -o "$out/${b#*:}" "go.etcd.io/etcd/${b%%:*}/v3"
 done
-"$out/etcd" --version | grep -F "${v#v}"
+run_target "$out/etcd" --version | grep -F "${v#v}"

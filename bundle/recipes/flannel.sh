@@ -13,4 +13,4 @@ chmod 0644 main.go
 printf '\nrequire github.com/flannel-io/flannel %s\n' "$v" >> go.mod
 go mod tidy
 CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "-s -w -X github.com/flannel-io/flannel/pkg/version.Version=$v" -o "$out/flanneld" .
-"$out/flanneld" --version 2>&1 | grep -F "$v"
+run_target "$out/flanneld" --version 2>&1 | grep -F "$v"

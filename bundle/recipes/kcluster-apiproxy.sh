@@ -4,5 +4,5 @@
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2
 use_go
-(cd "$RECIPES/../../src/kubernetes/apiproxy" && go test ./... && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/kcluster-apiproxy" .)
-"$out/kcluster-apiproxy" -version | grep -F "kcluster-apiproxy $v"
+(cd "$RECIPES/../../src/kubernetes/apiproxy" && GOARCH=$HOST_ARCH go test ./... && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/kcluster-apiproxy" .)
+run_target "$out/kcluster-apiproxy" -version | grep -F "kcluster-apiproxy $v"

@@ -5,6 +5,7 @@
 # deb-src entries derived from the machine's own apt sources, in a private apt configuration.
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2 apt=$CACHE/src/keepalived-apt
+[ "$ARCH" = "$HOST_ARCH" ] || die "keepalived is built natively only: build an $ARCH bundle with it on an $ARCH machine, or leave apiEndpoint.virtualIp out of $ARCH clusters"
 need_packages gcc make libc6-dev pkg-config dpkg-dev file
 
 # Private apt configuration: the system's entries with Types: deb-src (the system's is untouched).
@@ -53,6 +54,6 @@ install -D -m 0755 keepalived/keepalived "$out/keepalived"
 strip "$out/keepalived"
 
 file "$out/keepalived" | grep -Eq 'static(-pie|ally) linked' || die "keepalived is not statically linked: $(file "$out/keepalived")"
-"$out/keepalived" --version 2>&1 | grep -F "Keepalived v${v#v}"
+run_target "$out/keepalived" --version 2>&1 | grep -F "Keepalived v${v#v}"
 echo "keepalived $debver" > "$out/debian-source.txt"
 printf '%s\n' "$patches" "configure ${flags[*]}" > "$out/build-info.txt"

@@ -85,4 +85,4 @@ func queueVerdict(num uint16, failOpen bool) expr.Any {
 }
 GO
 CGO_ENABLED=0 nice -n 10 go build -trimpath -ldflags "-s -w" -o "$out/kube-network-policies" ./cmd
-"$out/kube-network-policies" --help 2>&1 | grep -F -- '-nfqueue-id'
+run_target "$out/kube-network-policies" --help 2>&1 | grep -F -- '-nfqueue-id'

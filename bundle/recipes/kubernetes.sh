@@ -29,6 +29,6 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 # shellcheck disable=SC2086
 CGO_ENABLED=0 nice -n 10 go build -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ld" -o "$out/" $packages
-"$out/kubectl" version --client | grep -F "$v"
-"$out/kubelet" --version | grep -F "$v"
+run_target "$out/kubectl" version --client | grep -F "$v"
+run_target "$out/kubelet" --version | grep -F "$v"
 cp "$(module_dir "k8s.io/kubernetes@$v")/build/pause/linux/pause.c" "$out/.pause.c"

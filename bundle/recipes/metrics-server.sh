@@ -7,4 +7,4 @@ use_go
 verified_gomod "sigs.k8s.io/metrics-server@$v" >/dev/null
 GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$v" \
   "sigs.k8s.io/metrics-server/cmd/metrics-server@$v"
-"$out/metrics-server" --version 2>&1 | grep -F "$v"
+run_target "$out/metrics-server" --version 2>&1 | grep -F "$v"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2 debs=$CACHE/src/debs
 rm -rf "$debs"; mkdir -p "$debs" "$out/rootfs"
-(cd "$debs" && apt-get download conntrack iptables libc6 libgcc-s1 libip4tc2 libip6tc2 libmnl0 \
+(cd "$debs" && target_apt_download conntrack iptables libc6 libgcc-s1 libip4tc2 libip6tc2 libmnl0 \
     libnetfilter-conntrack3 libnfnetlink0 libnftnl11 libxtables12 netbase \
     nftables libnftables1 libedit2 libbsd0 libmd0 libtinfo6 libgmp10 libjansson4)
 for deb in "$debs"/*.deb; do
@@ -13,10 +13,10 @@ for deb in "$debs"/*.deb; do
   dpkg-deb -f "$deb" Package Version | paste -sd' ' >> "$out/debian-packages.txt"
 done
 rm -rf "$out/rootfs/usr/share/doc" "$out/rootfs/usr/share/man" "$out/rootfs/usr/share/locale" \
-  "$out/rootfs/usr/share/lintian" "$out/rootfs/usr/lib/x86_64-linux-gnu/gconv"
+  "$out/rootfs/usr/share/lintian" "$out/rootfs/usr/lib/$(target_triplet)/gconv"
 # Package scripts do not run here: choose the nft variants the alternatives system would.
 for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
   ln -sf xtables-nft-multi "$out/rootfs/usr/sbin/$t"
 done
-chroot "$out/rootfs" /usr/sbin/iptables --version | grep -F nf_tables
-chroot "$out/rootfs" /usr/sbin/nft --version
+run_target_in_root "$out/rootfs" /usr/sbin/xtables-nft-multi iptables --version | grep -F nf_tables
+run_target_in_root "$out/rootfs" /usr/sbin/nft --version

@@ -11,7 +11,7 @@ if [ -n "${KCLUSTER_PAUSE_MODULE:-}" ]; then
 else
   source_file=${KCLUSTER_PAUSE_SOURCE:?kcluster bundle build sets KCLUSTER_PAUSE_SOURCE or KCLUSTER_PAUSE_MODULE}
 fi
-need_packages gcc libc6-dev binutils
-gcc -Os -Wall -Werror -static -DVERSION="v$v-kcluster" -o "$out/pause" "$source_file"
-strip "$out/pause"
-"$out/pause" -v 2>&1 | grep -F "$v"
+use_target_cc
+"$CC" -Os -Wall -Werror -static -DVERSION="v$v-kcluster" -o "$out/pause" "$source_file"
+"$STRIP" "$out/pause"
+run_target "$out/pause" -v 2>&1 | grep -F "$v"

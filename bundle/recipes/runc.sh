@@ -2,9 +2,21 @@
 # runc: needs cgo (nsenter is C) and seccomp; linked static-pie like upstream's `make static`.
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2
-need_packages gcc libc6-dev libseccomp-dev pkg-config
+use_target_cc
+need_packages pkg-config
+if [ "$ARCH" = "$HOST_ARCH" ]; then
+  need_packages libseccomp-dev
+else
+  # libseccomp of the target, unpacked into a folder pkg-config and the linker read as its root.
+  sysroot=$CACHE/src/sysroot-$ARCH debs=$CACHE/src/runc-debs-$ARCH
+  rm -rf "$sysroot" "$debs"; mkdir -p "$sysroot" "$debs"
+  (cd "$debs" && target_apt_download libseccomp-dev libseccomp2)
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+  export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$(target_triplet)/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sysroot
+  export CGO_CFLAGS="-I$sysroot/usr/include" CGO_LDFLAGS="-L$sysroot/usr/lib/$(target_triplet)"
+fi
 use_go
 GOBIN=$out CGO_ENABLED=1 nice -n 10 go install -trimpath -buildmode=pie -tags 'seccomp urfave_cli_no_docs netgo osusergo' \
   -ldflags "-s -w -X main.version=${v#v} -X main.gitCommit=$v -linkmode external -extldflags -static-pie" \
   "github.com/opencontainers/runc@$v"
-"$out/runc" --version | grep -F "${v#v}"
+run_target "$out/runc" --version | grep -F "${v#v}"

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2 debs=$CACHE/src/busybox-debs
 rm -rf "$debs"; mkdir -p "$debs" "$out/rootfs"
-(cd "$debs" && apt-get download busybox-static)
+(cd "$debs" && target_apt_download busybox-static)
 dpkg-deb -x "$debs"/busybox-static_*.deb "$out/rootfs"
 dpkg-deb -f "$debs"/busybox-static_*.deb Version | tr '+~:' '___' > "$out/version"
-"$out/rootfs/bin/busybox" true
+run_target "$out/rootfs/bin/busybox" true

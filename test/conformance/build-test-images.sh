@@ -188,7 +188,7 @@ image() {
   local ref=$1 dir=$2 file line; shift 2
   [ -n "$ref" ] || return 0
   file=$(echo "${ref#kcluster.local/e2e/}" | tr '/:' '_-').tar
-  line=$("$work/mkimage" -name "$ref" -out "$part/$file" -layer "$dir" "$@") || fail "mkimage $ref failed"
+  line=$("$work/mkimage" -name "$ref" -arch "$(dpkg --print-architecture)" -out "$part/$file" -layer "$dir" "$@") || fail "mkimage $ref failed"
   echo "$ref $file ${line##* }" >> "$part/images.txt"
   images+=("$ref")
 }

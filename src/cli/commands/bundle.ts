@@ -8,6 +8,7 @@
 // a terminal).
 import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
+import { ARCHES, isArch } from '../../kubernetes/artifacts/arch.js';
 import {
   defaultComponentsFor,
   everyComponentFor,
@@ -41,6 +42,7 @@ interface BuildOptions {
   testTools?: boolean;
   cacheDir?: string;
   fromReleases?: boolean;
+  arch?: string;
 }
 
 async function wantedFrom(
@@ -115,8 +117,14 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
       '--from-releases',
       `download ${[...FROM_RELEASES].join(', ')} from their official releases (through -i's cluster.artifacts.mirrors), checked against the published checksums, instead of building them`,
     )
+    .option('--arch <arch>', `the nodes' architecture, ${ARCHES.join(' or ')} (default: this machine's); another one is cross-built`)
     .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
     .action(async (options: BuildOptions) => {
+      if (options.arch !== undefined && !isArch(options.arch)) {
+        cli.stderr.write(`kcluster: --arch must be ${ARCHES.join(' or ')} (got "${options.arch}")\n`);
+        cli.setExitCode(ExitCode.InvalidInput);
+        return;
+      }
       const asked = await wantedFrom(cli, options);
       if (!asked) return;
       const { wanted, mirrors } = asked;
@@ -131,6 +139,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
           signal: cli.signal,
           onEvent: (event) => view.emit(event),
           fromReleases: options.fromReleases ? { mirrors } : undefined,
+          arch: options.arch !== undefined && isArch(options.arch) ? options.arch : undefined,
         });
         await view.close();
         cli.stdout.write(`${built.dir}\n`);

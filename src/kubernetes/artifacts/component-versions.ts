@@ -7,9 +7,9 @@
 /** The newest patch kcluster knows of each minor, newest minor first. */
 export const KUBERNETES_RELEASES: readonly string[] = ['v1.37.2', 'v1.36.5', 'v1.35.8'];
 
-/** How the bundle is built: the Go toolchain (from the module proxy), the architecture, and the
- * repository name the bundle's images are imported under. */
-export const BUNDLE_BUILD = { goToolchain: 'go1.26.8', arch: 'amd64', imageRepository: 'kcluster.local' } as const;
+/** How the bundle is built: the Go toolchain (from the module proxy) and the repository name the
+ * bundle's images are imported under. (Its architecture is `bundle build --arch`'s.) */
+export const BUNDLE_BUILD = { goToolchain: 'go1.26.8', imageRepository: 'kcluster.local' } as const;
 
 import { ArtifactError } from './artifact.js';
 

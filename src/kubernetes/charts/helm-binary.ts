@@ -1,7 +1,8 @@
 // Which helm kcluster runs for cluster.charts: the bundle's (helm/VERSION/helm, VERSION from the
-// version table), checked against the bundle's lock, on a controller that can run it. The
-// bundle is built for one architecture, and helm is built for the machine that builds it: on a
-// controller of another platform it is refused here, by name, before any host is touched.
+// version table), checked against the bundle's lock, on a controller that can run it. Helm is
+// built for the machine that builds the bundle (whatever the nodes' architecture, `--arch`) and
+// recorded with that architecture: on a controller of another platform it is refused here, by
+// name, before any host is touched.
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
@@ -9,9 +10,7 @@ import { openBundle, checkEntry } from '../artifacts/bundle-source.js';
 import { findEntry } from '../artifacts/bundle-lock.js';
 import { componentVersionsFor } from '../artifacts/component-versions.js';
 import { VerifiedFiles } from '../artifacts/verified-files.js';
-
-/** Node's names -> Go's, as the bundle's lock writes them. */
-const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
+import { archOf } from '../artifacts/arch.js';
 
 /** The helm to run, or why there is none (each reason says what to do). */
 export type HelmBinary = { readonly path: string; readonly version: string } | { readonly missing: string };
@@ -30,16 +29,20 @@ export async function helmBinaryFor(inventory: Inventory, controller: Controller
     };
   const version = componentVersionsFor(kubernetesVersion).helm;
   const bundle = await openBundle(artifacts.bundle, artifacts.cacheDir);
-  const goArch = GO_ARCH[controller.arch] ?? controller.arch;
-  const entry = findEntry(bundle.lock, { component: 'helm', name: 'helm', version, arch: bundle.lock.arch, type: 'binary' });
-  if (entry === undefined)
+  const goArch = archOf(controller.arch) ?? controller.arch;
+  const helms = bundle.lock.artifacts.filter((a) => a.component === 'helm' && a.name === 'helm' && a.version === version && a.type === 'binary');
+  if (helms.length === 0)
     return {
       missing: `bundle ${artifacts.bundle} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build -i INVENTORY builds helm when cluster.charts lists a chart)`,
     };
-  if (controller.platform !== 'linux' || goArch !== bundle.lock.arch)
+  const entry =
+    controller.platform === 'linux' ? findEntry(bundle.lock, { component: 'helm', name: 'helm', version, arch: goArch, type: 'binary' }) : undefined;
+  if (entry === undefined) {
+    const built = helms.map((h) => `linux/${h.arch}`).join(', ');
     return {
-      missing: `the bundle's helm is built for linux/${bundle.lock.arch} (the machine that built the bundle) and this controller is ${controller.platform}/${goArch}: run kcluster on a linux/${bundle.lock.arch} controller, or build the bundle on this one`,
+      missing: `the bundle's helm is built for ${built} (the machine that built the bundle) and this controller is ${controller.platform}/${goArch}: run kcluster on a ${built} controller, or build the bundle on this one`,
     };
+  }
   const verified = new VerifiedFiles(artifacts.cacheDir);
   const problem = await checkEntry(bundle, entry, verified);
   await verified.save();

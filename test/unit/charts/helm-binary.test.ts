@@ -13,7 +13,7 @@ const root = mkdtempSync(join(tmpdir(), 'kc-helm-binary-'));
 const HOSTS = 'hosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n';
 const version = componentVersionsFor(KUBERNETES_RELEASES[0]!).helm;
 
-function fakeBundle(name: string, withHelm: boolean, content = 'not really helm'): string {
+function fakeBundle(name: string, withHelm: boolean, content = 'not really helm', bundleArch = 'amd64'): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'helm', version), { recursive: true });
   writeFileSync(join(dir, 'helm', version, 'helm'), content);
@@ -29,7 +29,7 @@ function fakeBundle(name: string, withHelm: boolean, content = 'not really helm'
   };
   writeFileSync(
     join(dir, 'kcluster-bundle.json'),
-    JSON.stringify({ kind: 'kcluster-bundle', formatVersion: 1, arch: 'amd64', artifacts: withHelm ? [entry] : [] }),
+    JSON.stringify({ kind: 'kcluster-bundle', formatVersion: 1, arch: bundleArch, artifacts: withHelm ? [entry] : [] }),
   );
   return dir;
 }
@@ -43,6 +43,16 @@ describe('the helm cluster.charts runs (fake bundle)', () => {
     expect(await helmBinaryFor(inventoryFor(`{ source: bundle, bundle: ${bundle}, cacheDir: ${join(root, 'cache')} }`), linuxAmd64)).toEqual({
       path: join(bundle, 'helm', version, 'helm'),
       version,
+    });
+  });
+
+  it("is the building machine's in a bundle cross-built for arm64 nodes (helm recorded as amd64), and refused on an arm64 controller", async () => {
+    const bundle = fakeBundle('cross', true, 'not really helm', 'arm64');
+    const inventory = inventoryFor(`{ source: bundle, bundle: ${bundle}, cacheDir: ${join(root, 'cache')} }`);
+    expect(await helmBinaryFor(inventory, linuxAmd64)).toEqual({ path: join(bundle, 'helm', version, 'helm'), version });
+    expect(await helmBinaryFor(inventory, { platform: 'linux', arch: 'arm64' })).toEqual({
+      missing:
+        "the bundle's helm is built for linux/amd64 (the machine that built the bundle) and this controller is linux/arm64: run kcluster on a linux/amd64 controller, or build the bundle on this one",
     });
   });
 

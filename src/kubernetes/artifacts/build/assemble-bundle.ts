@@ -27,6 +27,7 @@ import { writeBaseLayer } from './base-layer.js';
 import { MKIMAGE_STAGE, NETBASE_STAGE, type WantedComponent } from './build-plan.js';
 import { COMPONENT_CONTENTS, type Layer } from './bundle-contents.js';
 import type { StageOutput } from './run-stage.js';
+import { HOST_TOOL_COMPONENTS } from '../arch.js';
 
 const run = promisify(execFile);
 
@@ -35,7 +36,10 @@ const ASSEMBLY_FORMAT = 'kcluster-bundle-assembly 2';
 
 export interface AssembleOptions {
   readonly cacheDir: string;
+  /** The nodes' architecture: every binary and image but the host tools'. */
   readonly arch: string;
+  /** The building machine's architecture: the host tools' (HOST_TOOL_COMPONENTS). */
+  readonly hostArch: string;
   readonly imageRepository: string;
   readonly wanted: readonly WantedComponent[];
   /** By stage id (`name@version`). */
@@ -80,7 +84,7 @@ export function bundleDirFor(options: Pick<AssembleOptions, 'cacheDir' | 'wanted
   return join(options.cacheDir, 'bundles', `kcluster-bundle-${first}-${hash.digest('hex').slice(0, 12)}`);
 }
 
-async function binaryEntries(root: string, arch: string): Promise<BundleEntry[]> {
+async function binaryEntries(root: string, archOfComponent: (component: string) => string): Promise<BundleEntry[]> {
   const out: BundleEntry[] = [];
   for (const component of readdirSync(root).sort()) {
     if (component === 'images' || component.startsWith('.') || !statSync(join(root, component)).isDirectory()) continue;
@@ -88,7 +92,16 @@ async function binaryEntries(root: string, arch: string): Promise<BundleEntry[]>
       for (const name of readdirSync(join(root, component, version)).sort()) {
         const path = `${component}/${version}/${name}`;
         const file = join(root, path);
-        out.push({ name, component, version, arch, type: 'binary', path, size: statSync(file).size, sha256: await sha256File(file) });
+        out.push({
+          name,
+          component,
+          version,
+          arch: archOfComponent(component),
+          type: 'binary',
+          path,
+          size: statSync(file).size,
+          sha256: await sha256File(file),
+        });
       }
     }
   }
@@ -134,7 +147,7 @@ export async function assembleBundle(options: AssembleOptions): Promise<Assemble
         options.signal?.throwIfAborted();
         const reference = `${options.imageRepository}/${spec.name}:${imageVersion}`;
         const path = `images/${spec.name}-${imageVersion}.tar`;
-        const args = ['-name', reference, '-out', join(partial, path), '-entrypoint', spec.entrypoint];
+        const args = ['-name', reference, '-arch', options.arch, '-out', join(partial, path), '-entrypoint', spec.entrypoint];
         if (spec.user) args.push('-user', spec.user);
         for (const layer of spec.layers) args.push('-layer', layerDir(layer, stageDir));
         await run(join(mkimage, 'mkimage'), args, { signal: options.signal, maxBuffer: 16 * 1024 * 1024 });
@@ -159,7 +172,7 @@ export async function assembleBundle(options: AssembleOptions): Promise<Assemble
       kind: 'kcluster-bundle',
       formatVersion: 1,
       arch: options.arch,
-      artifacts: [...(await binaryEntries(partial, options.arch)), ...images],
+      artifacts: [...(await binaryEntries(partial, (component) => (HOST_TOOL_COMPONENTS.has(component) ? options.hostArch : options.arch))), ...images],
       debianPackages,
     };
     writeFileSync(join(partial, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);

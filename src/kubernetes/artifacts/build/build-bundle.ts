@@ -9,6 +9,7 @@ import { planBundleBuild, TOOL_VERSION, uniqueComponents, type BuildStage, type 
 import { releaseStageProducer } from './release-stage.js';
 import { runStage, StageFailedError, type StageOutput } from './run-stage.js';
 import { stageKey } from './stage-key.js';
+import { ARCHES, archOf, HOST_TOOL_COMPONENTS, type Arch } from '../arch.js';
 
 export type BuildEvent =
   | { readonly type: 'plan'; readonly stages: readonly BuildStage[] }
@@ -21,6 +22,8 @@ export type BuildEvent =
 
 export interface BundleBuildRequest {
   readonly wanted: readonly WantedComponent[];
+  /** The nodes' architecture (`--arch`); undefined: this machine's. Another one is cross-built. */
+  readonly arch?: Arch | undefined;
   /** The busybox image kcluster's own end-to-end tests run their pods with. */
   readonly testTools?: boolean | undefined;
   readonly cacheDir: string;
@@ -35,8 +38,8 @@ export interface BundleBuildRequest {
   readonly fromReleases?: { readonly mirrors: Readonly<Record<string, string>> } | undefined;
 }
 
-/** Node's name for the machine's architecture, as Go and the bundle name it. */
-const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
+/** Recipes that build only for the machine they run on (C projects built with their own configure). */
+const NATIVE_ONLY: ReadonlySet<string> = new Set(['keepalived']);
 
 export class BundleBuildError extends Error {
   constructor(message: string) {
@@ -46,23 +49,28 @@ export class BundleBuildError extends Error {
 }
 
 export async function buildBundle(request: BundleBuildRequest): Promise<AssembledBundle> {
-  const arch = BUNDLE_BUILD.arch;
-  if (GO_ARCH[machineArch()] !== arch) {
-    throw new BundleBuildError(
-      `the recipes build ${arch} binaries natively and this machine is ${GO_ARCH[machineArch()] ?? machineArch()}: run kcluster bundle build on an ${arch} machine`,
-    );
-  }
+  const hostArch = archOf(machineArch());
+  if (hostArch === undefined) throw new BundleBuildError(`this machine is ${machineArch()}: kcluster bundle build runs on ${ARCHES.join(' or ')} machines`);
+  const arch = request.arch ?? hostArch;
   const wanted = uniqueComponents([...request.wanted, ...(request.testTools ? [{ component: 'test-tools', version: TOOL_VERSION }] : [])]);
   const stages = planBundleBuild(request.wanted, { testTools: request.testTools, fromReleases: request.fromReleases !== undefined });
+  const nativeOnly = arch === hostArch ? [] : stages.filter((s) => s.origin === 'source' && NATIVE_ONLY.has(s.name)).map((s) => s.id);
+  if (nativeOnly.length > 0)
+    throw new BundleBuildError(
+      `${nativeOnly.join(', ')} cannot be cross-built for ${arch} on this ${hostArch} machine: build the ${arch} bundle on an ${arch} machine, or without what needs it (keepalived: cluster.apiEndpoint.virtualIp)`,
+    );
+  /** Tools that run here or on the controller are built for this machine; the rest for the nodes. */
+  const archFor = (stage: BuildStage): Arch => (HOST_TOOL_COMPONENTS.has(stage.name) ? hostArch : arch);
   request.onEvent?.({ type: 'plan', stages });
   const outputs = new Map<string, StageOutput>();
-  const env: Record<string, string> = { KCLUSTER_BUILD_CACHE: request.cacheDir, KCLUSTER_GO_TOOLCHAIN: BUNDLE_BUILD.goToolchain, KCLUSTER_ARCH: arch };
+  const env: Record<string, string> = { KCLUSTER_BUILD_CACHE: request.cacheDir, KCLUSTER_GO_TOOLCHAIN: BUNDLE_BUILD.goToolchain };
   for (const stage of stages) {
     request.signal?.throwIfAborted();
     const dependencyDirs = stage.after.map((id) => outputs.get(id)?.dir ?? '');
-    const key = stageKey(stage, { root: request.root, goToolchain: BUNDLE_BUILD.goToolchain, arch, dependencyDirs });
+    const key = stageKey(stage, { root: request.root, goToolchain: BUNDLE_BUILD.goToolchain, arch: archFor(stage), dependencyDirs });
     const stageEnv = {
       ...env,
+      KCLUSTER_ARCH: archFor(stage),
       ...(stage.name === 'pause' && dependencyDirs[0] ? { KCLUSTER_PAUSE_SOURCE: `${dependencyDirs[0]}/.pause.c` } : {}),
       ...stage.env,
     };
@@ -71,7 +79,7 @@ export async function buildBundle(request: BundleBuildRequest): Promise<Assemble
         ? releaseStageProducer(stage, {
             mirrors: request.fromReleases?.mirrors ?? {},
             downloadDir: join(request.cacheDir, 'releases'),
-            arch,
+            arch: archFor(stage),
             signal: request.signal,
           })
         : undefined;
@@ -91,6 +99,7 @@ export async function buildBundle(request: BundleBuildRequest): Promise<Assemble
   const bundle = await assembleBundle({
     cacheDir: request.cacheDir,
     arch,
+    hostArch,
     imageRepository: BUNDLE_BUILD.imageRepository,
     wanted,
     outputs,

@@ -119,7 +119,7 @@ describe('bundle build stages (stand-in recipes)', () => {
       { component: 'runc', version: 'v1.4.3' },
       { component: 'crictl', version: 'v1.36.0' },
     ];
-    const built = await assembleBundle({ cacheDir, arch: 'amd64', imageRepository: 'kcluster.local', wanted, outputs });
+    const built = await assembleBundle({ cacheDir, arch: 'amd64', hostArch: 'amd64', imageRepository: 'kcluster.local', wanted, outputs });
     expect(built.cached).toBe(false);
     expect(built.artifacts).toBe(2);
     expect(existsSync(`${built.dir}.partial`)).toBe(false);
@@ -127,7 +127,7 @@ describe('bundle build stages (stand-in recipes)', () => {
     expect(lock.artifacts.map((a) => a.path)).toEqual(['crictl/v1.36.0/crictl', 'runc/v1.4.3/runc']);
     const bundle = await openBundle(built.dir, join(cacheDir, 'verify'));
     expect(await verifyBundle(bundle, new VerifiedFiles(join(cacheDir, 'verify')))).toEqual([]);
-    const again = await assembleBundle({ cacheDir, arch: 'amd64', imageRepository: 'kcluster.local', wanted, outputs });
+    const again = await assembleBundle({ cacheDir, arch: 'amd64', hostArch: 'amd64', imageRepository: 'kcluster.local', wanted, outputs });
     expect(again).toEqual({ ...built, cached: true });
   });
 });
