@@ -109,7 +109,7 @@ target_apt_download() {
   if [ "$ARCH" = "$HOST_ARCH" ]; then apt-get download "$@"; return; fi
   local apt=$CACHE/src/apt-$ARCH
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-  local opts=(-o "APT::Architecture=$ARCH" -o "APT::Architectures::=$ARCH" -o "Dir::State::Lists=$apt/lists"
+  local opts=(-o "APT::Architecture=$ARCH" -o "APT::Architectures=$ARCH" -o "Dir::State::Lists=$apt/lists"
     -o "Dir::State::Status=$apt/status" -o "Dir::Cache=$apt/cache")
   : > "$apt/status"
   apt-get "${opts[@]}" -qq update
