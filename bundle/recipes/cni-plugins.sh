@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 v=$1 out=$2 m=github.com/containernetworking/plugins
 use_go
-GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath \
+CGO_ENABLED=0 go_install_to "$out" -trimpath \
   -ldflags "-s -w -X $m/pkg/utils/buildversion.BuildVersion=$v" \
   "$m/plugins/main/bridge@$v" "$m/plugins/main/loopback@$v" "$m/plugins/ipam/host-local@$v" "$m/plugins/meta/portmap@$v"
-"$out/bridge" 2>&1 | grep -F "$v"
+run_target "$out/bridge" 2>&1 | grep -F "$v"

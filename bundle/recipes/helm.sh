@@ -6,7 +6,7 @@
 v=$1 out=$2
 use_go
 verified_gomod "helm.sh/helm/v4@$v" >/dev/null
-GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath \
+CGO_ENABLED=0 go_install_to "$out" -trimpath \
   -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$v -X helm.sh/helm/v4/internal/version.metadata= -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
   "helm.sh/helm/v4/cmd/helm@$v"
 "$out/helm" version --template '{{.Version}}' | grep -Fx "$v"

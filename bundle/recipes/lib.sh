@@ -124,3 +124,14 @@ run_target_in_root() {
   local bin=$1; shift
   QEMU_LD_PREFIX=$root run_target "$root$bin" "$@"
 }
+
+# `go install` into OUT (the stage's output) for the target. Go refuses GOBIN for a
+# cross-compiled binary and puts it in $GOPATH/bin/linux_$GOARCH: it is moved from there.
+go_install_to() {
+  local out=$1; shift
+  if [ "$GOARCH" = "$HOST_ARCH" ]; then GOBIN=$out nice -n 10 go install "$@"; return; fi
+  local bin=$GOPATH/bin/linux_$GOARCH
+  rm -rf "$bin"
+  GOBIN='' nice -n 10 go install "$@"
+  mv "$bin"/* "$out/"
+}

