@@ -116,15 +116,6 @@ target_apt_download() {
   apt-get "${opts[@]}" download "$@"
 }
 
-# Runs a target binary inside a root of the target's architecture (ROOT BINARY ARGS...), as
-# chroot does natively: through QEMU's user-mode emulator with ROOT as its library prefix.
-run_target_in_root() {
-  local root=$1; shift
-  if [ "$ARCH" = "$HOST_ARCH" ]; then chroot "$root" "$@"; return; fi
-  local bin=$1; shift
-  QEMU_LD_PREFIX=$root run_target "$root$bin" "$@"
-}
-
 # `go install` into OUT (the stage's output) for the target. Go refuses GOBIN for a
 # cross-compiled binary and puts it in $GOPATH/bin/linux_$GOARCH: it is moved from there.
 go_install_to() {

@@ -23,7 +23,10 @@ if [ "$ARCH" = "$HOST_ARCH" ]; then
   chroot "$out/rootfs" /usr/sbin/nft --version
 else
   # Under user-mode emulation iptables and nft cannot open their netlink socket, even to print
-  # their version: check instead that every library each needs resolves inside the root.
+  # their version: check instead that every library each needs resolves inside the root (the
+  # root's dynamic loader, run by QEMU with the root as its library prefix).
   case $ARCH in arm64) loader=/lib/ld-linux-aarch64.so.1 ;; amd64) loader=/lib64/ld-linux-x86-64.so.2 ;; esac
-  for b in /usr/sbin/xtables-nft-multi /usr/sbin/nft /usr/sbin/conntrack; do run_target_in_root "$out/rootfs" "$loader" --list "$b"; done
+  for b in /usr/sbin/xtables-nft-multi /usr/sbin/nft /usr/sbin/conntrack; do
+    QEMU_LD_PREFIX=$out/rootfs run_target "$out/rootfs$loader" --list "$b"
+  done
 fi

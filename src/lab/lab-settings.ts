@@ -33,6 +33,10 @@ export interface LabSettings {
 
 export const LAB_ROOT = '/var/lib/kcluster/labs';
 
+/** The release of a container lab's hosts (labs made before `--suite` hold bookworm); undefined for a VM lab. */
+export const containerSuiteOf = (settings: Pick<LabSettings, 'vm' | 'suite'>): LabSuite | undefined =>
+  settings.vm !== undefined ? undefined : (settings.suite ?? 'bookworm');
+
 export function validateLabName(name: string): string | undefined {
   if (!/^[a-z][a-z0-9]{0,9}$/.test(name)) return `lab name "${name}" must be 1-10 lowercase letters and digits, starting with a letter`;
   return undefined;

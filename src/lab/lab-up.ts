@@ -5,7 +5,17 @@ import { SCHEMA_PATH } from '../kubernetes/inventory/schema-diagnostics.js';
 import { ensureBase } from './lab-base.js';
 import { labInventoryYaml } from './lab-inventory.js';
 import { labPreflight } from './lab-preflight.js';
-import { LAB_SUITES, labHosts, labIpv6Prefix, labSettings, parseLabSubnet, validateLabName, type LabSettings, type LabSuite } from './lab-settings.js';
+import {
+  containerSuiteOf,
+  LAB_SUITES,
+  labHosts,
+  labIpv6Prefix,
+  labSettings,
+  parseLabSubnet,
+  validateLabName,
+  type LabSettings,
+  type LabSuite,
+} from './lab-settings.js';
 import { containerInitArgs, machineHasCgroupV2 } from './container-init-args.js';
 import { readLabInfo, writeLabInfo, type LabInfo } from './lab-state.js';
 import { runScript } from './run-script.js';
@@ -54,8 +64,7 @@ function labInfoOf(settings: LabSettings, extra: Pick<LabInfo, 'python' | 'accel
 }
 
 /** What up.sh and light-up.sh read. */
-function hostsScriptEnv(settings: LabSettings, net: string, base: string): Record<string, string> {
-  const suite = settings.suite ?? 'bookworm';
+function hostsScriptEnv(settings: LabSettings, net: string, base: string, suite: LabSuite): Record<string, string> {
   return {
     NAME: settings.name,
     RUN_DIR: settings.runDir,
@@ -96,6 +105,8 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   }
   const net = parseLabSubnet(options.subnet);
   if (typeof net !== 'string') throw new LabError(net.error);
+  /** Container hosts' release (a VM lab's is options.vm). */
+  const suite = options.suite ?? 'bookworm';
   const settings = labSettings({
     name: options.name,
     hosts: options.hosts,
@@ -106,7 +117,7 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
     subnet: options.subnet,
     ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
     ...(options.vm !== undefined ? { vm: options.vm } : {}),
-    ...(options.vm === undefined ? { suite: options.suite ?? 'bookworm' } : {}),
+    ...(options.vm === undefined ? { suite } : {}),
     ...(options.ipv6 ? { ipv6: true } : {}),
   });
 
@@ -120,18 +131,18 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
       existing.controlPlanes === settings.controlPlanes &&
       existing.privileged === settings.privileged &&
       existing.subnet === settings.subnet &&
-      (existing.suite ?? (existing.vm === undefined ? 'bookworm' : undefined)) === settings.suite &&
+      containerSuiteOf(existing) === containerSuiteOf(settings) &&
       (existing.ipv6 ?? false) === (settings.ipv6 ?? false);
     if (!same)
       throw new LabError(
-        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}${existing.ipv6 ? ', IPv6' : ''}, ${existing.vm !== undefined ? `${existing.vm} VMs` : (existing.suite ?? 'bookworm')}): run \`kcluster lab down --name ${options.name}\` first`,
+        `the lab "${options.name}" is already up with another shape (${existing.hosts} hosts, ${existing.subnet}${existing.privileged ? ', privileged' : ''}${existing.ipv6 ? ', IPv6' : ''}, ${containerSuiteOf(existing) ?? `${existing.vm} VMs`}): run \`kcluster lab down --name ${options.name}\` first`,
       );
     const stopped = existing.hostList.filter((h) => !hostRunning(existing, h.name)).map((h) => h.name);
     if (stopped.length === 0 || existing.vm !== undefined || existing.light) return { info: existing, alreadyUp: true };
     // A host killed or powered off boots again with the disk it had, as a machine would.
     await runScript(
       join(scriptsDir(), 'up.sh'),
-      hostsScriptEnv(settings, net, await ensureBase(scriptsDir(), settings.suite ?? 'bookworm', options.python ?? false, options.log)),
+      hostsScriptEnv(settings, net, await ensureBase(scriptsDir(), suite, options.python ?? false, options.log), suite),
       options.log,
     );
     return { info: existing, alreadyUp: true, restarted: stopped };
@@ -140,9 +151,9 @@ export async function labUp(options: LabUpOptions): Promise<{ info: LabInfo; alr
   if (problems.length > 0) throw new LabError(problems.join('\n'));
 
   if (settings.vm !== undefined) return vmLab(settings, options.log);
-  const base = await ensureBase(scriptsDir(), settings.suite ?? 'bookworm', options.python ?? false, options.log);
+  const base = await ensureBase(scriptsDir(), suite, options.python ?? false, options.log);
   const info = labInfoOf(settings, { python: options.python ?? false });
-  const env = hostsScriptEnv(settings, net, base);
+  const env = hostsScriptEnv(settings, net, base, suite);
   try {
     await runScript(join(scriptsDir(), settings.light ? 'light-up.sh' : 'up.sh'), env, options.log);
   } catch (error) {

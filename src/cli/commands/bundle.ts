@@ -120,8 +120,9 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
     .option('--arch <arch>', `the nodes' architecture, ${ARCHES.join(' or ')} (default: this machine's); another one is cross-built`)
     .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
     .action(async (options: BuildOptions) => {
-      if (options.arch !== undefined && !isArch(options.arch)) {
-        cli.stderr.write(`kcluster: --arch must be ${ARCHES.join(' or ')} (got "${options.arch}")\n`);
+      const arch = options.arch;
+      if (arch !== undefined && !isArch(arch)) {
+        cli.stderr.write(`kcluster: --arch must be ${ARCHES.join(' or ')} (got "${arch}")\n`);
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }
@@ -139,7 +140,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
           signal: cli.signal,
           onEvent: (event) => view.emit(event),
           fromReleases: options.fromReleases ? { mirrors } : undefined,
-          arch: options.arch !== undefined && isArch(options.arch) ? options.arch : undefined,
+          arch,
         });
         await view.close();
         cli.stdout.write(`${built.dir}\n`);

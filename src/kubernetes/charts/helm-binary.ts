@@ -7,7 +7,6 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import type { Inventory } from '../../orchestrator/inventory/model.js';
 import { openBundle, checkEntry } from '../artifacts/bundle-source.js';
-import { findEntry } from '../artifacts/bundle-lock.js';
 import { componentVersionsFor } from '../artifacts/component-versions.js';
 import { VerifiedFiles } from '../artifacts/verified-files.js';
 import { archOf } from '../artifacts/arch.js';
@@ -35,8 +34,7 @@ export async function helmBinaryFor(inventory: Inventory, controller: Controller
     return {
       missing: `bundle ${artifacts.bundle} holds no helm ${version}: rebuild it with this kcluster (kcluster bundle build -i INVENTORY builds helm when cluster.charts lists a chart)`,
     };
-  const entry =
-    controller.platform === 'linux' ? findEntry(bundle.lock, { component: 'helm', name: 'helm', version, arch: goArch, type: 'binary' }) : undefined;
+  const entry = controller.platform === 'linux' ? helms.find((h) => h.arch === goArch) : undefined;
   if (entry === undefined) {
     const built = helms.map((h) => `linux/${h.arch}`).join(', ');
     return {
