@@ -3,6 +3,7 @@
 import type { Writable } from 'node:stream';
 import type { EventSink, RunEvent } from '../engine/events.js';
 import { createDebugLog } from './debug-log.js';
+import { failureCollector } from './failure-lines.js';
 import { plainReporter } from './plain-reporter.js';
 import { tickWriter } from './tick-writer.js';
 
@@ -27,14 +28,17 @@ export interface Reporter extends EventSink {
 async function view(options: ReporterOptions): Promise<EventSink & { close?: () => Promise<void> }> {
   switch (options.mode) {
     case 'json': {
-      // stdout carries the NDJSON stream and nothing else; the log path goes to stderr.
+      // stdout carries the NDJSON stream and nothing else; a failed run's failures and its
+      // log path go to stderr.
       const out = tickWriter(options.out);
+      const failures = failureCollector();
       return {
         emit(event) {
           out.write(`${JSON.stringify(event)}\n`);
+          failures.add(event);
           if (event.type === 'run-end' && event.summary.exitCode !== 0 && event.summary.exitCode !== 3) {
             out.flush();
-            options.err.write(`kcluster: debug log: ${options.debugLogPath}\n`);
+            options.err.write(failures.lines.map((f) => `kcluster: ${f}\n`).join('') + `kcluster: debug log: ${options.debugLogPath}\n`);
           }
         },
         close: async () => out.flush(),
