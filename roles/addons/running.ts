@@ -1,8 +1,8 @@
 // The cluster's last play: what kcluster installed actually runs. kube-proxy and the pod
-// network have a Ready, current pod on every node; only then is CoreDNS applied (addon-task.ts)
-// and waited for until its replicas are Ready, before `apply` reports success (a flannel
-// crash-looping on a host without a route to the Service range once passed as done). CoreDNS
-// comes last because it reaches the API server through the kubernetes Service: a replica
+// network have a Ready, current pod on every inventory host's Node (not on a Node outside the
+// inventory: see workloads-ready.ts); only then is CoreDNS applied (addon-task.ts) and waited
+// for until its replicas are Ready, before `apply` reports success (a flannel crash-looping on
+// a host without a route to the Service range once passed as done). CoreDNS comes last because it reaches the API server through the kubernetes Service: a replica
 // started on a node before kube-proxy has written that Service's rules hangs in its first
 // call until the client's 30 s dial timeout, which would be most of a fresh install's wait
 // (figures: bench/results/2026-11-28-figures-from-code-comments.md).
@@ -46,10 +46,18 @@ export function dnsWorkloads(inputs: Pick<ClusterInputs, 'inventory'>): Workload
 }
 
 const notReady = (states: readonly WorkloadState[]): WorkloadState[] => states.filter((s) => !s.ready);
-const describe = (states: readonly WorkloadState[]): string => states.map((s) => `${s.workload.name} ${s.detail}`).join(', ');
+// A Node outside the inventory is named here only: the 'etcd members and Nodes match the
+// inventory' task warns of it, with the command that removes it.
+const describe = (states: readonly WorkloadState[]): string =>
+  states.map((s) => `${s.workload.name} ${s.detail}${s.outside ? ` (not waited for on ${s.outside.join(', ')}: no inventory host)` : ''}`).join(', ');
 
-export function workloadsRunning(name: string, workloads: readonly Workload[]): Task<{ workloads: Fact<WorkloadsReady> }, null> {
-  const fact = workloadsReady('kube-system', workloads);
+/** `inventoryNodes`: the Nodes DaemonSets are waited for on (the inventory's hosts). */
+export function workloadsRunning(
+  name: string,
+  workloads: readonly Workload[],
+  inventoryNodes: readonly string[],
+): Task<{ workloads: Fact<WorkloadsReady> }, null> {
+  const fact = workloadsReady('kube-system', workloads, inventoryNodes);
   return {
     name,
     tags: ['addons'],
@@ -94,14 +102,15 @@ export function workloadsRunning(name: string, workloads: readonly Workload[]): 
 
 export function addonsRunningRole(inputs: ClusterInputs): Role {
   const dns = dnsWorkloads(inputs);
+  const nodes = inputs.inventory.hosts.map((h) => h.name);
   return {
     name: 'addons-running',
     tags: ['addons'],
     tasks: [
-      workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inputs)),
+      workloadsRunning('kube-proxy and the pod network running', nodeWorkloads(inputs), nodes),
       // Applying it changes what the CoreDNS wait reads: read it again after.
       { ...coreDnsAddonTask(inputs), invalidates: ['addon-record', 'workloads:*'] },
-      ...(dns.length > 0 ? [workloadsRunning('CoreDNS running', dns)] : []),
+      ...(dns.length > 0 ? [workloadsRunning('CoreDNS running', dns, nodes)] : []),
       nodeRolesTask(inputs),
       nodeMetadataTask(inputs),
       clusterMembersTask(inputs),
