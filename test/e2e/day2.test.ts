@@ -2,7 +2,9 @@
 // only that host (a first apply stopped by Ctrl-C is named interrupted by `kcluster status`
 // and finished by the next); an etcd snapshot; remove-node drains, resets and deletes a worker (and
 // refuses to remove the only control plane); reset leaves the hosts clean; a fresh control
-// plane restores the snapshot and has the ConfigMap written before it, not the one after.
+// plane restores the snapshot and has the ConfigMap written before it, not the one after; the
+// snapshot's Node of the worker removed since neither holds an apply nor stays unnamed, and the
+// command the warning gives removes it.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -340,11 +342,53 @@ spec:
       return ready.includes(cp) && ready.includes(worker) ? true : undefined;
     });
     await expectPodNetworkInLine(`after the restore (${worker} back to ${await podCidrOf(worker)})`);
+    // The snapshot's Node of the worker removed since goes NotReady, and its DaemonSets' pods
+    // with it, once the restarted controller-manager's grace period is over. An apply must not
+    // wait for them (it once waited its 600 s out and failed, when a loaded CI got there after
+    // that point): it names them, and warns of the Node with the command that removes it.
+    await until(`${added}'s kube-proxy pod not Ready (its Node restored, its host gone)`, 240_000, async () => {
+      const ready = await kubectl(
+        'get',
+        'pods',
+        '-n',
+        'kube-system',
+        '-l',
+        'k8s-app=kube-proxy',
+        '--field-selector',
+        `spec.nodeName=${added}`,
+        '-o',
+        'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}',
+      );
+      return ready.trim() === 'False' ? true : undefined;
+    });
     const converged = await kcluster(['apply', '-i', inventory, '--output', 'json']);
     expect(converged.code, converged.stderr).toBe(0);
     expect(
       recapOf(converged.stdout).map((h) => h.changed),
       changesIn(converged.stdout),
     ).toEqual([0, 0]);
+    const results = parseEvents(converged.stdout).filter((e) => e['type'] === 'task-result');
+    expect(results.find((e) => e['task'] === 'kube-proxy and the pod network running')?.['reason']).toContain(
+      `kube-proxy 2/2 Ready, 2/2 current (not waited for on ${added}: no inventory host)`,
+    );
+    const removeStray = `kcluster remove-node -i ${inventory} ${added} --unreachable`;
+    expect(results.map((e) => String(e['warning'] ?? '')).join('\n')).toContain(
+      `Node ${added} matches no host of the inventory: kcluster leaves them in place; if the host is gone for good, remove it with ${removeStray}`,
+    );
+
+    // The warning's command, as it says: the Node and its pods go; the next apply has nothing to say.
+    const removed = await kcluster([...removeStray.split(' ').slice(1), '--yes']);
+    expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
+    expect(removed.stderr).toContain(`${added}: removed from the cluster in`);
+    expect(removed.stderr).toContain(`it is no host of ${inventory}; run kcluster apply -i ${inventory}`);
+    await expect(kubectl('get', 'node', added)).rejects.toThrow(/NotFound/);
+    expect((await kubectl('get', 'pods', '-A', '--field-selector', `spec.nodeName=${added}`, '-o', 'name')).trim()).toBe('');
+    const clean = await kcluster(['apply', '-i', inventory, '--output', 'json']);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(
+      recapOf(clean.stdout).map((h) => h.changed),
+      changesIn(clean.stdout),
+    ).toEqual([0, 0]);
+    expect(parseEvents(clean.stdout).filter((e) => e['warning'] !== undefined)).toEqual([]);
   });
 });

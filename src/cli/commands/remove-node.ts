@@ -22,7 +22,7 @@ interface RemoveNodeOptions extends PlaybookCommandOptions {
 
 /** What --unreachable leaves on the host, for the operator to deal with if it ever comes back. */
 const leftOnTheHost = (name: string): string =>
-  `${name}'s host was not reset (it did not answer): if it ever comes back, it still holds the cluster's certificates and keys (/etc/kubernetes), ` +
+  `${name}'s host was not reset (--unreachable): if it ever comes back, it still holds the cluster's certificates and keys (/etc/kubernetes), ` +
   `its etcd data (/var/lib/etcd) and a kubelet whose client certificate is valid until it expires and would register the Node again: ` +
   `keep it off the network and wipe its disk, or run kcluster reset -i INVENTORY --limit ${name} once it answers`;
 
@@ -46,6 +46,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
       const log = (line: string): void => void cli.stderr.write(`kcluster: ${line}\n`);
       const started = Date.now();
       let controlPlane = false;
+      let inInventory = true;
       const summary = await runPlaybookCommand(
         cli,
         async (inventory) => {
@@ -59,6 +60,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
             say: log,
           });
           controlPlane = plan.controlPlane;
+          inInventory = inventory.hosts.some((h) => h.name === name);
           log(`remove-node works through ${plan.operator.name}`);
           if (!options.check) {
             const what = options.unreachable
@@ -80,7 +82,7 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
         return;
       }
       log(
-        `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; now delete it from ${options.inventory} (the next apply would install it again), then run kcluster apply -i ${options.inventory} so the other nodes follow (${controlPlane ? 'they stop listing it' : 'CoreDNS replicas and the control-plane taint depend on the nodes there are'}; --check --diff shows what changes)`,
+        `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; ${inInventory ? `now delete it from ${options.inventory} (the next apply would install it again), then run` : `it is no host of ${options.inventory}; run`} kcluster apply -i ${options.inventory} so the other nodes follow (${controlPlane ? 'they stop listing it' : 'CoreDNS replicas and the control-plane taint depend on the nodes there are'}; --check --diff shows what changes)`,
       );
       if (options.unreachable) log(leftOnTheHost(name));
     });
