@@ -6,6 +6,7 @@ import { REQUIRED_COMMANDS, type PreflightFacts } from '../../src/kubernetes/fac
 import type { RouteState } from '../../src/orchestrator/facts/route-to.js';
 import type { HostSettings, Inventory } from '../../src/orchestrator/inventory/model.js';
 import { minorOf } from '../../src/kubernetes/artifacts/component-versions.js';
+import { ARCHES, archOf, DEFAULT_ARCH, hostArch } from '../../src/kubernetes/artifacts/arch.js';
 import { LOCAL_PROXY_PORT, topologyOf } from '../../src/kubernetes/cluster/topology.js';
 
 export type CheckResult = { readonly ok: true; readonly note: string } | { readonly ok: false; readonly problem: string };
@@ -74,10 +75,16 @@ export const PREFLIGHT_CHECKS: readonly PreflightCheck[] = [
   },
   {
     name: 'arch',
-    run: ({ facts }) =>
-      facts.arch === 'x86_64'
-        ? ok('x86_64 (amd64)')
-        : fail(`architecture ${facts.arch}: the artifacts are amd64; use amd64 hosts (other architectures are not built yet)`),
+    run: ({ facts, host, inventory }) => {
+      const machine = archOf(facts.arch);
+      const given = hostArch(host);
+      if (machine === undefined) return fail(`architecture ${facts.arch} (uname -m): kcluster installs on ${ARCHES.join(' and ')} hosts only`);
+      if (machine === given) return ok(`${facts.arch} (${machine}), the architecture of its artifacts`);
+      return fail(
+        `this host is ${facts.arch} (${machine}) and the inventory gives it ${given} artifacts (its arch, ${DEFAULT_ARCH} when unnamed): ` +
+          `set arch: ${machine} on it (${host.source})${inventory.cluster.artifacts.kind === 'bundle' ? `, with a bundle built for ${machine} (kcluster bundle build --arch ${machine})` : ''}`,
+      );
+    },
   },
   {
     name: 'cgroup',

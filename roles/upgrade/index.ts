@@ -21,22 +21,24 @@ const READY_TIMEOUT_MS = 300_000;
 /** One status probe; a slower one counts as "not yet" (poll-until.ts). */
 const PROBE_TIMEOUT_MS = 30_000;
 
-function kubeletArtifact(inputs: ClusterInputs) {
-  const kubelet = inputs.artifacts.find((a) => a.type === 'binary' && a.name === 'kubelet');
-  if (!kubelet?.sha256 || !kubelet.installPath) throw new Error('the prepared artifacts have no kubelet binary');
+/** The kubelet a host gets (hosts of each architecture get their own). */
+function kubeletArtifact(inputs: ClusterInputs, host: string) {
+  const kubelet = inputs.artifacts.find((a) => a.type === 'binary' && a.name === 'kubelet' && a.hosts.includes(host));
+  if (!kubelet?.sha256 || !kubelet.installPath) throw new Error(`the prepared artifacts have no kubelet binary for ${host}`);
   return kubelet;
 }
 
 export function etcdBackupRole(inputs: ClusterInputs): Role {
-  const kubelet = kubeletArtifact(inputs);
   const task: Task<{ kubelet: ReturnType<typeof installedBinary> }, null> = {
     name: 'etcd snapshot before the upgrade',
     tags: ['upgrade', 'etcd-backup'],
-    facts: () => ({ kubelet: installedBinary(kubelet.installPath!) }),
-    plan: (facts) =>
-      facts.kubelet.sha256 === kubelet.sha256
+    facts: (ctx) => ({ kubelet: installedBinary(kubeletArtifact(inputs, ctx.host.name).installPath!) }),
+    plan: (facts, ctx) => {
+      const kubelet = kubeletArtifact(inputs, ctx.host.name);
+      return facts.kubelet.sha256 === kubelet.sha256
         ? noChange(`this control plane already runs kubelet ${kubelet.version}: no snapshot needed to continue`)
-        : { kind: 'run', summary: `save an etcd snapshot to ${inputs.inventory.stateDir}/backups and verify it`, payload: null },
+        : { kind: 'run', summary: `save an etcd snapshot to ${inputs.inventory.stateDir}/backups and verify it`, payload: null };
+    },
     apply: async (_change, ctx) => {
       const saved = await saveEtcdSnapshot(ctx.connection, inputs.inventory.stateDir, snapshotName(new Date()));
       ctx.log(`etcd snapshot ${saved.file}: ${savedSnapshotFigures(saved)}`);
@@ -47,19 +49,20 @@ export function etcdBackupRole(inputs: ClusterInputs): Role {
 }
 
 export function drainRole(inputs: ClusterInputs, timeoutMs: number): Role {
-  const kubelet = kubeletArtifact(inputs);
   const task: Task<{ kubelet: ReturnType<typeof installedBinary> }, null> = {
     name: 'cordon and drain',
     tags: ['upgrade', 'drain'],
-    facts: () => ({ kubelet: installedBinary(kubelet.installPath!) }),
-    plan: (facts) =>
-      facts.kubelet.sha256 === kubelet.sha256
+    facts: (ctx) => ({ kubelet: installedBinary(kubeletArtifact(inputs, ctx.host.name).installPath!) }),
+    plan: (facts, ctx) => {
+      const kubelet = kubeletArtifact(inputs, ctx.host.name);
+      return facts.kubelet.sha256 === kubelet.sha256
         ? noChange(`kubelet ${kubelet.version} already installed: no drain needed`)
         : {
             kind: 'run',
             summary: `cordon and drain before the kubelet becomes ${kubelet.version} (PodDisruptionBudgets respected, ${timeoutMs / 1000} s at most)`,
             payload: null,
-          },
+          };
+    },
     apply: async (_change, ctx) => {
       const api = adminApi(inputs);
       await cordon(api, ctx.host.name);

@@ -60,9 +60,9 @@ export function registerArtifactsCommand(program: Command, cli: CliContext): voi
           cli.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
         }
-        const rows = [['COMPONENT', 'NAME', 'VERSION', 'TYPE', 'HOSTS', 'SOURCE']];
+        const rows = [['COMPONENT', 'NAME', 'VERSION', 'TYPE', 'ARCH', 'HOSTS', 'SOURCE']];
         for (const a of list) {
-          rows.push([a.component, a.name, a.version, a.type, hostsOf(a, inventory), 'origin' in a ? preparedSource(a) : plannedSource(a, inventory)]);
+          rows.push([a.component, a.name, a.version, a.type, a.arch, hostsOf(a, inventory), 'origin' in a ? preparedSource(a) : plannedSource(a, inventory)]);
         }
         cli.stdout.write(table(rows));
       } catch (error) {

@@ -8,7 +8,7 @@
 // a terminal).
 import type { Command } from 'commander';
 import { buildBundle, BundleBuildError } from '../../kubernetes/artifacts/build/build-bundle.js';
-import { ARCHES, isArch } from '../../kubernetes/artifacts/arch.js';
+import { ARCHES, hostArch, isArch, type Arch } from '../../kubernetes/artifacts/arch.js';
 import {
   defaultComponentsFor,
   everyComponentFor,
@@ -48,7 +48,9 @@ interface BuildOptions {
 async function wantedFrom(
   cli: CliContext,
   options: BuildOptions,
-): Promise<{ wanted: WantedComponent[]; mirrors: Readonly<Record<string, string>> } | undefined> {
+  /** --arch, checked. */
+  askedArch: Arch | undefined,
+): Promise<{ wanted: WantedComponent[]; mirrors: Readonly<Record<string, string>>; arch?: Arch } | undefined> {
   const choices = [options.inventory !== undefined, options.kubernetesVersion.length > 0, options.allReleases === true, options.upgradePair === true].filter(
     Boolean,
   ).length;
@@ -67,7 +69,18 @@ async function wantedFrom(
     }
     const inventory = await loadInventoryOrReport(cli, options.inventory);
     if (!inventory) return undefined;
-    return { wanted: inventoryComponents(inventory), mirrors: inventory.cluster.artifacts.mirrors };
+    // The hosts' architecture (their arch, amd64 when unnamed): a bundle holds one.
+    const arches = [...new Set(inventory.hosts.map(hostArch))];
+    const arch = askedArch ?? arches[0]!;
+    const others = inventory.hosts.filter((h) => hostArch(h) !== arch);
+    if (others.length > 0) {
+      cli.stderr.write(
+        `kcluster: ${options.inventory}: ${others.map((h) => `${h.name} (${h.source})`).join(', ')} ${others.length === 1 ? 'is' : 'are'} ${hostArch(others[0]!)}, the bundle would be ${arch}: a bundle holds one architecture, so one cluster's hosts share one (give them the same arch, or build with --kubernetes-version and --arch)\n`,
+      );
+      cli.setExitCode(ExitCode.InvalidInput);
+      return undefined;
+    }
+    return { wanted: inventoryComponents(inventory), mirrors: inventory.cluster.artifacts.mirrors, arch };
   }
   const versions = options.allReleases
     ? [...KUBERNETES_RELEASES]
@@ -117,7 +130,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
       '--from-releases',
       `download ${[...FROM_RELEASES].join(', ')} from their official releases (through -i's cluster.artifacts.mirrors), checked against the published checksums, instead of building them`,
     )
-    .option('--arch <arch>', `the nodes' architecture, ${ARCHES.join(' or ')} (default: this machine's); another one is cross-built`)
+    .option('--arch <arch>', `the nodes' architecture, ${ARCHES.join(' or ')} (default: -i's hosts' arch, else this machine's); another one is cross-built`)
     .option('--cache-dir <dir>', 'build cache (default $KCLUSTER_BUILD_CACHE, /var/cache/kcluster/build as root, else ~/.kcluster/cache/build)')
     .action(async (options: BuildOptions) => {
       const arch = options.arch;
@@ -126,9 +139,10 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
         cli.setExitCode(ExitCode.InvalidInput);
         return;
       }
-      const asked = await wantedFrom(cli, options);
+      const asked = await wantedFrom(cli, options, arch);
       if (!asked) return;
       const { wanted, mirrors } = asked;
+      const archToBuild = asked.arch ?? arch;
       const tree = Boolean(cli.stderr.isTTY) && !cli.env['CI'];
       const view = tree ? treeBuildView(cli.stderr, cli.stderr) : plainBuildView(cli.stderr);
       try {
@@ -140,7 +154,7 @@ export function registerBundleCommand(program: Command, cli: CliContext): void {
           signal: cli.signal,
           onEvent: (event) => view.emit(event),
           fromReleases: options.fromReleases ? { mirrors } : undefined,
-          arch,
+          arch: archToBuild,
         });
         await view.close();
         cli.stdout.write(`${built.dir}\n`);

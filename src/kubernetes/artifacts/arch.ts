@@ -14,6 +14,12 @@ export function archOf(name: string): Arch | undefined {
 
 export const isArch = (value: string): value is Arch => (ARCHES as readonly string[]).includes(value);
 
+/** A host's artifacts' architecture when its inventory entry names none (`arch`). */
+export const DEFAULT_ARCH: Arch = 'amd64';
+
+/** The architecture of the artifacts a host gets: its `arch` in the inventory, or DEFAULT_ARCH. */
+export const hostArch = (host: { readonly arch?: Arch }): Arch => host.arch ?? DEFAULT_ARCH;
+
 /**
  * Components of a bundle that run on the machine that builds it (mkimage) or on the controller
  * (helm), never on a node: built for this machine's architecture whatever the bundle's is.

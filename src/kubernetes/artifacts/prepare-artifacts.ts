@@ -84,6 +84,15 @@ async function fromBundle(
   const path = inventory.cluster.artifacts.bundle;
   if (path === undefined) throw new ArtifactError('cluster.artifacts.source is bundle but cluster.artifacts.bundle names no bundle');
   const bundle = await openBundle(path, inventory.cluster.artifacts.cacheDir);
+  const otherArch = needs.filter((n) => n.arch !== bundle.lock.arch);
+  if (otherArch.length > 0) {
+    const hosts = [...new Set(otherArch.flatMap((n) => n.hosts))];
+    const arches = [...new Set(otherArch.map((n) => n.arch))];
+    throw new ArtifactError(
+      `bundle ${path} holds ${bundle.lock.arch} artifacts; ${hosts.join(', ')} ${hosts.length === 1 ? 'is' : 'are'} ${arches.join(' and ')} (arch in the inventory): ` +
+        `build a bundle for ${arches.join(' and ')} (kcluster bundle build --arch ${arches[0]!}) and name it in cluster.artifacts.bundle, or correct their arch (a bundle holds one architecture, so one cluster's hosts share one)`,
+    );
+  }
   const results = await inParallel(needs, 4, async (need): Promise<PreparedArtifact> => {
     const entry = findEntry(bundle.lock, need);
     const newer = NEWER_THAN_OLD_BUNDLES[need.component];

@@ -1,12 +1,12 @@
 // What an inventory needs: every binary and image, the hosts that need each, and where
 // binaries go. Pure: the inventory in, the list out (the same list `kcluster artifacts list`
-// prints and the artifacts role installs).
+// prints and the artifacts role installs). A piece needed by hosts of two architectures is two
+// entries, one per architecture, each with its own hosts.
 import type { HostSettings, Inventory } from '../../orchestrator/inventory/model.js';
 import type { RequiredArtifact } from './artifact.js';
+import { ARCHES, hostArch } from './arch.js';
 import { componentVersionsFor } from './component-versions.js';
 import { fanOutApplies } from './fan-out/fan-out-limits.js';
-
-export const DEFAULT_ARCH = 'amd64';
 
 /** Where binaries land on hosts (runc in sbin like the OS packages; CNI plugins in /opt/cni/bin). */
 export const INSTALL_DIRS = { bin: '/usr/local/bin', sbin: '/usr/local/sbin', cni: '/opt/cni/bin' } as const;
@@ -22,16 +22,19 @@ export function requiredArtifacts(inventory: Inventory): RequiredArtifact[] {
   const { cluster } = inventory;
   const v = componentVersionsFor(cluster.kubernetesVersion);
   const k8s = cluster.kubernetesVersion;
-  const arch = DEFAULT_ARCH;
+  const archOfHost = new Map(inventory.hosts.map((h) => [h.name, hostArch(h)]));
   const all = inventory.hosts.map((h) => h.name);
   const controlPlanes = inventory.hosts.filter(isControlPlane).map((h) => h.name);
   const etcdHosts = inventory.hosts.filter(runsEtcd).map((h) => h.name);
   const out: RequiredArtifact[] = [];
+  /** The hosts split by architecture, in ARCHES order; none for an empty list. */
+  const byArch = (hosts: readonly string[]) =>
+    ARCHES.map((arch) => ({ arch, hosts: hosts.filter((h) => archOfHost.get(h) === arch) })).filter((g) => g.hosts.length > 0);
   const binary = (component: string, name: string, version: string, hosts: readonly string[], dir: string): void => {
-    if (hosts.length > 0) out.push({ component, name, version, arch, type: 'binary', hosts, installPath: `${dir}/${name}` });
+    for (const { arch, hosts: same } of byArch(hosts)) out.push({ component, name, version, arch, type: 'binary', hosts: same, installPath: `${dir}/${name}` });
   };
   const image = (component: string, name: string, version: string, hosts: readonly string[]): void => {
-    if (hosts.length > 0) out.push({ component, name, version, arch, type: 'image', hosts });
+    for (const { arch, hosts: same } of byArch(hosts)) out.push({ component, name, version, arch, type: 'image', hosts: same });
   };
 
   binary('kubernetes', 'kubelet', k8s, all, INSTALL_DIRS.bin);

@@ -2,6 +2,8 @@
 // cluster kcluster installs is made of. Declared into the orchestrator's ClusterSection, so
 // every `inventory.cluster` is this shape while the engine knows nothing of it.
 
+import type { Arch } from '../artifacts/arch.js';
+
 export {};
 
 declare module '../../orchestrator/inventory/model.js' {
@@ -10,6 +12,11 @@ declare module '../../orchestrator/inventory/model.js' {
   interface HostSection {
     /** The node's IPv6 address in a dual-stack cluster (its IPv4 one is ssh.address). */
     readonly ipv6Address?: string;
+    /**
+     * The architecture of the artifacts it gets: the inventory's `arch`, amd64 when unnamed (the
+     * loader always sets it; optional for hosts made by other code: read it with hostArch).
+     */
+    readonly arch?: Arch;
   }
 }
 

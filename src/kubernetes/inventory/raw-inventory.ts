@@ -1,6 +1,7 @@
 // The inventory document as written, once it passed the JSON Schema (shapes mirror
 // inventory.schema.json; every field optional unless the schema requires it).
 import type { HostRole, Vars } from '../../orchestrator/inventory/model.js';
+import type { Arch } from '../artifacts/arch.js';
 import type { OidcSettings, PodSecurityLevel } from './cluster-settings.js';
 
 export interface RawSshSettings {
@@ -33,6 +34,7 @@ export interface RawHost extends RawSshSettings {
   readonly name: string;
   readonly address: string;
   readonly ipv6Address?: string;
+  readonly arch?: Arch;
   readonly become?: RawBecome;
   readonly bastion?: RawBastion;
   readonly roles?: readonly HostRole[];

@@ -16,6 +16,7 @@ import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-in
 import { deepMerge } from '../../orchestrator/inventory/deep-merge.js';
 import { clusterCidrsOf } from './cluster-cidrs.js';
 import { canonicalIp } from './ipv6.js';
+import { DEFAULT_ARCH } from '../artifacts/arch.js';
 
 export const BUILTIN_GROUPS = ['all', 'control-plane', 'etcd', 'worker'] as const;
 
@@ -128,6 +129,7 @@ export function resolveInventory(raw: RawInventory, ctx: ResolveContext): Invent
       become: { enabled: becomeEnabled && ssh.user !== 'root', method: 'sudo', ...(passwordEnv ? { passwordEnv } : {}) },
       ...(bastion ? { bastion } : {}),
       ...(h.ipv6Address !== undefined ? { ipv6Address: canonicalIp(h.ipv6Address) } : {}),
+      arch: h.arch ?? DEFAULT_ARCH,
       roles,
       vars,
       source: `hosts[${index}]`,

@@ -118,9 +118,20 @@ describe('bundles (stand-in binaries, real OCI archives)', () => {
     writeFileSync(file, inventoryText(good));
     const result = await kcluster(['artifacts', 'list', '-i', file]);
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/^kubernetes\s+kube-apiserver\s+v1\.37\.2\s+image\s+cp1\s+bundle /m);
-    expect(result.out).toMatch(/^kubernetes\s+kubelet\s+v1\.37\.2\s+binary\s+all\s+bundle /m);
+    expect(result.out).toMatch(/^kubernetes\s+kube-apiserver\s+v1\.37\.2\s+image\s+amd64\s+cp1\s+bundle /m);
+    expect(result.out).toMatch(/^kubernetes\s+kubelet\s+v1\.37\.2\s+binary\s+amd64\s+all\s+bundle /m);
     const fetched = await kcluster(['artifacts', 'list', '-i', file, '--fetch']);
-    expect(fetched.out).toMatch(/^pause\s+pause\s+3\.10\.2\s+image\s+all\s+bundle:images\/pause-3\.10\.2\.tar sha256:[0-9a-f]{64}$/m);
+    expect(fetched.out).toMatch(/^pause\s+pause\s+3\.10\.2\s+image\s+amd64\s+all\s+bundle:images\/pause-3\.10\.2\.tar sha256:[0-9a-f]{64}$/m);
+  });
+
+  it('hosts of another architecture than the bundle are refused before anything, named, with the bundle to build', async () => {
+    const mixed = parseInventory(`${inventoryText(good)}  - { name: a1, address: 10.0.0.3, roles: [worker], arch: arm64 }\n`, join(dir, 'mixed.yaml'), {
+      env: {},
+      homeDir: dir,
+    });
+    if (!mixed.ok) throw new Error(JSON.stringify(mixed.errors));
+    await expect(prepareArtifacts(mixed.inventory, { resolveOnly: true })).rejects.toThrow(
+      `bundle ${good} holds amd64 artifacts; a1 is arm64 (arch in the inventory): build a bundle for arm64 (kcluster bundle build --arch arm64) and name it in cluster.artifacts.bundle, or correct their arch (a bundle holds one architecture, so one cluster's hosts share one)`,
+    );
   });
 });

@@ -37,6 +37,22 @@ describe('kcluster CLI', () => {
     );
     expect(unknown.out).toBe('');
   });
+  it('bundle build -i refuses a cluster of two architectures, or an --arch its hosts do not have, naming the hosts', async () => {
+    const mixed = join(dir, 'mixed.yaml');
+    writeFileSync(
+      mixed,
+      'cluster:\n  artifacts: { imageRepository: registry.example/k8s }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: a1, address: 10.0.0.2, arch: arm64 }\n',
+    );
+    const two = await cli(['bundle', 'build', '-i', mixed]);
+    expect(two.code).toBe(2);
+    expect(two.err).toBe(
+      `kcluster: ${mixed}: a1 (${mixed}:5:5) is arm64, the bundle would be amd64: a bundle holds one architecture, so one cluster's hosts share one (give them the same arch, or build with --kubernetes-version and --arch)\n`,
+    );
+    const other = await cli(['bundle', 'build', '-i', inventory, '--arch', 'arm64']);
+    expect(other.code).toBe(2);
+    expect(other.err).toContain(`cp1 (${inventory}:4:5) is amd64, the bundle would be arm64`);
+    expect(other.out).toBe('');
+  });
 
   it('loads only the command being run, and every command for help or an unknown one', () => {
     expect(commandsToLoad(['run', 'x.mjs'])).toEqual(['run']);

@@ -136,6 +136,7 @@ describe('the schema defaults are the code defaults', () => {
     'ssh.commandIdleTimeout': ssh.commandIdleTimeoutMs,
     'ssh.connectRetries': ssh.connectRetries,
     'ssh.become.method': inventory.hosts[0]!.become.method,
+    'hosts[].arch': inventory.hosts[0]!.arch,
     'vars.cgroupDriver': NODE_VAR_DEFAULTS.cgroupDriver,
     'vars.failSwapOn': NODE_VAR_DEFAULTS.failSwapOn,
     'vars.dockerPackages': NODE_VAR_DEFAULTS.dockerPackages,

@@ -184,7 +184,7 @@ describe('inventory fixture files', () => {
         `12:12: groups.etcd.hosts: "etcd" is a built-in group: its members come from each host's roles; set roles on the hosts instead`,
         '14:13: groups.web.hosts[0]: no host named "w01"; did you mean "w1"?',
         '16:5: hosts[0]: missing required key "address"',
-        '17:5: hosts[0].adress: unknown key "adress"; did you mean "address"? (allowed: name, address, ipv6Address, port, user, keyFile, agent, keyPassphraseEnv, passwordEnv, become, bastion, roles, vars)',
+        '17:5: hosts[0].adress: unknown key "adress"; did you mean "address"? (allowed: name, address, ipv6Address, arch, port, user, keyFile, agent, keyPassphraseEnv, passwordEnv, become, bastion, roles, vars)',
         '18:13: hosts[0].roles[0]: must be one of control-plane, worker, etcd (got "master")',
         '22:14: hosts[1].bastion: no host named "jump"',
         '23:11: hosts[2].name: duplicate host name "w1" (also hosts[1])',

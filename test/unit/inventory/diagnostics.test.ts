@@ -31,7 +31,7 @@ describe('inventory diagnostics', () => {
       'hosts:\n  - name: cp1\n    adress: 10.0.0.1\n    roles: [control-plane]\n',
       [
         'inv.yaml:2:5: hosts[0]: missing required key "address"',
-        'inv.yaml:3:5: hosts[0].adress: unknown key "adress"; did you mean "address"? (allowed: name, address, ipv6Address, port, user, keyFile, agent, keyPassphraseEnv, passwordEnv, become, bastion, roles, vars)',
+        'inv.yaml:3:5: hosts[0].adress: unknown key "adress"; did you mean "address"? (allowed: name, address, ipv6Address, arch, port, user, keyFile, agent, keyPassphraseEnv, passwordEnv, become, bastion, roles, vars)',
       ],
     ],
     [

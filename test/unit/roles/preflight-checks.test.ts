@@ -56,6 +56,34 @@ describe('preflight checks', () => {
     expect(run('nftables-kernel', { ...base, facts: { ...base.facts, kernel: '4.19' } }).ok).toBe(true);
   });
 
+  it("admits a host whose machine is its artifacts' architecture; refuses another, naming the setting and the bundle to build", () => {
+    const arm = parseInventory(
+      'ssh: { agent: true }\ncluster:\n  artifacts: { source: bundle, bundle: /b }\nhosts:\n  - { name: cp1, address: 10.0.0.1, roles: [control-plane] }\n  - { name: a1, address: 10.0.0.2, arch: arm64 }\n',
+      '/x/i.yaml',
+      { env: {}, homeDir: '/x' },
+    );
+    if (!arm.ok) throw new Error('bad inventory');
+    const [cp1, a1] = arm.inventory.hosts as [CheckInput['host'], CheckInput['host']];
+    const on = (host: CheckInput['host'], machine: string) => run('arch', { ...base, inventory: arm.inventory, host, facts: { ...base.facts, arch: machine } });
+    expect(on(cp1, 'x86_64')).toEqual({ ok: true, note: 'x86_64 (amd64), the architecture of its artifacts' });
+    expect(on(a1, 'aarch64')).toEqual({ ok: true, note: 'aarch64 (arm64), the architecture of its artifacts' });
+    expect(on(cp1, 'aarch64')).toEqual({
+      ok: false,
+      problem:
+        'this host is aarch64 (arm64) and the inventory gives it amd64 artifacts (its arch, amd64 when unnamed): set arch: arm64 on it (/x/i.yaml:5:5), with a bundle built for arm64 (kcluster bundle build --arch arm64)',
+    });
+    expect(on(a1, 'x86_64')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('the inventory gives it arm64 artifacts (its arch, amd64 when unnamed): set arch: amd64 on it (/x/i.yaml:6:5)'),
+    });
+    expect(on(a1, 'riscv64')).toEqual({ ok: false, problem: 'architecture riscv64 (uname -m): kcluster installs on amd64 and arm64 hosts only' });
+    // Release mode: no bundle to build.
+    expect(run('arch', { ...base, facts: { ...base.facts, arch: 'aarch64' } })).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/set arch: arm64 on it \(\/x\/i\.yaml:3:5\)$/),
+    });
+  });
+
   it('passes a good control plane on every check', () => {
     expect(PREFLIGHT_CHECKS.map((c) => [c.name, c.run(base).ok])).toEqual(PREFLIGHT_CHECKS.map((c) => [c.name, true]));
   });
