@@ -381,6 +381,7 @@ spec:
     expect(removed.code, removed.stderr + removed.stdout.slice(-3000)).toBe(0);
     expect(removed.stderr).toContain(`${added}: removed from the cluster in`);
     expect(removed.stderr).toContain(`it is no host of ${inventory}; run kcluster apply -i ${inventory}`);
+    expect(removed.stderr).toContain(`${added}'s host was not reset (it is no host of the inventory)`);
     await expect(kubectl('get', 'node', added)).rejects.toThrow(/NotFound/);
     expect((await kubectl('get', 'pods', '-A', '--field-selector', `spec.nodeName=${added}`, '-o', 'name')).trim()).toBe('');
     const clean = await kcluster(['apply', '-i', inventory, '--output', 'json']);

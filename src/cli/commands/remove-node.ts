@@ -21,8 +21,8 @@ interface RemoveNodeOptions extends PlaybookCommandOptions {
 }
 
 /** What --unreachable leaves on the host, for the operator to deal with if it ever comes back. */
-const leftOnTheHost = (name: string): string =>
-  `${name}'s host was not reset (--unreachable): if it ever comes back, it still holds the cluster's certificates and keys (/etc/kubernetes), ` +
+const leftOnTheHost = (name: string, inInventory: boolean): string =>
+  `${name}'s host was not reset (${inInventory ? 'it did not answer' : 'it is no host of the inventory'}): if it ever comes back, it still holds the cluster's certificates and keys (/etc/kubernetes), ` +
   `its etcd data (/var/lib/etcd) and a kubelet whose client certificate is valid until it expires and would register the Node again: ` +
   `keep it off the network and wipe its disk, or run kcluster reset -i INVENTORY --limit ${name} once it answers`;
 
@@ -84,6 +84,6 @@ export function registerRemoveNodeCommand(program: Command, cli: CliContext): vo
       log(
         `${name}: removed from the cluster in ${((Date.now() - started) / 1000).toFixed(1)} s; ${inInventory ? `now delete it from ${options.inventory} (the next apply would install it again), then run` : `it is no host of ${options.inventory}; run`} kcluster apply -i ${options.inventory} so the other nodes follow (${controlPlane ? 'they stop listing it' : 'CoreDNS replicas and the control-plane taint depend on the nodes there are'}; --check --diff shows what changes)`,
       );
-      if (options.unreachable) log(leftOnTheHost(name));
+      if (options.unreachable) log(leftOnTheHost(name, inInventory));
     });
 }
