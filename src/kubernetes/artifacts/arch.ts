@@ -1,9 +1,9 @@
 // Architectures as kcluster names them: Go's (and Debian's, and the OCI platform's) names,
 // amd64 and arm64, whatever a machine calls itself (Node's x64, uname's x86_64 and aarch64).
 
-/** The architectures kcluster builds bundles for and installs on. */
-export const ARCHES = ['amd64', 'arm64'] as const;
-export type Arch = (typeof ARCHES)[number];
+import { ARCHES, type Arch } from '../inventory/host-arch.js';
+
+export { ARCHES, DEFAULT_ARCH, hostArch, type Arch } from '../inventory/host-arch.js';
 
 const BY_OTHER_NAME: Readonly<Record<string, Arch>> = { x64: 'amd64', x86_64: 'amd64', amd64: 'amd64', arm64: 'arm64', aarch64: 'arm64' };
 
@@ -13,12 +13,6 @@ export function archOf(name: string): Arch | undefined {
 }
 
 export const isArch = (value: string): value is Arch => (ARCHES as readonly string[]).includes(value);
-
-/** A host's artifacts' architecture when its inventory entry names none (`arch`). */
-export const DEFAULT_ARCH: Arch = 'amd64';
-
-/** The architecture of the artifacts a host gets: its `arch` in the inventory, or DEFAULT_ARCH. */
-export const hostArch = (host: { readonly arch?: Arch }): Arch => host.arch ?? DEFAULT_ARCH;
 
 /**
  * Components of a bundle that run on the machine that builds it (mkimage) or on the controller

@@ -2,7 +2,7 @@
 // cluster kcluster installs is made of. Declared into the orchestrator's ClusterSection, so
 // every `inventory.cluster` is this shape while the engine knows nothing of it.
 
-import type { Arch } from '../artifacts/arch.js';
+import type { Arch } from './host-arch.js';
 
 export {};
 

@@ -1,7 +1,7 @@
 // The inventory document as written, once it passed the JSON Schema (shapes mirror
 // inventory.schema.json; every field optional unless the schema requires it).
 import type { HostRole, Vars } from '../../orchestrator/inventory/model.js';
-import type { Arch } from '../artifacts/arch.js';
+import type { Arch } from './host-arch.js';
 import type { OidcSettings, PodSecurityLevel } from './cluster-settings.js';
 
 export interface RawSshSettings {

@@ -16,7 +16,7 @@ import type { RawBastion, RawHost, RawInventory, RawSshSettings } from './raw-in
 import { deepMerge } from '../../orchestrator/inventory/deep-merge.js';
 import { clusterCidrsOf } from './cluster-cidrs.js';
 import { canonicalIp } from './ipv6.js';
-import { DEFAULT_ARCH } from '../artifacts/arch.js';
+import { DEFAULT_ARCH } from './host-arch.js';
 
 export const BUILTIN_GROUPS = ['all', 'control-plane', 'etcd', 'worker'] as const;
 
