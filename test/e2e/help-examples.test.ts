@@ -7,6 +7,7 @@
 // HELP_EXAMPLES is in one list or another (help-examples-run.test.ts runs the host-free ones;
 // help-examples-parse.test.ts parses all of them against the CLI's definitions).
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -82,6 +83,7 @@ const AS_WRITTEN: readonly string[] = [
   'kcluster certs renew -i inventory.yaml --check',
   'kcluster certs renew -i inventory.yaml --yes',
   'kcluster certs rotate-ca -i inventory.yaml --check',
+  'kcluster certs rotate-ca -i inventory.yaml --yes --restart-workloads',
   'kcluster secrets rotate-key -i inventory.yaml --check',
   'kcluster secrets rotate-key -i inventory.yaml --yes',
   'kcluster etcd snapshot save -i inventory.yaml',
@@ -140,8 +142,8 @@ const ELSEWHERE: Readonly<Record<string, string>> = {
   'kcluster bundle build -i inventory.yaml': 'a bundle build (minutes): .ci/run builds the test bundle',
   'kcluster bundle build --upgrade-pair --every-component --test-tools': 'the test bundle: .ci/run builds exactly this',
   'kcluster upgrade -i inventory.yaml --to v1.37.2 --max-unavailable 2': 'needs a cluster a release behind: upgrade.test.ts',
-  'kcluster certs rotate-ca -i inventory.yaml --yes --restart-workloads': 'a CA rotation (minutes): ca-rotation.test.ts',
-  'kcluster certs rotate-ca -i inventory.yaml --yes --service-account-key --keep-old-key 60s': 'ca-rotation.test.ts runs these flags',
+  'kcluster certs rotate-ca -i inventory.yaml --yes --service-account-key --keep-old-key 60s':
+    'ca-rotation.test.ts runs these flags (npm run test:extended): the old key is kept 60 s, then a second run drops it',
   'kcluster etcd snapshot save -i inventory.yaml --from cp2 --file etcd.db':
     'needs a second control plane: control-plane-lifecycle.test.ts saves from a chosen member',
   'kcluster etcd snapshot restore -i inventory.yaml --from-host cp2 etcd-scheduled-cp2-2026-01-01T00-00-00Z.db': 'needs a second control plane (see above)',
@@ -156,6 +158,29 @@ const ELSEWHERE: Readonly<Record<string, string>> = {
   'kcluster state pull -i inventory.yaml': 'a state store (see above)',
   'kcluster state migrate -i inventory.yaml --to new-store.yaml --yes': 'two state stores (see above)',
 };
+
+/** The state folder's cluster, etcd and front-proxy CAs. */
+const caFingerprints = (): string[] =>
+  ['ca', 'etcd/ca', 'front-proxy-ca'].map((ca) => new X509Certificate(readFileSync(join(stateDir, 'pki', `${ca}.crt`))).fingerprint256);
+let oldCas: string[] = [];
+
+/**
+ * After the CA rotation on this single control plane (CI's CA rotation; the HA one under
+ * traffic is ca-rotation.test.ts, npm run test:extended): three new CAs, and every certificate
+ * on every host and the controller is the state folder's, none of an old CA.
+ */
+async function expectOnlyNewCas(before: readonly string[]): Promise<void> {
+  const now = caFingerprints();
+  expect(before).toHaveLength(3);
+  for (const [i, fingerprint] of now.entries()) expect(fingerprint).not.toBe(before[i]);
+  const check = await typed('kcluster certs check -i inventory.yaml -o json');
+  expect(check.code, check.err).toBe(0);
+  const rows = (JSON.parse(check.out) as { certificates: { location: string; path: string; ca: boolean; matchesState: string; fingerprint256: string }[] })
+    .certificates;
+  expect(new Set(rows.map((r) => r.location))).toEqual(new Set(['controller', 'cp1', 'w1', 'w3']));
+  expect(rows.filter((r) => r.matchesState === 'no').map((r) => `${r.location} ${r.path}`)).toEqual([]);
+  expect(rows.filter((r) => r.ca && before.includes(r.fingerprint256)).map((r) => `${r.location} ${r.path}`)).toEqual([]);
+}
 
 /** A scheduled snapshot on cp1, made by its own timer's service (started once), by name. */
 let scheduled: string | undefined;
@@ -213,6 +238,8 @@ export default {
       expect(allowed, `${line} exited ${r.code}\n${r.err.slice(-3000)}`).toContain(r.code);
       if (example.endsWith('> admin.conf')) expect(readFileSync(join(folder, 'admin.conf'), 'utf8')).toContain('apiVersion: v1');
       if (example.includes('--svg run.svg')) expect(existsSync(join(folder, 'run.svg'))).toBe(true);
+      if (example === 'kcluster certs rotate-ca -i inventory.yaml --check') oldCas = caFingerprints();
+      if (example === 'kcluster certs rotate-ca -i inventory.yaml --yes --restart-workloads') await expectOnlyNewCas(oldCas);
       if (example === 'kcluster etcd snapshot restore -i inventory.yaml etcd.db --check') {
         const asks = await typed(ASKS[0]!);
         expect(asks.code, asks.err).toBe(2);
