@@ -2,9 +2,10 @@
 // network have a Ready, current pod on every inventory host's Node (not on a Node outside the
 // inventory: see workloads-ready.ts); only then is CoreDNS applied (addon-task.ts) and waited
 // for until its replicas are Ready, before `apply` reports success (a flannel crash-looping on
-// a host without a route to the Service range once passed as done). CoreDNS comes last because it reaches the API server through the kubernetes Service: a replica
-// started on a node before kube-proxy has written that Service's rules hangs in its first
-// call until the client's 30 s dial timeout, which would be most of a fresh install's wait
+// a host without a route to the Service range once passed as done). CoreDNS comes last because
+// it reaches the API server through the kubernetes Service: a replica started on a node before
+// kube-proxy has written that Service's rules hangs in its first call until the client's 30 s
+// dial timeout, which would be most of a fresh install's wait
 // (figures: bench/results/2026-11-28-figures-from-code-comments.md).
 // On a converged cluster each wait is one read. When the deadline passes, the run fails with
 // the pods that are not Ready and their last log lines. Then each Node gets its role label

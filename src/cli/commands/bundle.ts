@@ -70,8 +70,7 @@ async function wantedFrom(
     const inventory = await loadInventoryOrReport(cli, options.inventory);
     if (!inventory) return undefined;
     // The hosts' architecture (their arch, amd64 when unnamed): a bundle holds one.
-    const arches = [...new Set(inventory.hosts.map(hostArch))];
-    const arch = askedArch ?? arches[0]!;
+    const arch = askedArch ?? hostArch(inventory.hosts[0]!);
     const others = inventory.hosts.filter((h) => hostArch(h) !== arch);
     if (others.length > 0) {
       cli.stderr.write(
